@@ -1,0 +1,28 @@
+/** The schema folder: the contracts every other folder shares. Types are inferred from zod schemas. */
+export { InferlensError, isInferlensError, ERROR_CODES } from './errors.ts';
+export type { ErrorCode, FieldIssue, InferlensErrorOptions } from './errors.ts';
+export {
+  STATUSES,
+  ERROR_TYPES,
+  DIMENSIONS,
+  STAGES,
+  LATENCY_FIELDS,
+  NUMERIC_FIELDS,
+  EVENT_FIELDS,
+  EVENT_FIELD_NAMES,
+  EventInputSchema,
+  MAX_LATENCY_MS,
+  checkEvent,
+  expectedFor,
+  valueOk,
+  zodIssues,
+  tsMillis,
+} from './event.ts';
+export type { Status, ErrorType, Dimension, Stage, LatencyField, NumericField, FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
+export { QuerySpecSchema, FiltersSchema, TimeRangeSchema, FILTER_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure, parseDurationMs } from './query.ts';
+export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey } from './query.ts';
+export { ResourceSampleSchema } from './resource.ts';
+export type { ResourceSample } from './resource.ts';
+export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
+export type { Feedback, FeedbackKind } from './feedback.ts';
+export type { SuccessEnvelope, ErrorEnvelope, RowIssue, IngestReply } from './api.ts';

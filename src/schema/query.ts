@@ -1,0 +1,100 @@
+/**
+ * The query spec of `POST /v1/query`: a required time range, filters on any dimension, group-by,
+ * an optional step (time buckets) and a list of measures written as strings such as `p99(queue_ms)`.
+ */
+import { z } from 'zod';
+import { DIMENSIONS, ERROR_TYPES, NUMERIC_FIELDS, STATUSES } from './event.ts';
+import type { Dimension, ErrorType, NumericField, Status } from './event.ts';
+
+/** Longest range one query may cover, and most time buckets / groups it may return. */
+export const MAX_BUCKETS = 10_000;
+export const MAX_GROUPS = 10_000;
+
+const DURATION_RE = /^(\d+)(ms|s|m|h|d)$/;
+const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses `30s`, `1m`, `6h`, `7d` into milliseconds; undefined if malformed. */
+export function parseDurationMs(s: string): number | undefined {
+  const m = DURATION_RE.exec(s);
+  if (!m) return undefined;
+  return Number(m[1]) * UNIT_MS[m[2]!]!;
+}
+
+/** Quantile names and their q: p50 … p999 (= P99.9). */
+export const QUANTILES: Record<string, number> = { p50: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 };
+
+export type Measure =
+  | { kind: 'count' } // requests, weighted by sample_weight
+  | { kind: 'n' } // stored rows (the sample count behind each percentile)
+  | { kind: 'qps' } // count / seconds in the bucket (or the whole range without step)
+  | { kind: 'status_rate'; status: Status } // share of requests with that status
+  | { kind: 'error_type_rate'; errorType: ErrorType } // share of requests that errored with that type
+  | { kind: 'quantile'; q: number; field: NumericField }
+  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum'; field: NumericField };
+
+const NUMERIC_SET: ReadonlySet<string> = new Set(NUMERIC_FIELDS);
+
+/** Parses a measure string; returns an error message saying what is accepted when it does not parse. */
+export function parseMeasure(s: string): Measure | string {
+  if (s === 'count' || s === 'n' || s === 'qps') return { kind: s };
+  if (s === 'error_rate') return { kind: 'status_rate', status: 'error' };
+  const rate = /^(\w+)_rate$/.exec(s);
+  if (rate && (STATUSES as readonly string[]).includes(rate[1]!)) return { kind: 'status_rate', status: rate[1] as Status };
+  const typed = /^error_rate\((\w+)\)$/.exec(s);
+  if (typed) {
+    if ((ERROR_TYPES as readonly string[]).includes(typed[1]!)) return { kind: 'error_type_rate', errorType: typed[1] as ErrorType };
+    return `unknown error type "${typed[1]}": expected one of ${ERROR_TYPES.join(', ')}`;
+  }
+  const fn = /^(\w+)\((\w+)\)$/.exec(s);
+  if (fn) {
+    const [, name, field] = fn as unknown as [string, string, string];
+    if (!NUMERIC_SET.has(field)) return `unknown numeric field "${field}": expected one of ${NUMERIC_FIELDS.join(', ')}`;
+    if (name in QUANTILES) return { kind: 'quantile', q: QUANTILES[name]!, field: field as NumericField };
+    if (name === 'mean' || name === 'max' || name === 'min' || name === 'sum') return { kind: 'agg', fn: name, field: field as NumericField };
+    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min or sum`;
+  }
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), p50…p999(<field>), mean|max|min|sum(<field>)`;
+}
+
+const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
+const filterValue = z.union([z.string(), z.array(z.string()).min(1).max(1000)]);
+
+/** Filter keys: every dimension, plus status and error_type. */
+export const FILTER_KEYS = [...DIMENSIONS, 'status', 'error_type'] as const;
+export type FilterKey = (typeof FILTER_KEYS)[number];
+export type Filters = Partial<Record<FilterKey, string | string[]>>;
+
+export const TimeRangeSchema = z.object({ from: rfc3339, to: rfc3339 });
+
+export const FiltersSchema = z.partialRecord(z.enum(FILTER_KEYS), filterValue);
+
+export const QuerySpecSchema = z
+  .object({
+    from: rfc3339,
+    to: rfc3339,
+    filters: FiltersSchema.default({}),
+    group_by: z.array(z.enum(DIMENSIONS)).max(4).default([]),
+    step: z.string().regex(DURATION_RE, { error: 'expected a duration such as 10s, 1m, 1h' }).optional(),
+    measures: z.array(z.string()).min(1).max(40),
+    include_probes: z.boolean().default(false),
+    limit: z.number().int().min(1).max(MAX_GROUPS).default(MAX_GROUPS),
+  })
+  .strict();
+
+export type QuerySpecInput = z.input<typeof QuerySpecSchema>;
+
+/** A validated query, with times in epoch ms and measures parsed. */
+export interface QuerySpec {
+  fromMs: number;
+  toMs: number;
+  filters: Filters;
+  groupBy: Dimension[];
+  stepMs?: number;
+  /** Measures as given (the result keys) with their parsed form. */
+  measures: { name: string; measure: Measure }[];
+  includeProbes: boolean;
+  limit: number;
+}
+
+/** One result row: `bucket` (when step is set), the group-by dimensions, then the measures. */
+export type QueryRow = Record<string, string | number | null>;
