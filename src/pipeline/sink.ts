@@ -1,0 +1,35 @@
+/**
+ * The seams between receivers (src/ingest) and the pipeline. Receivers decode their wire format
+ * into plain rows and hand them over here; they never touch storage.
+ *
+ * Contract: a write resolves once the accepted rows are durable, with per-row rejects (partial
+ * success). It throws an `InferlensError` with code `resource_exhausted` or `unavailable` (and a
+ * `retryAfterS`) when the write path is full, so the receiver can answer 429/503 with Retry-After.
+ */
+import type { Feedback, IngestReply, ResourceSample, RowIssue } from '../schema/index.ts';
+
+/** Where inference events go. Rows are unvalidated: the pipeline validates each one. */
+export interface EventSink {
+  writeEvents(rows: readonly unknown[], options?: WriteOptions): Promise<IngestReply>;
+}
+
+/** Where resource samples (host, GPU, scraped engine metrics) go. */
+export interface ResourceSink {
+  writeResources(samples: readonly ResourceSample[]): Promise<{ accepted: number; rejected: RowIssue[] }>;
+}
+
+/** Where feedback and business events go. */
+export interface FeedbackSink {
+  writeFeedback(rows: readonly Feedback[]): Promise<{ accepted: number; rejected: RowIssue[] }>;
+}
+
+export interface WriteOptions {
+  /**
+   * The original JSON text of each row, when the body was NDJSON: rows that need no rewriting are
+   * stored from this text without re-serialising them.
+   */
+  lines?: readonly string[];
+}
+
+/** All three. */
+export type Sink = EventSink & ResourceSink & FeedbackSink;
