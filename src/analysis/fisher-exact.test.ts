@@ -1,0 +1,33 @@
+import { describe, expect, it } from 'vitest';
+import { fisherExact } from './fisher-exact.ts';
+
+describe('fisherExact', () => {
+  it('[[3,1],[1,3]] → 34/70', () => {
+    // Margins K = 4 bad of N = 8, n₁ = 4. C(4,x)·C(4,4−x) for x = 0…4 = 1, 16, 36, 16, 1 (sum 70).
+    // Observed x = 3 (16); tables no more likely: 1, 16, 16, 1 → 34/70.
+    expect(fisherExact(3, 4, 1, 4).pValue).toBeCloseTo(34 / 70, 12);
+  });
+
+  // scipy.stats.fisher_exact reference values (table [[k1, n1−k1], [k2, n2−k2]]).
+  const cases: Array<[number, number, number, number, number]> = [
+    [1, 10, 11, 14, 0.0027594561852200836],
+    [0, 10, 5, 10, 0.032507739938080496],
+    [2, 50, 1, 150, 0.1548271661336988],
+    [9, 30, 91, 9970, 8.338132964314013e-12],
+  ];
+  it.each(cases)('k1=%i n1=%i k2=%i n2=%i → scipy %f', (k1, n1, k2, n2, expected) => {
+    expect(fisherExact(k1, n1, k2, n2).pValue / expected).toBeCloseTo(1, 8);
+  });
+
+  it('is symmetric in the groups and in bad ↔ good', () => {
+    const p = fisherExact(2, 50, 1, 150).pValue;
+    expect(fisherExact(1, 150, 2, 50).pValue).toBeCloseTo(p, 12);
+    expect(fisherExact(48, 50, 149, 150).pValue).toBeCloseTo(p, 12);
+  });
+
+  it('gives 1 when there is nothing to test', () => {
+    expect(fisherExact(0, 10, 0, 10).pValue).toBe(1);
+    expect(fisherExact(0, 0, 3, 10).pValue).toBe(1);
+    expect(fisherExact(5, 10, 5, 10).pValue).toBeCloseTo(1, 12);
+  });
+});

@@ -1,0 +1,39 @@
+/**
+ * Fisher's exact test on the 2×2 table [[k₁, n₁−k₁], [k₂, n₂−k₂]], two-sided as in scipy and R:
+ * the p-value sums the hypergeometric probabilities of every table with the same margins that is
+ * no more likely than the observed one (with a relative tolerance of 1e−7 for rounding).
+ *
+ * With K = k₁ + k₂ bad events among N = n₁ + n₂: P(x) = C(K, x)·C(N−K, n₁−x)/C(N, n₁).
+ * Worked: [[3, 1], [1, 3]] → K = 4, N = 8, P(x) for x = 0…4 = 1, 16, 36, 16, 1 (/70);
+ * observed x = 3 has 16/70, so p = (1 + 16 + 16 + 1)/70 = 34/70 = 0.485714.
+ */
+import { logChoose } from './log-factorial.ts';
+import { checkCount } from './wilson.ts';
+
+/** Two-sided p-value of Fisher's exact test. */
+export interface FisherResult {
+  pValue: number;
+}
+
+const RELATIVE_TOLERANCE = 1 + 1e-7;
+
+/** Two-sided Fisher exact test of k₁/n₁ against k₂/n₂. An empty group gives pValue = 1. */
+export function fisherExact(k1: number, n1: number, k2: number, n2: number): FisherResult {
+  checkCount(k1, n1, 'fisherExact group 1');
+  checkCount(k2, n2, 'fisherExact group 2');
+  const total = n1 + n2;
+  const bad = k1 + k2;
+  if (n1 === 0 || n2 === 0 || bad === 0 || bad === total) return { pValue: 1 };
+  const logDenominator = logChoose(total, n1);
+  const logP = (x: number): number => logChoose(bad, x) + logChoose(total - bad, n1 - x) - logDenominator;
+  const observed = logP(k1);
+  const threshold = observed + Math.log(RELATIVE_TOLERANCE);
+  const lo = Math.max(0, n1 - (total - bad));
+  const hi = Math.min(bad, n1);
+  let pValue = 0;
+  for (let x = lo; x <= hi; x++) {
+    const l = logP(x);
+    if (l <= threshold) pValue += Math.exp(l);
+  }
+  return { pValue: Math.min(1, pValue) };
+}
