@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { rankSlices } from './rank-slices.ts';
-import type { RankedSlice } from './rank-slices.ts';
+import type { RankedSlice, SliceCount } from './rank-slices.ts';
 
 const find = (ranked: RankedSlice[], slice: Record<string, string>): RankedSlice => {
   const r = ranked.find((x) => JSON.stringify(x.slice) === JSON.stringify(slice));
@@ -73,7 +73,7 @@ describe('rankSlices: a pair that carries all the errors', () => {
   // v1 × each replica: 2,000 requests, 10 errors. v2 × r1, r2, r4: 500 requests, 2 errors.
   // v2 × r3: 500 requests, 100 errors (20 %). Totals: v1 8000/40, v2 2000/106, r3 2500/110,
   // r1, r2, r4 2500/12, fleet 10000/146.
-  const slices = [
+  const slices: SliceCount[] = [
     { slice: { model_version: 'v1' }, n: 8000, k: 40 },
     { slice: { model_version: 'v2' }, n: 2000, k: 106 },
     ...['r1', 'r2', 'r4'].map((r) => ({ slice: { replica: r }, n: 2500, k: 12 })),
@@ -97,7 +97,7 @@ describe('rankSlices: a pair that carries all the errors', () => {
   it('ranks the diluting parents below it and marks them explained by it', () => {
     // v2 without the pair: 6/1500 = 0.4 %, not above the 40/8000 = 0.5 % outside v2.
     // r3 without the pair: 10/2000 = 0.5 %, not above 36/7500 = 0.48 % outside r3 significantly.
-    for (const parent of [{ model_version: 'v2' }, { replica: 'r3' }]) {
+    for (const parent of [{ model_version: 'v2' }, { replica: 'r3' }] as Array<Record<string, string>>) {
       const p = find(ranked, parent);
       expect(ranked.indexOf(p)).toBeGreaterThan(ranked.indexOf(pair));
       expect(p.explainedBy).toEqual(pair.slice);
@@ -112,7 +112,7 @@ describe('rankSlices: a pair that carries all the errors', () => {
 
 describe('rankSlices: a version-wide problem is reported on the version, not on its pairs', () => {
   // v2 runs at 5 % on every replica (4 × 500 requests, 25 errors each); v1 at 0.5 % (4 × 2000, 10).
-  const slices = [
+  const slices: SliceCount[] = [
     { slice: { model_version: 'v1' }, n: 8000, k: 40 },
     { slice: { model_version: 'v2' }, n: 2000, k: 100 },
     ...['r1', 'r2', 'r3', 'r4'].flatMap((r) => [
