@@ -115,7 +115,7 @@ describe('rankSlices: a version-wide problem is reported on the version, not on 
   const slices: SliceCount[] = [
     { slice: { model_version: 'v1' }, n: 8000, k: 40 },
     { slice: { model_version: 'v2' }, n: 2000, k: 100 },
-    ...['r1', 'r2', 'r3', 'r4'].flatMap((r) => [
+    ...['r1', 'r2', 'r3', 'r4'].flatMap((r): SliceCount[] => [
       { slice: { replica: r }, n: 2500, k: 35 },
       { slice: { model_version: 'v1', replica: r }, n: 2000, k: 10 },
       { slice: { model_version: 'v2', replica: r }, n: 500, k: 25 },
