@@ -1,2 +1,10 @@
 /** The pipeline: validate → normalise → limit cardinality → batch → store. */
 export type { EventSink, ResourceSink, FeedbackSink, Sink, WriteOptions } from './sink.ts';
+/** Builds the pipeline (a Sink) in front of a Store. */
+export { createPipeline } from './pipeline.ts';
+export type { Pipeline, PipelineOptions } from './pipeline.ts';
+/** The value that replaces a dimension value beyond the cardinality cap. */
+export { OVERFLOW_VALUE } from './cardinality.ts';
+/** Periodic deletion of data older than the retention window. */
+export { createRetention } from './retention.ts';
+export type { Retention, RetentionOptions } from './retention.ts';

@@ -127,6 +127,8 @@ export const EVENT_FIELD_NAMES: ReadonlySet<string> = new Set(EVENT_FIELDS.map((
 const FIELD_BY_NAME = new Map(EVENT_FIELDS.map((f) => [f.name, f]));
 
 // RFC 3339 date-time: date, 'T' or space, time, optional fraction, 'Z' or offset.
+// The string form a store parses as is: UTC with 'Z' and at most microseconds.
+const CANONICAL_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
 const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The message for a field of a kind that failed its check: says what was expected. */
@@ -291,6 +293,8 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
   }
   if (flat.ts == null) issues.push({ path: 'ts', message: 'required: ' + expectedFor('ts') });
   else if (valueOk('ts', flat.ts)) {
+    // Stores read numbers as epoch ms and UTC 'Z' strings directly; other forms are rewritten.
+    if (typeof flat.ts === 'string' && !CANONICAL_TS.test(flat.ts)) canonical = false;
     const tsMs = typeof flat.ts === 'number' ? flat.ts : Date.parse(flat.ts as string);
     if (tsMs > nowMs + 10 * 60_000) issues.push({ path: 'ts', message: 'more than 10 minutes in the future: check the sender clock' });
     else if (tsMs < minTsMs) issues.push({ path: 'ts', message: `older than the retention window (${new Date(minTsMs).toISOString()})` });

@@ -1,0 +1,6 @@
+/** The public HTTP API (Hono). */
+/** Builds the Hono app with every route; errors map to statuses in one table. */
+export { createApi } from './app.ts';
+export type { ApiOptions } from './app.ts';
+/** Error code → HTTP status, and the error envelope. */
+export { HTTP_STATUS, toErrorResponse } from './errors.ts';

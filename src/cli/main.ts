@@ -1,0 +1,103 @@
+/**
+ * The `inferlens` command: serve | query | import. `serve` wires the server through main.ts;
+ * the other commands talk only to the public HTTP API.
+ */
+import { Command, InvalidArgumentError, Option } from 'commander';
+import { loadConfig } from '../config/index.ts';
+import type { ConfigInput } from '../config/index.ts';
+import { isInferlensError } from '../schema/index.ts';
+import { startServer } from '../main.ts';
+import { importFile } from './import.ts';
+import { formatTable } from './table.ts';
+import { parseTime } from './time.ts';
+
+const int = (name: string) => (v: string) => {
+  const n = Number(v);
+  if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number`);
+  return n;
+};
+
+const program = new Command('inferlens').description('Observability for model inference services').version('0.1.0');
+
+program
+  .command('serve')
+  .description('run the inferlens server on the embedded DuckDB store')
+  .option('-c, --config <file>', 'YAML configuration file')
+  .option('-p, --port <n>', 'port to listen on (default 7070)', int('port'))
+  .option('--host <addr>', 'address to bind (default 127.0.0.1)')
+  .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
+  .option('--retention-days <n>', 'delete data older than this', int('retention-days'))
+  .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
+  .action(async (o: { config?: string; port?: number; host?: string; data?: string; retentionDays?: number; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
+    const flags: ConfigInput = {};
+    if (o.port !== undefined || o.host !== undefined) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}) };
+    if (o.data !== undefined || o.retentionDays !== undefined) flags.storage = { ...(o.data ? { dataDir: o.data } : {}), ...(o.retentionDays !== undefined ? { retentionDays: o.retentionDays } : {}) };
+    if (o.logLevel) flags.log = { level: o.logLevel };
+    const config = loadConfig({ file: o.config, env: process.env, flags });
+    const server = await startServer(config);
+    console.log(`inferlens is listening on ${server.url}`);
+    let stopping = false;
+    const stop = (signal: string) => {
+      if (stopping) return;
+      stopping = true;
+      console.log(`\n${signal}: stopping…`);
+      void server.stop().then(() => process.exit(0));
+    };
+    process.on('SIGINT', () => stop('SIGINT'));
+    process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+
+program
+  .command('query')
+  .description('run a query against a server and print a table')
+  .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
+  .option('--from <time>', 'start: now, -1h, or RFC 3339', '-1h')
+  .option('--to <time>', 'end: now, -5m, or RFC 3339', 'now')
+  .option('-f, --filter <dim=value[,value]>', 'filter (repeatable)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+  .option('-g, --group-by <dims>', 'comma-separated dimensions')
+  .option('-s, --step <duration>', 'time bucket, e.g. 1m')
+  .option('-m, --measures <list>', 'semicolon-separated measures', 'count;error_rate;p50(total_ms);p99(total_ms)')
+  .option('--json', 'print the JSON answer instead of a table')
+  .action(async (o: { url: string; from: string; to: string; filter: string[]; groupBy?: string; step?: string; measures: string; json?: boolean }) => {
+    const now = Date.now();
+    const filters: Record<string, string | string[]> = {};
+    for (const f of o.filter) {
+      const [k, v] = f.split('=', 2);
+      if (!k || v === undefined) throw new InvalidArgumentError(`filter "${f}" must look like dim=value`);
+      const values = v.split(',');
+      filters[k] = values.length === 1 ? values[0]! : values;
+    }
+    const body = {
+      from: new Date(parseTime(o.from, now)).toISOString(),
+      to: new Date(parseTime(o.to, now)).toISOString(),
+      filters,
+      group_by: o.groupBy ? o.groupBy.split(',') : [],
+      ...(o.step ? { step: o.step } : {}),
+      measures: o.measures.split(';').map((s) => s.trim()).filter(Boolean),
+    };
+    const res = await fetch(`${o.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const answer = (await res.json()) as { status: string; data?: { rows: Record<string, unknown>[] }; error?: string };
+    if (answer.status !== 'success') {
+      console.error(`query failed (${res.status}): ${answer.error}`);
+      process.exitCode = 1;
+      return;
+    }
+    console.log(o.json ? JSON.stringify(answer.data, null, 2) : formatTable(answer.data!.rows));
+  });
+
+program
+  .command('import <file>')
+  .description('send an NDJSON file (optionally .gz) of events to a server, with a progress bar')
+  .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
+  .option('--batch <rows>', 'rows per request', int('batch'), 5000)
+  .option('--api-key <key>', 'API key')
+  .action(async (file: string, o: { url: string; batch: number; apiKey?: string }) => {
+    const r = await importFile(file, { url: o.url, batchRows: o.batch, apiKey: o.apiKey, quiet: !process.stderr.isTTY });
+    console.log(`imported ${r.accepted} events in ${r.batches} requests; ${r.rejected} rejected`);
+    if (r.accepted === 0) process.exitCode = 1;
+  });
+
+program.parseAsync(process.argv).catch((e: unknown) => {
+  console.error(isInferlensError(e) ? e.message : e instanceof Error ? e.message : String(e));
+  process.exit(2);
+});

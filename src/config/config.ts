@@ -1,0 +1,134 @@
+/**
+ * The one typed configuration. Sources, lowest first: defaults < YAML file < INFERLENS_* env <
+ * flags. Validated once at start-up; every problem is listed. `process.env` is read only here
+ * (and only through the `env` argument the CLI passes in).
+ */
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import { z } from 'zod';
+import { InferlensError, zodIssues } from '../schema/index.ts';
+
+const MiB = 1024 * 1024;
+
+export const ConfigSchema = z
+  .object({
+    server: z
+      .object({
+        host: z.string().default('127.0.0.1'),
+        port: z.number().int().min(0).max(65535).default(7070),
+        maxBodyBytes: z.number().int().min(1024).max(1024 * MiB).default(16 * MiB),
+        apiKeys: z.array(z.string().min(8)).default([]),
+      })
+      .strict()
+      .prefault({}),
+    storage: z
+      .object({
+        backend: z.enum(['duckdb']).default('duckdb'),
+        /** Folder for the database file; ':memory:' keeps everything in memory (tests). */
+        dataDir: z.string().default('./data'),
+        retentionDays: z.number().positive().max(3650).default(7),
+        retentionCheckMs: z.number().int().min(1000).default(3_600_000),
+        memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i).default('1GB'),
+        threads: z.number().int().min(1).max(256).optional(),
+      })
+      .strict()
+      .prefault({}),
+    pipeline: z
+      .object({
+        cardinalityCap: z.number().int().min(1).max(1_000_000).default(1000),
+        maxQueueRows: z.number().int().min(1000).default(200_000),
+        maxBatchRows: z.number().int().min(1).default(50_000),
+      })
+      .strict()
+      .prefault({}),
+    log: z
+      .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
+
+export type Config = z.infer<typeof ConfigSchema>;
+export type ConfigInput = z.input<typeof ConfigSchema>;
+
+/** INFERLENS_* variables and the config path each one sets. */
+export const ENV_VARS: Record<string, { path: string[]; type: 'string' | 'number' | 'list' }> = {
+  INFERLENS_HOST: { path: ['server', 'host'], type: 'string' },
+  INFERLENS_PORT: { path: ['server', 'port'], type: 'number' },
+  INFERLENS_MAX_BODY_BYTES: { path: ['server', 'maxBodyBytes'], type: 'number' },
+  INFERLENS_API_KEYS: { path: ['server', 'apiKeys'], type: 'list' },
+  INFERLENS_DATA: { path: ['storage', 'dataDir'], type: 'string' },
+  INFERLENS_RETENTION_DAYS: { path: ['storage', 'retentionDays'], type: 'number' },
+  INFERLENS_MEMORY_LIMIT: { path: ['storage', 'memoryLimit'], type: 'string' },
+  INFERLENS_CARDINALITY_CAP: { path: ['pipeline', 'cardinalityCap'], type: 'number' },
+  INFERLENS_LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
+};
+
+type Obj = Record<string, unknown>;
+
+function setPath(obj: Obj, path: readonly string[], value: unknown) {
+  let cur = obj;
+  for (const k of path.slice(0, -1)) {
+    if (typeof cur[k] !== 'object' || cur[k] === null) cur[k] = {};
+    cur = cur[k] as Obj;
+  }
+  cur[path[path.length - 1]!] = value;
+}
+
+function merge(base: Obj, over: Obj): Obj {
+  const out: Obj = { ...base };
+  for (const [k, v] of Object.entries(over)) {
+    out[k] = typeof v === 'object' && v !== null && !Array.isArray(v) && typeof out[k] === 'object' && out[k] !== null ? merge(out[k] as Obj, v as Obj) : v;
+  }
+  return out;
+}
+
+export interface LoadConfigOptions {
+  /** YAML file path (optional). */
+  file?: string;
+  /** The environment (only INFERLENS_* are read). */
+  env?: Record<string, string | undefined>;
+  /** Flag overrides, already in config shape. */
+  flags?: ConfigInput;
+}
+
+/** Loads and validates the configuration; throws invalid_argument listing every problem. */
+export function loadConfig(o: LoadConfigOptions = {}): Config {
+  let layered: Obj = {};
+  const problems: string[] = [];
+  if (o.file) {
+    try {
+      const doc = parseYaml(readFileSync(o.file, 'utf8')) as unknown;
+      if (doc != null && (typeof doc !== 'object' || Array.isArray(doc))) problems.push(`${o.file}: expected a YAML mapping at the top`);
+      else layered = merge(layered, (doc ?? {}) as Obj);
+    } catch (e) {
+      problems.push(`${o.file}: ${(e as Error).message}`);
+    }
+  }
+  const envLayer: Obj = {};
+  for (const [name, spec] of Object.entries(ENV_VARS)) {
+    const raw = o.env?.[name];
+    if (raw === undefined || raw === '') continue;
+    if (spec.type === 'number') {
+      const n = Number(raw);
+      if (!Number.isFinite(n)) problems.push(`${name}: expected a number, got "${raw}"`);
+      else setPath(envLayer, spec.path, n);
+    } else if (spec.type === 'list') setPath(envLayer, spec.path, raw.split(',').map((s) => s.trim()).filter(Boolean));
+    else setPath(envLayer, spec.path, raw);
+  }
+  layered = merge(merge(layered, envLayer), (o.flags ?? {}) as Obj);
+  const r = ConfigSchema.safeParse(layered);
+  if (!r.success) for (const i of zodIssues(r.error)) problems.push(`${i.path || '(top)'}: ${i.message}`);
+  if (problems.length > 0 || !r.success) {
+    throw new InferlensError('invalid_argument', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
+      issues: problems.map((p) => ({ path: p.split(':')[0]!, message: p })),
+    });
+  }
+  return r.data;
+}
+
+/** The database file for a config: `<dataDir>/inferlens.duckdb`, or ':memory:'. */
+export function databasePath(c: Config): string {
+  return c.storage.dataDir === ':memory:' ? ':memory:' : join(resolve(c.storage.dataDir), 'inferlens.duckdb');
+}

@@ -1,0 +1,110 @@
+/**
+ * Composition root: builds the components and starts them in order (store → pipeline → retention
+ * → HTTP), stops them in reverse. Logic lives in the folders; this file only wires.
+ */
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { serve } from '@hono/node-server';
+import type { Hono } from 'hono';
+import pino from 'pino';
+import type { Logger } from 'pino';
+import { Registry, collectDefaultMetrics } from 'prom-client';
+import { createApi } from './api/index.ts';
+import { databasePath } from './config/index.ts';
+import type { Config } from './config/index.ts';
+import { createPipeline, createRetention } from './pipeline/index.ts';
+import type { Pipeline, Retention } from './pipeline/index.ts';
+import { createQueries } from './query/index.ts';
+import type { Queries } from './query/index.ts';
+import { createDuckDBStore } from './store/index.ts';
+import type { Store } from './store/index.ts';
+
+export interface ServerOptions {
+  logger?: Logger;
+  now?: () => number;
+}
+
+export interface InferlensServer {
+  /** Base URL once listening, e.g. http://127.0.0.1:7070 */
+  url: string;
+  app: Hono;
+  store: Store;
+  pipeline: Pipeline;
+  queries: Queries;
+  retention: Retention;
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+/** Builds and starts inferlens with this configuration. */
+export async function startServer(config: Config, options: ServerOptions = {}): Promise<InferlensServer> {
+  const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens' } });
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+
+  const store = await createDuckDBStore({ path: databasePath(config), memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
+  await store.migrate();
+  const pipeline = createPipeline({
+    store,
+    logger: logger.child({ component: 'pipeline' }),
+    registry,
+    now: options.now,
+    retentionDays: config.storage.retentionDays,
+    cardinalityCap: config.pipeline.cardinalityCap,
+    maxQueueRows: config.pipeline.maxQueueRows,
+    maxBatchRows: config.pipeline.maxBatchRows,
+  });
+  await pipeline.start();
+  const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
+  await retention.runOnce();
+  retention.start();
+
+  const queries = createQueries(store);
+  let ready = false;
+  const app = createApi({
+    sink: pipeline,
+    queries,
+    logger: logger.child({ component: 'api' }),
+    registry,
+    maxBodyBytes: config.server.maxBodyBytes,
+    apiKeys: config.server.apiKeys,
+    ready: () => ready,
+  });
+
+  const server = await new Promise<Server>((resolve, reject) => {
+    const s = serve({ fetch: app.fetch, port: config.server.port, hostname: config.server.host }, () => resolve(s as Server));
+    (s as Server).once('error', reject);
+  });
+  const addr = server.address() as AddressInfo;
+  const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
+  const url = `http://${host}:${addr.port}`;
+  ready = true;
+  logger.info({ url, data: databasePath(config) }, 'inferlens listening');
+
+  let stopped: Promise<void> | undefined;
+  return {
+    url,
+    app,
+    store,
+    pipeline,
+    queries,
+    retention,
+    stop(deadlineMs = 10_000) {
+      stopped ??= (async () => {
+        ready = false;
+        await new Promise<void>((r) => {
+          server.close(() => r());
+          server.closeIdleConnections?.();
+          setTimeout(() => {
+            server.closeAllConnections?.();
+            r();
+          }, deadlineMs).unref();
+        });
+        await pipeline.stop(deadlineMs);
+        retention.stop();
+        await store.close();
+        logger.info('inferlens stopped');
+      })();
+      return stopped;
+    },
+  };
+}

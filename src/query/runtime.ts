@@ -1,0 +1,32 @@
+/** Runtime queries: the aggregate query, request lookup, dimension values. */
+import { DIMENSIONS, InferlensError } from '../schema/index.ts';
+import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { Store } from '../store/index.ts';
+import { toQuerySpec } from './spec.ts';
+
+/** `(spec, at) => result`: the seam alerting, release and reports use. */
+export type QueryFn = (spec: QuerySpec) => Promise<QueryRow[]>;
+
+/** Rows with `bucket` as RFC 3339 (the API form). */
+export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
+  return rows.map((r) => (typeof r.bucket === 'number' ? { ...r, bucket: new Date(r.bucket).toISOString() } : r));
+}
+
+export async function runQuery(store: Store, input: unknown): Promise<{ rows: QueryRow[] }> {
+  const spec = toQuerySpec(input);
+  return { rows: withIsoBuckets(await store.aggregate(spec)) };
+}
+
+export async function lookupRequest(store: Store, requestId: string): Promise<{ events: StoredEvent[] }> {
+  if (!requestId || requestId.length > 128) throw new InferlensError('invalid_argument', 'request id must be 1–128 characters');
+  const events = await store.getEvents(requestId);
+  if (events.length === 0) throw new InferlensError('not_found', `no request with id "${requestId}" is stored (it may be older than the retention window)`);
+  return { events };
+}
+
+export async function dimensionValues(store: Store, dimension: string, fromMs: number, toMs: number, limit = 200): Promise<string[]> {
+  if (!(DIMENSIONS as readonly string[]).includes(dimension)) {
+    throw new InferlensError('invalid_argument', `unknown dimension "${dimension}": expected one of ${DIMENSIONS.join(', ')}`);
+  }
+  return store.distinctValues(dimension as Dimension, fromMs, toMs, Math.min(Math.max(limit, 1), 1000));
+}

@@ -1,0 +1,371 @@
+/**
+ * The embedded default store: DuckDB in one file (or `:memory:` for tests).
+ *
+ * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to a staging file
+ * and loaded with DuckDB's own NDJSON reader into a temp table, then inserted with an anti-join on
+ * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One
+ * transaction per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
+ */
+import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { DuckDBInstance } from '@duckdb/node-api';
+import type { DuckDBConnection } from '@duckdb/node-api';
+import { InferlensError } from '../../schema/index.ts';
+import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
+import type {
+  AppendResult,
+  HistogramRow,
+  HistogramSpec,
+  ListSpec,
+  ResourceQuerySpec,
+  ResourceRow,
+  SliceCount,
+  SliceCountSpec,
+  Store,
+  StoreStats,
+} from '../store.ts';
+import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
+import { Params, aggregateSql, ident, tsParam, whereClause } from './sql.ts';
+
+export interface DuckDBStoreOptions {
+  /** A file path, or ':memory:'. The folder is created. */
+  path: string;
+  /** DuckDB worker threads (default: DuckDB's choice, the core count). */
+  threads?: number;
+  /** DuckDB memory limit, e.g. '1GB' (bounds the server's RSS). */
+  memoryLimit?: string;
+}
+
+type Row = Record<string, unknown>;
+
+function plain(v: unknown): unknown {
+  if (typeof v === 'bigint') return Number(v);
+  if (typeof v === 'number' && Number.isNaN(v)) return null;
+  return v;
+}
+
+let stageSeq = 0;
+
+export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<Store> {
+  const memory = options.path === ':memory:';
+  if (!memory) mkdirSync(dirname(options.path), { recursive: true });
+  const stageDir = memory ? join(tmpdir(), `inferlens-stage-${process.pid}`) : join(dirname(options.path), '.stage');
+  mkdirSync(stageDir, { recursive: true });
+  const config: Record<string, string> = { preserve_insertion_order: 'false' };
+  if (options.threads) config.threads = String(options.threads);
+  if (options.memoryLimit) config.memory_limit = options.memoryLimit;
+  let instance: DuckDBInstance;
+  try {
+    instance = await DuckDBInstance.create(options.path, config);
+  } catch (e) {
+    throw new InferlensError('unavailable', `cannot open DuckDB database ${options.path}: ${String(e)}`, { cause: e });
+  }
+  // One connection serialises writes (the pipeline has a single writer); reads get their own.
+  const writer = await instance.connect();
+  const readers = [await instance.connect(), await instance.connect()];
+  let nextReader = 0;
+  let closed = false;
+
+  async function read(sql: string, params: unknown[] = []): Promise<Row[]> {
+    const conn = readers[nextReader++ % readers.length]!;
+    const reader = await conn.runAndReadAll(sql, params as never);
+    return reader.getRowObjectsJS().map((r) => {
+      const out: Row = {};
+      for (const k in r) out[k] = plain(r[k]);
+      return out;
+    });
+  }
+
+  async function inTransaction<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
+    await conn.run('BEGIN TRANSACTION');
+    try {
+      const out = await fn();
+      await conn.run('COMMIT');
+      return out;
+    } catch (e) {
+      await conn.run('ROLLBACK').catch(() => undefined);
+      throw e;
+    }
+  }
+
+  /** Writes lines to a staging file and returns its path; the caller removes it. */
+  function stageFile(lines: readonly string[]): string {
+    const file = join(stageDir, `stage-${process.pid}-${++stageSeq}.ndjson`);
+    writeFileSync(file, lines.join('\n'));
+    return file;
+  }
+
+  const eventStageColumns = `{${EVENT_COLUMNS.map((c) => `${c.name}: '${c.kind === 'ts' ? 'JSON' : c.type}'`).join(', ')}}`;
+  const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
+  const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
+
+  const store: Store = {
+    async migrate() {
+      await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
+      const rows = (await writer.runAndReadAll('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).getRowObjectsJS();
+      const current = Number(rows[0]?.v ?? 0);
+      for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+        await inTransaction(writer, async () => {
+          for (const stmt of MIGRATIONS[v - 1]!.split(';\n')) await writer.run(stmt);
+          await writer.run('INSERT INTO schema_migrations VALUES ($1, current_timestamp)', [v]);
+        });
+      }
+    },
+
+    async appendEvents(lines): Promise<AppendResult> {
+      if (lines.length === 0) return { inserted: 0 };
+      const file = stageFile(lines);
+      try {
+        return await inTransaction(writer, async () => {
+          await writer.run(
+            `CREATE OR REPLACE TEMP TABLE stage AS SELECT ${eventStageSelect}
+             FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`,
+            [file],
+          );
+          const range = (await writer.runAndReadAll('SELECT epoch_us(min(ts)) AS lo, epoch_us(max(ts)) AS hi FROM stage')).getRowObjectsJS()[0]!;
+          const res = await writer.run(
+            `INSERT INTO events SELECT ${eventColumnList} FROM stage s
+             WHERE (s.request_id IS NULL OR NOT EXISTS (
+               SELECT 1 FROM events e
+               WHERE e.ts >= make_timestamp(CAST($1 AS BIGINT)) AND e.ts <= make_timestamp(CAST($2 AS BIGINT))
+                 AND e.request_id = s.request_id AND e.ts = s.ts))
+             QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
+            [range.lo, range.hi] as never,
+          );
+          return { inserted: Number(res.rowsChanged) };
+        });
+      } finally {
+        rmSync(file, { force: true });
+      }
+    },
+
+    async appendResources(samples: readonly ResourceSample[]) {
+      if (samples.length === 0) return;
+      const lines = samples.map((s) =>
+        JSON.stringify({
+          ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
+          node: s.node,
+          replica: s.replica ?? null,
+          gpu: s.gpu ?? null,
+          pool: s.pool ?? null,
+          metric: s.metric,
+          labels: s.labels ?? null,
+          value: s.value,
+          simulated: s.simulated ?? false,
+        }),
+      );
+      const file = stageFile(lines);
+      try {
+        await writer.run(
+          `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
+           FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
+          [file],
+        );
+      } finally {
+        rmSync(file, { force: true });
+      }
+    },
+
+    async appendFeedback(rows: readonly Feedback[]) {
+      if (rows.length === 0) return;
+      const lines = rows.map((f) =>
+        JSON.stringify({
+          ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
+          request_id: f.request_id,
+          kind: f.kind,
+          value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
+          value_str: typeof f.value === 'string' ? f.value : null,
+          source: f.source ?? null,
+        }),
+      );
+      const file = stageFile(lines);
+      try {
+        await writer.run(
+          `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+           FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
+          [file],
+        );
+      } finally {
+        rmSync(file, { force: true });
+      }
+    },
+
+    async aggregate(spec: QuerySpec): Promise<QueryRow[]> {
+      const { sql, params } = aggregateSql(spec);
+      const rows = await read(sql, params);
+      return rows.map((r) => {
+        const out: QueryRow = {};
+        if (spec.stepMs !== undefined) out.bucket = r.bucket as number;
+        for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
+        spec.measures.forEach(({ name, measure }, i) => {
+          const v = r[`m${i}`] as number | null;
+          out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
+        });
+        return out;
+      });
+    },
+
+    async histogram(spec: HistogramSpec): Promise<HistogramRow[]> {
+      const p = new Params();
+      const col = ident(spec.column);
+      const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+      const cases = spec.boundsMs.map((b, i) => `WHEN ${col} <= ${Number(b)} THEN ${i}`).join(' ');
+      const from = p.add(spec.fromMs);
+      const step = p.add(spec.stepMs);
+      const rows = await read(
+        `SELECT CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket,
+                CASE ${cases} ELSE ${spec.boundsMs.length} END AS idx, count(*) AS n
+         FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket`,
+        p.values,
+      );
+      const byBucket = new Map<number, number[]>();
+      for (const r of rows) {
+        const b = r.bucket as number;
+        let counts = byBucket.get(b);
+        if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
+        counts[r.idx as number] = r.n as number;
+      }
+      return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
+    },
+
+    async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
+      const p = new Params();
+      const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+      const dims = spec.dimensions.map(ident);
+      let bad: string;
+      if ('statuses' in spec.bad) bad = `status IN (${spec.bad.statuses.map((s) => p.add(s)).join(', ')})`;
+      else bad = `${ident(spec.bad.column)} > ${p.add(spec.bad.aboveMs)}`;
+      const sets = dims.map((d) => `(${d})`);
+      if (spec.pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
+      sets.push('()');
+      const rows = await read(
+        `WITH base AS (SELECT ${dims.map((d) => `coalesce(${d}, '(none)') AS ${d}`).join(', ')}${dims.length ? ',' : ''}
+                 coalesce(sample_weight, 1) AS w, coalesce(${bad}, false) AS bad FROM events WHERE ${where})
+         SELECT ${dims.map((d) => `${d}, grouping(${d}) AS g_${d}`).join(', ')}${dims.length ? ',' : ''} sum(w) AS n, sum(CASE WHEN bad THEN w ELSE 0 END) AS k
+         FROM base GROUP BY GROUPING SETS (${sets.join(', ')})
+         HAVING sum(w) >= ${p.add(spec.minSupport)} OR ${dims.length ? dims.map((d) => `grouping(${d}) = 1`).join(' AND ') : 'true'}`,
+        p.values,
+      );
+      return rows.map((r) => {
+        const slice: Partial<Record<Dimension, string>> = {};
+        for (const d of dims) if (r[`g_${d}`] === 0) slice[d as Dimension] = r[d] as string;
+        return { slice, n: Number(r.n), k: Number(r.k) };
+      });
+    },
+
+    async listEvents(spec: ListSpec): Promise<StoredEvent[]> {
+      const p = new Params();
+      let where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes ?? true);
+      if (spec.minValue) where += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
+      const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
+      const rows = await read(
+        `SELECT ${selectEventColumns(cols)} FROM events WHERE ${where} ORDER BY ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'} LIMIT ${p.add(spec.limit)}`,
+        p.values,
+      );
+      return rows.map(toStoredEvent);
+    },
+
+    async getEvents(requestId: string): Promise<StoredEvent[]> {
+      const rows = await read(`SELECT ${selectEventColumns()} FROM events WHERE request_id = $1 ORDER BY ts LIMIT 100`, [requestId]);
+      return rows.map(toStoredEvent);
+    },
+
+    async resources(spec: ResourceQuerySpec): Promise<ResourceRow[]> {
+      const p = new Params();
+      const parts = [`ts >= ${tsParam(p, spec.fromMs)}`, `ts < ${tsParam(p, spec.toMs)}`, `metric IN (${spec.metrics.map((m) => p.add(m)).join(', ')})`];
+      for (const [k, v] of Object.entries(spec.filters)) {
+        if (v === undefined) continue;
+        const col = resourceColumn(k);
+        const list = Array.isArray(v) ? v : [v];
+        parts.push(`${col} IN (${list.map((x) => p.add(x)).join(', ')})`);
+      }
+      const from = p.add(spec.fromMs);
+      const step = p.add(spec.stepMs);
+      const groups = spec.groupBy.map(resourceColumn);
+      const rows = await read(
+        `SELECT CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket, metric${groups.map((g) => `, ${g}`).join('')},
+                avg(value) AS avg, max(value) AS max, count(*) AS n, bool_or(coalesce(simulated, false)) AS simulated
+         FROM resources WHERE ${parts.join(' AND ')} GROUP BY ALL ORDER BY bucket LIMIT 100000`,
+        p.values,
+      );
+      return rows.map((r) => {
+        const out: ResourceRow = { bucketMs: r.bucket as number, metric: r.metric as string, avg: r.avg as number, max: r.max as number, n: r.n as number, simulated: Boolean(r.simulated) };
+        for (const g of spec.groupBy) out[g] = r[g] as string | null;
+        return out;
+      });
+    },
+
+    async distinctValues(dimension, fromMs, toMs, limit) {
+      const p = new Params();
+      const col = ident(dimension);
+      const where = whereClause(p, fromMs, toMs, {}, true);
+      const rows = await read(`SELECT ${col} AS v, count(*) AS n FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY 1 ORDER BY n DESC, v LIMIT ${p.add(limit)}`, p.values);
+      return rows.map((r) => r.v as string);
+    },
+
+    async deleteBefore(cutoffMs) {
+      const p = new Params();
+      const cutoff = tsParam(p, cutoffMs);
+      return inTransaction(writer, async () => {
+        const e = await writer.run(`DELETE FROM events WHERE ts < ${cutoff}`, p.values as never);
+        const r = await writer.run(`DELETE FROM resources WHERE ts < ${cutoff}`, p.values as never);
+        const f = await writer.run(`DELETE FROM feedback WHERE ts < ${cutoff}`, p.values as never);
+        return { events: Number(e.rowsChanged), resources: Number(r.rowsChanged), feedback: Number(f.rowsChanged) };
+      });
+    },
+
+    async stats(): Promise<StoreStats> {
+      const rows = await read('SELECT (SELECT count(*) FROM events) AS e, (SELECT count(*) FROM resources) AS r, (SELECT count(*) FROM feedback) AS f');
+      let bytes: number | null = null;
+      if (!memory) {
+        bytes = 0;
+        for (const f of [options.path, options.path + '.wal']) {
+          try {
+            bytes += statSync(f).size;
+          } catch {
+            // no WAL right after a checkpoint
+          }
+        }
+      }
+      return { events: Number(rows[0]!.e), resources: Number(rows[0]!.r), feedback: Number(rows[0]!.f), bytes };
+    },
+
+    async close() {
+      if (closed) return;
+      closed = true;
+      for (const c of [...readers, writer]) c.closeSync();
+      instance.closeSync();
+      if (memory) rmSync(stageDir, { recursive: true, force: true });
+    },
+  };
+  return store;
+}
+
+const EVENT_COLUMN_NAMES: ReadonlySet<string> = new Set(EVENT_COLUMNS.map((c) => c.name));
+function columnName(c: string): string {
+  if (!EVENT_COLUMN_NAMES.has(c)) throw new InferlensError('invalid_argument', `unknown event column "${c}"`);
+  return c;
+}
+function resourceColumn(c: string): string {
+  if (c !== 'node' && c !== 'replica' && c !== 'gpu' && c !== 'pool') throw new InferlensError('invalid_argument', `unknown resource label "${c}"`);
+  return c;
+}
+
+const MAP_COLUMNS = new Set(EVENT_COLUMNS.filter((c) => c.kind === 'attributes' || c.kind === 'features').map((c) => c.name));
+
+function selectEventColumns(cols?: readonly string[]): string {
+  const names = cols ?? EVENT_COLUMNS.map((c) => c.name).filter((c) => c !== 'ts');
+  return ['epoch_ms(ts) AS ts', ...names.map((c) => (MAP_COLUMNS.has(c) ? `CAST(to_json(${c}) AS VARCHAR) AS ${c}` : c))].join(', ');
+}
+
+function toStoredEvent(r: Row): StoredEvent {
+  const out: Record<string, unknown> = {};
+  for (const k in r) {
+    const v = r[k];
+    if (k === 'ts') out.ts = new Date(v as number).toISOString();
+    else if (MAP_COLUMNS.has(k)) out[k] = v == null ? null : JSON.parse(v as string);
+    else out[k] = v;
+  }
+  return out as StoredEvent;
+}

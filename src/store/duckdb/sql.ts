@@ -1,0 +1,92 @@
+/**
+ * SQL text for the DuckDB backend. User values only ever travel as bound parameters ($1, $2, …);
+ * identifiers come from closed sets validated by the schema (dimension and field names).
+ */
+import { DIMENSIONS, NUMERIC_FIELDS } from '../../schema/index.ts';
+import type { Filters, Measure, QuerySpec } from '../../schema/index.ts';
+
+/** Collects bound parameter values and hands out their placeholders. */
+export class Params {
+  readonly values: unknown[] = [];
+  add(v: unknown): string {
+    this.values.push(v);
+    return `$${this.values.length}`;
+  }
+}
+
+const IDENT_OK: ReadonlySet<string> = new Set<string>([...DIMENSIONS, ...NUMERIC_FIELDS, 'status', 'error_type', 'label', 'finish_reason', 'request_id']);
+
+/** Guards an identifier against the closed set; throws on anything else (a programming error). */
+export function ident(name: string): string {
+  if (!IDENT_OK.has(name)) throw new Error(`not a known column: ${name}`);
+  return name;
+}
+
+/** `make_timestamp` takes microseconds. */
+export const tsParam = (p: Params, ms: number): string => `make_timestamp(CAST(${p.add(Math.round(ms * 1000))} AS BIGINT))`;
+
+/** The WHERE clause shared by every events query: time range, filters, probes. */
+export function whereClause(p: Params, fromMs: number, toMs: number, filters: Filters, includeProbes = false): string {
+  const parts = [`ts >= ${tsParam(p, fromMs)}`, `ts < ${tsParam(p, toMs)}`];
+  for (const [key, value] of Object.entries(filters)) {
+    if (value === undefined) continue;
+    const col = ident(key);
+    const list = Array.isArray(value) ? value : [value];
+    parts.push(`${col} IN (${list.map((v) => p.add(v)).join(', ')})`);
+  }
+  if (!includeProbes) parts.push('(probe IS NULL OR NOT probe)');
+  return parts.join(' AND ');
+}
+
+const W = 'coalesce(sample_weight, 1)';
+/** Rates are over rows that carry a status (phase-1 data may have none). */
+const RATE_DEN = `nullif(sum(${W}) FILTER (WHERE status IS NOT NULL), 0)`;
+
+/** The SQL expression of one measure; `seconds` is the bucket (or range) length for qps. */
+export function measureSql(m: Measure, p: Params, seconds: string): string {
+  switch (m.kind) {
+    case 'count':
+      return `sum(${W})`;
+    case 'n':
+      return 'count(*)';
+    case 'qps':
+      return `sum(${W}) / ${seconds}`;
+    case 'status_rate':
+      return `sum(${W}) FILTER (WHERE status = ${p.add(m.status)}) / ${RATE_DEN}`;
+    case 'error_type_rate':
+      return `sum(${W}) FILTER (WHERE status = 'error' AND error_type = ${p.add(m.errorType)}) / ${RATE_DEN}`;
+    case 'quantile':
+      // quantile_cont: linear interpolation between closest ranks (Hyndman–Fan type 7).
+      return `quantile_cont(${ident(m.field)}, ${Number(m.q)})`;
+    case 'agg': {
+      const col = ident(m.field);
+      return m.fn === 'mean' ? `avg(${col})` : `${m.fn}(${col})`;
+    }
+  }
+}
+
+/** The aggregate query of `POST /v1/query`. */
+export function aggregateSql(spec: QuerySpec): { sql: string; params: unknown[] } {
+  const p = new Params();
+  const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+  const select: string[] = [];
+  const groupCols: string[] = [];
+  let seconds: string;
+  if (spec.stepMs !== undefined) {
+    const from = p.add(spec.fromMs);
+    const step = p.add(spec.stepMs);
+    select.push(`CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket`);
+    groupCols.push('bucket');
+    seconds = `(${step} / 1000.0)`;
+  } else {
+    seconds = `(${p.add(spec.toMs - spec.fromMs)} / 1000.0)`;
+  }
+  for (const d of spec.groupBy) {
+    select.push(ident(d));
+    groupCols.push(ident(d));
+  }
+  spec.measures.forEach(({ measure }, i) => select.push(`${measureSql(measure, p, seconds)} AS m${i}`));
+  const group = groupCols.length ? `GROUP BY ${groupCols.join(', ')} ORDER BY ${groupCols.join(', ')}` : '';
+  const sql = `SELECT ${select.join(', ')} FROM events WHERE ${where} ${group} LIMIT ${p.add(spec.limit)}`;
+  return { sql, params: p.values };
+}

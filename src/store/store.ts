@@ -1,0 +1,125 @@
+/**
+ * The Store seam: the only place SQL lives. Every backend (DuckDB embedded, ClickHouse scale-out)
+ * implements this interface and passes the one conformance suite in `conformance.ts`.
+ *
+ * Contract:
+ * - `appendEvents` takes JSON lines of events that already passed `checkEvent` (flat form, no
+ *   unknown fields, `ts` as epoch ms or a UTC 'Z' string). It resolves only once the rows are
+ *   durable (committed and synced), and it is idempotent: a row whose (request_id, ts) is already
+ *   stored, or repeats within the batch, is not stored again. Rows without request_id are always
+ *   stored. Latencies are stored rounded to 3 decimals (microseconds).
+ * - Every read takes a time range [fromMs, toMs) and is bounded (a limit on rows or groups).
+ * - Probe events (`probe = true`) are excluded from aggregates unless asked for.
+ * - Rates are weighted by `sample_weight` (default 1) and computed over rows with a status;
+ *   quantiles are exact (linear interpolation, Hyndman–Fan type 7) over stored rows.
+ * - `close()` is idempotent and flushes.
+ */
+import type { Dimension, Feedback, Filters, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../schema/index.ts';
+
+export interface AppendResult {
+  /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
+  inserted: number;
+}
+
+/** A bounded, time-ranged selection of raw events. */
+export interface ListSpec {
+  fromMs: number;
+  toMs: number;
+  filters: Filters;
+  includeProbes?: boolean;
+  /** Columns to return (default: all). */
+  columns?: readonly string[];
+  /** Only rows where this numeric column is at least this value. */
+  minValue?: { column: string; value: number };
+  limit: number;
+  order?: 'ts_desc' | 'ts_asc';
+}
+
+/** Counts of "bad" rows per slice, for the slice finder. */
+export interface SliceCountSpec {
+  fromMs: number;
+  toMs: number;
+  filters: Filters;
+  dimensions: readonly Dimension[];
+  /** What makes a row bad: a status in this list, or a latency column above a threshold. */
+  bad: { statuses: readonly string[] } | { column: string; aboveMs: number };
+  /** Also count pairs of dimensions. */
+  pairs: boolean;
+  minSupport: number;
+  includeProbes?: boolean;
+}
+
+export interface SliceCount {
+  slice: Partial<Record<Dimension, string>>;
+  n: number;
+  k: number;
+}
+
+export interface HistogramSpec {
+  fromMs: number;
+  toMs: number;
+  filters: Filters;
+  stepMs: number;
+  column: string;
+  /** Upper bounds of the buckets, ascending; values above the last go to an overflow bucket. */
+  boundsMs: readonly number[];
+  includeProbes?: boolean;
+}
+
+export interface HistogramRow {
+  bucketMs: number;
+  /** counts[i] = rows with bounds[i-1] < v ≤ bounds[i]; the last entry is the overflow bucket. */
+  counts: number[];
+}
+
+export interface ResourceQuerySpec {
+  fromMs: number;
+  toMs: number;
+  stepMs: number;
+  metrics: readonly string[];
+  filters: { node?: string | string[]; replica?: string | string[]; pool?: string | string[]; gpu?: string | string[] };
+  groupBy: readonly ('node' | 'replica' | 'gpu' | 'pool')[];
+}
+
+export interface ResourceRow {
+  bucketMs: number;
+  metric: string;
+  node?: string | null;
+  replica?: string | null;
+  gpu?: string | null;
+  pool?: string | null;
+  avg: number;
+  max: number;
+  n: number;
+  simulated: boolean;
+}
+
+export interface StoreStats {
+  events: number;
+  resources: number;
+  feedback: number;
+  /** Bytes on disk, when the backend knows. */
+  bytes: number | null;
+}
+
+export interface Store {
+  /** Creates or upgrades tables; safe to call on every start. */
+  migrate(): Promise<void>;
+  appendEvents(lines: readonly string[]): Promise<AppendResult>;
+  appendResources(samples: readonly ResourceSample[]): Promise<void>;
+  appendFeedback(rows: readonly Feedback[]): Promise<void>;
+  /** The aggregate query behind `POST /v1/query`. Rows carry `bucket` (epoch ms) when stepMs is set. */
+  aggregate(spec: QuerySpec): Promise<QueryRow[]>;
+  histogram(spec: HistogramSpec): Promise<HistogramRow[]>;
+  sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]>;
+  listEvents(spec: ListSpec): Promise<StoredEvent[]>;
+  /** Every stored event with this request id (normally one). */
+  getEvents(requestId: string): Promise<StoredEvent[]>;
+  resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
+  /** Distinct values of a dimension in a time range, most frequent first. */
+  distinctValues(dimension: Dimension, fromMs: number, toMs: number, limit: number): Promise<string[]>;
+  /** Deletes everything older than the cutoff; returns how many events went. */
+  deleteBefore(cutoffMs: number): Promise<{ events: number; resources: number; feedback: number }>;
+  stats(): Promise<StoreStats>;
+  close(): Promise<void>;
+}
