@@ -1,0 +1,77 @@
+/**
+ * The OTLP/HTTP receiver body handler: decode → map → write to the sink → encode the reply.
+ * The HTTP layer (gzip, body size limits, status codes) mounts it on POST /v1/traces and
+ * POST /v1/metrics.
+ */
+import type { EventSink, ResourceSink } from '../../pipeline/index.ts';
+import { decodeMetricsRequest, decodeTraceRequest, encodingOf } from './decode.ts';
+import { metricsToSamples } from './metrics-to-samples.ts';
+import { encodeMetricsReply, encodeTraceReply, metricsReply, replyContentType, traceReply } from './reply.ts';
+import { spansToEvents } from './spans-to-events.ts';
+
+/** The two OTLP/HTTP signals inferlens receives. */
+export type OtlpSignal = 'traces' | 'metrics';
+
+/** The reply to send with HTTP 200. */
+export interface OtlpResponse {
+  body: Uint8Array;
+  contentType: string;
+}
+
+/** Reasons quoted in a partial-success errorMessage; the rest are counted. */
+const MAX_QUOTED_REASONS = 5;
+
+/** "2 spans rejected: span 0 (5b8efff7…): no model …; span 3: total_ms: expected …" */
+function summarize(rejected: ReadonlyMap<number, string>, unit: string): string {
+  if (rejected.size === 0) return '';
+  const quoted = [...rejected].slice(0, MAX_QUOTED_REASONS).map(([i, reason]) => `${unit} ${i}: ${reason}`);
+  const more = rejected.size > MAX_QUOTED_REASONS ? `; and ${rejected.size - MAX_QUOTED_REASONS} more` : '';
+  return `${rejected.size} ${unit}${rejected.size === 1 ? '' : 's'} rejected: ${quoted.join('; ')}${more}`;
+}
+
+/**
+ * Handles one OTLP/HTTP export request body: `kind` is the signal (traces: inference spans →
+ * events; metrics: data points → resource samples), `contentType` the request's Content-Type
+ * (`application/json` or `application/x-protobuf`; the reply uses the same encoding).
+ *
+ * Spans or data points that cannot be mapped, and rows the sink rejects, are counted in the
+ * reply's partial success (`rejectedSpans` / `rejectedDataPoints`) with the first reasons.
+ * Throws `invalid_argument` when the body does not decode or the content type is not OTLP, and
+ * passes on the sink's `resource_exhausted` / `unavailable` errors (answer 429 / 503, retryable).
+ */
+export async function handleOtlp(
+  kind: OtlpSignal,
+  body: Uint8Array,
+  contentType: string,
+  sink: EventSink & ResourceSink,
+): Promise<OtlpResponse> {
+  const encoding = encodingOf(contentType);
+  const rejected = new Map<number, string>();
+  if (kind === 'traces') {
+    const mapped = spansToEvents(decodeTraceRequest(body, contentType));
+    for (const d of mapped.dropped) rejected.set(d.index, d.spanId === '' ? d.reason : `(span id ${d.spanId}) ${d.reason}`);
+    if (mapped.events.length > 0) {
+      const reply = await sink.writeEvents(mapped.events);
+      for (const r of reply.rejected) {
+        const index = mapped.spanIndex[r.index];
+        if (index !== undefined && !rejected.has(index)) rejected.set(index, r.path === '' ? r.message : `${r.path}: ${r.message}`);
+      }
+    }
+    const sorted = new Map([...rejected].sort((a, b) => a[0] - b[0]));
+    return { body: encodeTraceReply(traceReply(sorted.size, summarize(sorted, 'span')), encoding), contentType: replyContentType(encoding) };
+  }
+  const mapped = metricsToSamples(decodeMetricsRequest(body, contentType));
+  for (const d of mapped.dropped) rejected.set(d.index, d.metric === '' ? d.reason : `(${d.metric}) ${d.reason}`);
+  if (mapped.samples.length > 0) {
+    const reply = await sink.writeResources(mapped.samples);
+    for (const r of reply.rejected) {
+      const index = mapped.pointIndex[r.index];
+      if (index !== undefined && !rejected.has(index)) rejected.set(index, r.path === '' ? r.message : `${r.path}: ${r.message}`);
+    }
+  }
+  const sorted = new Map([...rejected].sort((a, b) => a[0] - b[0]));
+  return {
+    body: encodeMetricsReply(metricsReply(sorted.size, summarize(sorted, 'data point')), encoding),
+    contentType: replyContentType(encoding),
+  };
+}
