@@ -43,18 +43,18 @@ const W = 'coalesce(sample_weight, 1)';
 const RATE_DEN = `nullif(sum(${W}) FILTER (WHERE status IS NOT NULL), 0)`;
 
 /** The SQL expression of one measure; `seconds` is the bucket (or range) length for qps. */
-export function measureSql(m: Measure, p: Params, seconds: string): string {
+export function measureSql(m: Measure, p: Params, seconds: () => string): string {
   switch (m.kind) {
     case 'count':
       return `sum(${W})`;
     case 'n':
       return 'count(*)';
     case 'qps':
-      return `sum(${W}) / ${seconds}`;
+      return `sum(${W}) / ${seconds()}`;
     case 'status_rate':
-      return `sum(${W}) FILTER (WHERE status = ${p.add(m.status)}) / ${RATE_DEN}`;
+      return `coalesce(sum(${W}) FILTER (WHERE status = ${p.add(m.status)}), 0) / ${RATE_DEN}`;
     case 'error_type_rate':
-      return `sum(${W}) FILTER (WHERE status = 'error' AND error_type = ${p.add(m.errorType)}) / ${RATE_DEN}`;
+      return `coalesce(sum(${W}) FILTER (WHERE status = 'error' AND error_type = ${p.add(m.errorType)}), 0) / ${RATE_DEN}`;
     case 'quantile':
       // quantile_cont: linear interpolation between closest ranks (Hyndman–Fan type 7).
       return `quantile_cont(${ident(m.field)}, ${Number(m.q)})`;
@@ -71,15 +71,16 @@ export function aggregateSql(spec: QuerySpec): { sql: string; params: unknown[] 
   const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
   const select: string[] = [];
   const groupCols: string[] = [];
-  let seconds: string;
+  let seconds: () => string;
   if (spec.stepMs !== undefined) {
     const from = p.add(spec.fromMs);
     const step = p.add(spec.stepMs);
     select.push(`CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket`);
     groupCols.push('bucket');
-    seconds = `(${step} / 1000.0)`;
+    seconds = () => `(${step} / 1000.0)`;
   } else {
-    seconds = `(${p.add(spec.toMs - spec.fromMs)} / 1000.0)`;
+    let placeholder: string | undefined;
+    seconds = () => `(${(placeholder ??= p.add(spec.toMs - spec.fromMs))} / 1000.0)`;
   }
   for (const d of spec.groupBy) {
     select.push(ident(d));

@@ -1,0 +1,206 @@
+/**
+ * The Store conformance suite: the behaviour every backend must have, run against each one
+ * (`runStoreConformance('duckdb', () => createDuckDBStore({ path: ':memory:' }))`). A backend
+ * that cannot support a case skips it with a written reason.
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import type { QuerySpec } from '../schema/index.ts';
+import { parseMeasure } from '../schema/index.ts';
+import type { Store } from './store.ts';
+
+const T0 = Date.parse('2026-11-30T10:00:00Z');
+const MIN = 60_000;
+
+/** Builds a QuerySpec from measure strings. */
+export function spec(measures: string[], extra: Partial<QuerySpec> = {}): QuerySpec {
+  return {
+    fromMs: T0,
+    toMs: T0 + 10 * MIN,
+    filters: {},
+    groupBy: [],
+    includeProbes: false,
+    limit: 1000,
+    measures: measures.map((name) => {
+      const m = parseMeasure(name);
+      if (typeof m === 'string') throw new Error(m);
+      return { name, measure: m };
+    }),
+    ...extra,
+  };
+}
+
+const line = (o: Record<string, unknown>) => JSON.stringify(o);
+
+/**
+ * Fixture: 10 requests of model m1 in the first minute, total_ms 10, 20, …, 100; versions v1 (the
+ * first 6) and v2 (the last 4); 2 errors (both v2), 1 rejected (v1). Hand-computed values:
+ *  - P50 of 10..100 (type 7): h = (10−1)·0.5 = 4.5 → 50 + 0.5·(60−50) = 55
+ *  - P90: h = 8.1 → 90 + 0.1·10 = 91;  P99: h = 8.91 → 90 + 0.91·10 = 99.1
+ *  - v2 (70, 80, 90, 100): P50: h = 1.5 → 85; error_rate 2/4 = 0.5
+ *  - v1 (10..60): P99: h = 5·0.99 = 4.95 → 50 + 0.95·10 = 59.5; rejected_rate 1/6
+ */
+export function fixtureLines(): string[] {
+  return Array.from({ length: 10 }, (_, i) =>
+    line({
+      ts: T0 + i * 1000,
+      request_id: `r${i}`,
+      model: 'm1',
+      model_version: i < 6 ? 'v1' : 'v2',
+      tenant: i % 2 === 0 ? 'a' : 'b',
+      replica: `r${i % 3}`,
+      total_ms: (i + 1) * 10,
+      queue_ms: i,
+      status: i === 7 || i === 9 ? 'error' : i === 2 ? 'rejected' : 'ok',
+      error_type: i === 7 || i === 9 ? 'replica_fault' : undefined,
+      input_tokens: 100,
+      attributes: { region: 'eu' },
+      risk_tags: i === 0 ? ['pii'] : undefined,
+    }),
+  );
+}
+
+export function runStoreConformance(name: string, open: () => Promise<Store>, skip: Partial<Record<string, string>> = {}): void {
+  describe(`Store conformance: ${name}`, () => {
+    let store: Store;
+    beforeEach(async () => {
+      store = await open();
+      await store.migrate();
+    });
+    afterEach(async () => {
+      await store.close();
+    });
+    const test = (title: string, fn: () => Promise<void>) => (skip[title] ? it.skip(`${title} (skipped: ${skip[title]})`, fn) : it(title, fn));
+
+    test('migrate is idempotent', async () => {
+      await store.migrate();
+      await store.migrate();
+      expect((await store.stats()).events).toBe(0);
+    });
+
+    test('aggregates match hand-computed values', async () => {
+      await store.appendEvents(fixtureLines());
+      const [all] = await store.aggregate(spec(['count', 'n', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'max(total_ms)', 'mean(total_ms)', 'error_rate', 'sum(input_tokens)', 'qps']));
+      expect(all).toEqual({ count: 10, n: 10, 'p50(total_ms)': 55, 'p90(total_ms)': expect.closeTo(91, 9), 'p99(total_ms)': expect.closeTo(99.1, 9), 'max(total_ms)': 100, 'mean(total_ms)': 55, error_rate: 0.2, 'sum(input_tokens)': 1000, qps: 10 / 600 });
+      const byVersion = await store.aggregate(spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)'], { groupBy: ['model_version'] }));
+      expect(byVersion).toEqual([
+        { model_version: 'v1', count: 6, 'p50(total_ms)': 35, 'p99(total_ms)': expect.closeTo(59.5, 9), error_rate: 0, rejected_rate: 1 / 6, 'error_rate(replica_fault)': 0 },
+        { model_version: 'v2', count: 4, 'p50(total_ms)': 85, 'p99(total_ms)': expect.closeTo(99.7, 9), error_rate: 0.5, rejected_rate: 0, 'error_rate(replica_fault)': 0.5 },
+      ]);
+    });
+
+    test('filters take one value or a list; step makes buckets', async () => {
+      await store.appendEvents(fixtureLines());
+      await store.appendEvents([line({ ts: T0 + 2 * MIN + 5000, model: 'm2', total_ms: 5, status: 'ok', tenant: 'a' })]);
+      expect(await store.aggregate(spec(['count'], { filters: { tenant: 'a' } }))).toEqual([{ count: 6 }]);
+      expect(await store.aggregate(spec(['count'], { filters: { model: ['m1', 'm2'], status: 'error' } }))).toEqual([{ count: 2 }]);
+      const buckets = await store.aggregate(spec(['count', 'max(total_ms)'], { stepMs: MIN, groupBy: ['model'] }));
+      expect(buckets).toEqual([
+        { bucket: T0, model: 'm1', count: 10, 'max(total_ms)': 100 },
+        { bucket: T0 + 2 * MIN, model: 'm2', count: 1, 'max(total_ms)': 5 },
+      ]);
+    });
+
+    test('the time range is [from, to)', async () => {
+      await store.appendEvents(fixtureLines());
+      expect(await store.aggregate(spec(['count'], { fromMs: T0 + 1000, toMs: T0 + 9000 }))).toEqual([{ count: 8 }]);
+    });
+
+    test('re-sent rows are stored once (idempotent on request_id and ts)', async () => {
+      const r1 = await store.appendEvents(fixtureLines());
+      const r2 = await store.appendEvents(fixtureLines());
+      const dupInBatch = line({ ts: T0, request_id: 'same', model: 'm1', total_ms: 1 });
+      await store.appendEvents([dupInBatch, dupInBatch]);
+      // Rows without request_id are always stored.
+      const anon = line({ ts: T0, model: 'm1', total_ms: 1 });
+      await store.appendEvents([anon, anon]);
+      expect(r1.inserted).toBe(10);
+      expect(r2.inserted).toBe(0);
+      expect((await store.stats()).events).toBe(13);
+    });
+
+    test('latencies are stored rounded to microseconds', async () => {
+      await store.appendEvents([line({ ts: T0, request_id: 'x', model: 'm1', total_ms: 12.3456789, queue_ms: 0.0004 })]);
+      const [e] = await store.getEvents('x');
+      expect(e?.total_ms).toBe(12.346);
+      expect(e?.queue_ms).toBe(0);
+    });
+
+    test('round-trips every field kind', async () => {
+      await store.appendEvents([
+        line({ ts: '2026-11-30T10:00:01.5Z', request_id: 'full', trace_id: 't', model: 'm', attributes: { k: 'v' }, features: { f1: 0.5 }, risk_tags: ['pii', 'long'], empty: false, refused: true, format_ok: true, probe: false, http_status: 200, confidence: 0.75, label: 'spam', input: '<script>x</script>', status: 'ok' }),
+      ]);
+      const [e] = await store.getEvents('full');
+      expect(e).toMatchObject({ ts: '2026-11-30T10:00:01.500Z', trace_id: 't', attributes: { k: 'v' }, features: { f1: 0.5 }, risk_tags: ['pii', 'long'], refused: true, http_status: 200, confidence: 0.75, input: '<script>x</script>' });
+    });
+
+    test('probes are excluded from aggregates unless asked for', async () => {
+      await store.appendEvents(fixtureLines());
+      await store.appendEvents([line({ ts: T0, model: 'm1', total_ms: 1000, status: 'ok', probe: true })]);
+      expect(await store.aggregate(spec(['count', 'max(total_ms)']))).toEqual([{ count: 10, 'max(total_ms)': 100 }]);
+      expect(await store.aggregate(spec(['count'], { includeProbes: true }))).toEqual([{ count: 11 }]);
+    });
+
+    test('sample_weight weights counts and rates', async () => {
+      // 1 ok row standing for 9 requests + 1 error row standing for 1: error rate 1/10.
+      await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'error' })]);
+      expect(await store.aggregate(spec(['count', 'n', 'error_rate']))).toEqual([{ count: 10, n: 2, error_rate: 0.1 }]);
+    });
+
+    test('histogram counts per bucket', async () => {
+      await store.appendEvents(fixtureLines());
+      const h = await store.histogram({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, stepMs: MIN, column: 'total_ms', boundsMs: [25, 50, 75] });
+      // ≤25: 10, 20; ≤50: 30, 40, 50; ≤75: 60, 70; overflow: 80, 90, 100
+      expect(h).toEqual([{ bucketMs: T0, counts: [2, 3, 2, 3] }]);
+    });
+
+    test('slice counts for single dimensions, pairs and the total', async () => {
+      await store.appendEvents(fixtureLines());
+      const rows = await store.sliceCounts({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, dimensions: ['model_version', 'tenant'], bad: { statuses: ['error'] }, pairs: true, minSupport: 1 });
+      const find = (s: Record<string, string>) => rows.find((r) => JSON.stringify(r.slice) === JSON.stringify(s));
+      expect(find({})).toEqual({ slice: {}, n: 10, k: 2 });
+      expect(find({ model_version: 'v2' })).toEqual({ slice: { model_version: 'v2' }, n: 4, k: 2 });
+      // errors are i = 7, 9: both odd → tenant b
+      expect(find({ model_version: 'v2', tenant: 'b' })).toEqual({ slice: { model_version: 'v2', tenant: 'b' }, n: 2, k: 2 });
+      const slow = await store.sliceCounts({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, dimensions: ['replica'], bad: { column: 'total_ms', aboveMs: 85 }, pairs: false, minSupport: 1 });
+      // above 85: 90 (i=8, r2), 100 (i=9, r0)
+      expect(slow.find((r) => r.slice.replica === 'r2')?.k).toBe(1);
+      expect(slow.find((r) => r.slice.replica === 'r1')?.k).toBe(0);
+    });
+
+    test('listEvents is bounded and ordered', async () => {
+      await store.appendEvents(fixtureLines());
+      const rows = await store.listEvents({ fromMs: T0, toMs: T0 + MIN, filters: { model_version: 'v2' }, limit: 2, columns: ['request_id', 'total_ms'] });
+      expect(rows).toEqual([
+        { ts: new Date(T0 + 9000).toISOString(), request_id: 'r9', total_ms: 100 },
+        { ts: new Date(T0 + 8000).toISOString(), request_id: 'r8', total_ms: 90 },
+      ]);
+    });
+
+    test('distinct values, most frequent first', async () => {
+      await store.appendEvents(fixtureLines());
+      expect(await store.distinctValues('model_version', T0, T0 + MIN, 10)).toEqual(['v1', 'v2']);
+    });
+
+    test('deleteBefore removes old events, resources and feedback', async () => {
+      await store.appendEvents(fixtureLines());
+      await store.appendResources([{ ts: T0, node: 'n1', metric: 'gpu_utilization_ratio', value: 0.5 }]);
+      await store.appendFeedback([{ ts: T0, request_id: 'r1', kind: 'correct', value: true }]);
+      const d = await store.deleteBefore(T0 + 5000);
+      expect(d).toEqual({ events: 5, resources: 1, feedback: 1 });
+      expect((await store.stats()).events).toBe(5);
+    });
+
+    test('resources aggregate on the same buckets', async () => {
+      await store.appendResources([
+        { ts: T0 + 1000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 10 },
+        { ts: T0 + 2000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 30, simulated: true },
+        { ts: T0 + MIN + 1000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 50 },
+      ]);
+      const rows = await store.resources({ fromMs: T0, toMs: T0 + 2 * MIN, stepMs: MIN, metrics: ['gpu_memory_used_bytes'], filters: { node: 'n1' }, groupBy: ['node'] });
+      expect(rows).toEqual([
+        { bucketMs: T0, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 20, max: 30, n: 2, simulated: true },
+        { bucketMs: T0 + MIN, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 50, max: 50, n: 1, simulated: false },
+      ]);
+    });
+  });
+}
