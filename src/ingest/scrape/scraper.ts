@@ -1,0 +1,313 @@
+/**
+ * The Prometheus scraper: each target on its own timer, fetch with a timeout → parse → map to
+ * concepts → counters to rates → `ResourceSink.writeResources`.
+ *
+ * A target that is down, slow or answers garbage is one failed scrape with a reason in `stats()`;
+ * it never delays the others (each target has its own loop and its own AbortController). Scrapes
+ * of one target never overlap: the next one is scheduled when the previous one has finished.
+ * Logging is per state change (a target starts failing, recovers), never per sample or per scrape.
+ */
+import type { ResourceSink } from '../../pipeline/index.ts';
+import type { ResourceSample } from '../../schema/index.ts';
+import { InferlensError, zodIssues } from '../../schema/index.ts';
+import type { Component, Logger } from './component.ts';
+import { silentLogger } from './component.ts';
+import type { Engine } from './engines.ts';
+import { mapFamilies } from './engines.ts';
+import { parseExposition } from './parse.ts';
+import type { DerivedSample, RateState } from './rates.ts';
+import { createRateState } from './rates.ts';
+import type { ScrapeTarget, ScrapeTargetInput } from './target.ts';
+import { ScrapeTargetSchema } from './target.ts';
+
+export type ScrapeFailureReason = 'timeout' | 'connection' | 'http_status' | 'body_too_large' | 'unparseable' | 'sink';
+
+export interface TargetStats {
+  url: string;
+  /** Detected (or configured) engine of the last successful scrape. */
+  engine: Engine | undefined;
+  scrapes: number;
+  failures: number;
+  /** Epoch ms of the last successful scrape. */
+  lastSuccessMs: number | null;
+  /** The last failure; kept after a recovery (compare `atMs` with `lastSuccessMs`). */
+  lastError: { atMs: number; reason: ScrapeFailureReason; message: string } | null;
+  lastDurationMs: number | null;
+  /** Resource samples written by the last successful scrape. */
+  lastSamples: number;
+  samplesTotal: number;
+  /** Parse warnings of the last scrape (bad lines, duplicate families). */
+  lastParseWarnings: number;
+  /** Families no engine table knows, in the last scrape. */
+  lastUnmappedFamilies: number;
+  /** Series not tracked for rates because the per-target state was full (cumulative). */
+  droppedSeries: number;
+  /** Samples the sink rejected (cumulative). */
+  sinkRejected: number;
+}
+
+export interface ScraperOptions {
+  targets: readonly ScrapeTargetInput[];
+  sink: ResourceSink;
+  logger?: Logger;
+  /** Injected for tests; defaults to the global fetch. */
+  fetch?: typeof fetch;
+  /** Epoch ms; the sample timestamp and the clock for rates. */
+  now?: () => number;
+  /** Bound on series tracked per target for counter rates. Default 20,000. */
+  maxSeriesPerTarget?: number;
+  /** Bodies larger than this fail with `body_too_large`. Default 16 MiB. */
+  maxBodyBytes?: number;
+}
+
+export interface Scraper extends Component {
+  stats(): TargetStats[];
+  /** Scrapes every target once, now, in parallel (what the timers do each interval). */
+  scrapeOnce(): Promise<void>;
+}
+
+const ACCEPT = 'application/openmetrics-text;version=1.0.0;q=0.5,text/plain;version=0.0.4;q=0.4,*/*;q=0.1';
+
+class ScrapeFailure extends Error {
+  constructor(
+    readonly reason: ScrapeFailureReason,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+interface TargetState {
+  target: ScrapeTarget;
+  rates: RateState;
+  stats: TargetStats;
+  timer: ReturnType<typeof setTimeout> | undefined;
+  controller: AbortController | undefined;
+  running: Promise<void> | undefined;
+  failing: boolean;
+  warnedParse: boolean;
+}
+
+/** Validates the targets (throws `invalid_argument` listing every problem) and builds the scraper. */
+export function createScraper(options: ScraperOptions): Scraper {
+  const logger = options.logger ?? silentLogger;
+  const fetchFn = options.fetch ?? fetch;
+  const now = options.now ?? Date.now;
+  const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
+  const issues = options.targets.flatMap((t, i) => {
+    const r = ScrapeTargetSchema.safeParse(t);
+    return r.success ? [] : zodIssues(r.error).map((x) => ({ path: `targets.${i}${x.path ? `.${x.path}` : ''}`, message: x.message }));
+  });
+  if (issues.length > 0)
+    throw new InferlensError('invalid_argument', `bad scrape target config: ${issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`, { issues });
+  const states: TargetState[] = options.targets.map((t) => {
+    const target = ScrapeTargetSchema.parse(t);
+    return {
+      target,
+      rates: createRateState({ maxSeries: options.maxSeriesPerTarget ?? 20_000, staleAfterMs: Math.max(10 * target.intervalMs, 5 * 60_000) }),
+      stats: {
+        url: target.url,
+        engine: target.engine === 'auto' ? undefined : target.engine,
+        scrapes: 0,
+        failures: 0,
+        lastSuccessMs: null,
+        lastError: null,
+        lastDurationMs: null,
+        lastSamples: 0,
+        samplesTotal: 0,
+        lastParseWarnings: 0,
+        lastUnmappedFamilies: 0,
+        droppedSeries: 0,
+        sinkRejected: 0,
+      },
+      timer: undefined,
+      controller: undefined,
+      running: undefined,
+      failing: false,
+      warnedParse: false,
+    };
+  });
+  let started = false;
+  let stopping: Promise<void> | undefined;
+
+  async function scrape(st: TargetState): Promise<void> {
+    const { target, stats } = st;
+    const ts = now();
+    const t0 = performance.now();
+    const controller = new AbortController();
+    st.controller = controller;
+    let timedOut = false;
+    const timeout = setTimeout(() => {
+      timedOut = true;
+      controller.abort();
+    }, target.timeoutMs);
+    stats.scrapes++;
+    try {
+      let text: string;
+      let contentType: string;
+      try {
+        const res = await fetchFn(target.url, { signal: controller.signal, headers: { Accept: ACCEPT } });
+        if (!res.ok) {
+          await res.body?.cancel().catch(() => {});
+          throw new ScrapeFailure('http_status', `HTTP ${res.status} ${res.statusText}`.trim());
+        }
+        contentType = res.headers.get('content-type') ?? '';
+        text = await readBody(res, maxBodyBytes);
+      } catch (e) {
+        if (e instanceof ScrapeFailure) throw e;
+        if (timedOut) throw new ScrapeFailure('timeout', `no complete answer within ${target.timeoutMs} ms`);
+        throw new ScrapeFailure('connection', errorMessage(e));
+      }
+      const parsed = parseExposition(text, { contentType });
+      stats.lastParseWarnings = parsed.warnings.length + parsed.warningsDropped;
+      if (parsed.sampleCount === 0 && parsed.badLines > 0) {
+        const first = parsed.warnings[0];
+        throw new ScrapeFailure('unparseable', `no samples in ${parsed.badLines} bad lines${first ? `; line ${first.line}: ${first.message}` : ''}`);
+      }
+      if (parsed.warnings.length > 0 && !st.warnedParse) {
+        st.warnedParse = true;
+        logger.warn({ url: target.url, warnings: stats.lastParseWarnings, first: parsed.warnings[0] }, 'scrape body has lines that were skipped (logged once per target)');
+      }
+      const mapped = mapFamilies(parsed.families, target.engine);
+      stats.engine = mapped.engine;
+      stats.lastUnmappedFamilies = mapped.unmappedFamilies;
+      const samples = st.rates.apply(mapped.samples, ts).map((d) => toResourceSample(d, ts, target));
+      stats.droppedSeries = st.rates.dropped();
+      if (samples.length > 0) {
+        try {
+          const reply = await options.sink.writeResources(samples);
+          stats.sinkRejected += reply.rejected.length;
+        } catch (e) {
+          throw new ScrapeFailure('sink', errorMessage(e));
+        }
+      }
+      stats.lastSamples = samples.length;
+      stats.samplesTotal += samples.length;
+      stats.lastSuccessMs = ts;
+      if (st.failing) {
+        st.failing = false;
+        logger.info({ url: target.url, failures: stats.failures }, 'scrape target recovered');
+      }
+    } catch (e) {
+      const f = e instanceof ScrapeFailure ? e : new ScrapeFailure('connection', errorMessage(e));
+      stats.failures++;
+      stats.lastError = { atMs: ts, reason: f.reason, message: f.message };
+      if (!st.failing) {
+        st.failing = true;
+        logger.warn({ url: target.url, reason: f.reason, err: f.message }, 'scrape target failing (logged again only after it recovers)');
+      }
+    } finally {
+      clearTimeout(timeout);
+      st.controller = undefined;
+      stats.lastDurationMs = performance.now() - t0;
+    }
+  }
+
+  function runOnce(st: TargetState): Promise<void> {
+    if (st.running) return st.running; // never two scrapes of one target at a time
+    const p = scrape(st).finally(() => {
+      st.running = undefined;
+    });
+    st.running = p;
+    return p;
+  }
+
+  function loop(st: TargetState): void {
+    if (stopping) return;
+    const begin = performance.now();
+    void runOnce(st).then(() => {
+      if (stopping) return;
+      const wait = Math.max(0, st.target.intervalMs - (performance.now() - begin));
+      st.timer = setTimeout(() => loop(st), wait);
+      st.timer.unref?.();
+    });
+  }
+
+  return {
+    start() {
+      if (started || stopping) return;
+      started = true;
+      logger.info({ targets: states.length }, 'scraper started');
+      for (const st of states) loop(st);
+    },
+    stop(deadlineMs) {
+      if (stopping) return stopping;
+      stopping = (async () => {
+        for (const st of states) {
+          if (st.timer) clearTimeout(st.timer);
+          st.timer = undefined;
+        }
+        const inflight = states.map((st) => st.running).filter((p): p is Promise<void> => p !== undefined);
+        const waitMs = deadlineMs === undefined ? undefined : Math.max(0, deadlineMs - now());
+        if (waitMs === undefined) await Promise.all(inflight);
+        else {
+          let t: ReturnType<typeof setTimeout> | undefined;
+          const expired = new Promise<'expired'>((resolve) => (t = setTimeout(() => resolve('expired'), waitMs)));
+          const outcome = await Promise.race([Promise.all(inflight).then(() => 'done' as const), expired]);
+          clearTimeout(t);
+          if (outcome === 'expired') for (const st of states) st.controller?.abort();
+        }
+        if (started) logger.info({ targets: states.length }, 'scraper stopped');
+      })();
+      return stopping;
+    },
+    stats: () => states.map((st) => ({ ...st.stats, lastError: st.stats.lastError && { ...st.stats.lastError } })),
+    scrapeOnce: async () => {
+      await Promise.all(states.map((st) => runOnce(st)));
+    },
+  };
+}
+
+/** Reads the body up to `maxBytes`, failing early on a declared or actual overrun. */
+async function readBody(res: Response, maxBytes: number): Promise<string> {
+  const declared = Number(res.headers.get('content-length') ?? NaN);
+  if (Number.isFinite(declared) && declared > maxBytes) {
+    await res.body?.cancel().catch(() => {});
+    throw new ScrapeFailure('body_too_large', `body of ${declared} bytes exceeds ${maxBytes}`);
+  }
+  if (!res.body) return '';
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let size = 0;
+  let text = '';
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw new ScrapeFailure('body_too_large', `body exceeds ${maxBytes} bytes`);
+    }
+    text += decoder.decode(value, { stream: true });
+  }
+  return text + decoder.decode();
+}
+
+const MAX_LABEL_VALUE = 256;
+
+/** Concept sample → ResourceSample: target labels fill node/replica/pool; `gpu` (index, else UUID) fills the gpu field. */
+export function toResourceSample(d: DerivedSample, tsMs: number, target: Pick<ScrapeTarget, 'labels'>): ResourceSample {
+  const { node, replica, pool, ...extra } = target.labels;
+  const { gpu, ...rest } = d.labels;
+  const labels: Record<string, string> = {};
+  for (const [k, v] of Object.entries({ ...extra, ...rest })) labels[k] = v.length > MAX_LABEL_VALUE ? v.slice(0, MAX_LABEL_VALUE) : v;
+  const gpuId = gpu ?? rest.gpu_uuid;
+  return {
+    ts: tsMs,
+    node,
+    replica: replica ?? null,
+    pool: pool ?? null,
+    gpu: gpuId === undefined ? null : gpuId.slice(0, 64),
+    metric: d.metric,
+    labels,
+    value: d.value,
+  };
+}
+
+function errorMessage(e: unknown): string {
+  if (e instanceof Error) {
+    const cause = e.cause instanceof Error ? `: ${e.cause.message}` : '';
+    return `${e.message}${cause}`;
+  }
+  return String(e);
+}
