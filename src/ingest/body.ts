@@ -19,6 +19,13 @@ export async function readLimited(stream: ReadableStream<Uint8Array> | null, lim
     if (done) break;
     size += value.byteLength;
     if (size > limitBytes) {
+      // Read and discard the rest (up to a hard cap) so the client gets the 413 instead of a reset.
+      const discardCapBytes = Math.max(4 * limitBytes, 64 * 1024 * 1024);
+      while (size <= discardCapBytes) {
+        const next = await reader.read();
+        if (next.done) break;
+        size += next.value.byteLength;
+      }
       await reader.cancel().catch(() => undefined);
       throw new InferlensError('payload_too_large', `request body is larger than the ${limitBytes}-byte limit: split the batch`);
     }

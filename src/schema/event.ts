@@ -272,7 +272,7 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
         if (k in row) issues.push({ path: `stages.${k}`, message: `given twice: also as top-level ${k}` });
         if (stages[k] == null) continue;
         if (!valueOk('ms', stages[k])) issues.push({ path: `stages.${k}`, message: expectedFor('ms') });
-        flat[k] = stages[k];
+        else flat[k] = stages[k];
       }
     }
   }
