@@ -1,0 +1,29 @@
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { databasePath, loadConfig } from './config.ts';
+
+describe('loadConfig', () => {
+  it('has safe defaults', () => {
+    const c = loadConfig();
+    expect(c.server).toEqual({ host: '127.0.0.1', port: 7070, maxBodyBytes: 16 * 1024 * 1024, apiKeys: [] });
+    expect(c.storage.retentionDays).toBe(7);
+    expect(databasePath(c)).toMatch(/data\/inferlens\.duckdb$/);
+  });
+  it('layers defaults < YAML < env < flags', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'server:\n  port: 8000\n  host: 0.0.0.0\nstorage:\n  retentionDays: 30\n  dataDir: /from/yaml\n');
+    const c = loadConfig({ file, env: { INFERLENS_PORT: '9000', INFERLENS_DATA: '/from/env', PATH: '/x' }, flags: { storage: { dataDir: '/from/flag' } } });
+    expect(c.server.port).toBe(9000);
+    expect(c.server.host).toBe('0.0.0.0');
+    expect(c.storage.retentionDays).toBe(30);
+    expect(c.storage.dataDir).toBe('/from/flag');
+  });
+  it('lists every problem at once', () => {
+    expect(() => loadConfig({ env: { INFERLENS_PORT: 'abc' }, flags: { storage: { retentionDays: -1 }, pipeline: { cardinalityCap: 0 } } })).toThrow(
+      /INFERLENS_PORT: expected a number[\s\S]*storage.retentionDays[\s\S]*pipeline.cardinalityCap/,
+    );
+  });
+});
