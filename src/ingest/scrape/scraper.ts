@@ -13,6 +13,8 @@ import { InferlensError, zodIssues } from '../../schema/index.ts';
 import type { Component, Logger } from './component.ts';
 import { silentLogger } from './component.ts';
 import type { Engine } from './engines.ts';
+import type { Loop } from './loop.ts';
+import { createLoop } from './loop.ts';
 import { mapFamilies } from './engines.ts';
 import { parseExposition } from './parse.ts';
 import type { DerivedSample, RateState } from './rates.ts';
@@ -81,9 +83,8 @@ interface TargetState {
   target: ScrapeTarget;
   rates: RateState;
   stats: TargetStats;
-  timer: ReturnType<typeof setTimeout> | undefined;
+  loop: Loop;
   controller: AbortController | undefined;
-  running: Promise<void> | undefined;
   failing: boolean;
   warnedParse: boolean;
 }
@@ -102,7 +103,7 @@ export function createScraper(options: ScraperOptions): Scraper {
     throw new InferlensError('invalid_argument', `bad scrape target config: ${issues.map((x) => `${x.path}: ${x.message}`).join('; ')}`, { issues });
   const states: TargetState[] = options.targets.map((t) => {
     const target = ScrapeTargetSchema.parse(t);
-    return {
+    const st: TargetState = {
       target,
       rates: createRateState({ maxSeries: options.maxSeriesPerTarget ?? 20_000, staleAfterMs: Math.max(10 * target.intervalMs, 5 * 60_000) }),
       stats: {
@@ -120,12 +121,12 @@ export function createScraper(options: ScraperOptions): Scraper {
         droppedSeries: 0,
         sinkRejected: 0,
       },
-      timer: undefined,
+      loop: createLoop(() => scrape(st), target.intervalMs),
       controller: undefined,
-      running: undefined,
       failing: false,
       warnedParse: false,
     };
+    return st;
   });
   let started = false;
   let stopping: Promise<void> | undefined;
@@ -203,41 +204,17 @@ export function createScraper(options: ScraperOptions): Scraper {
     }
   }
 
-  function runOnce(st: TargetState): Promise<void> {
-    if (st.running) return st.running; // never two scrapes of one target at a time
-    const p = scrape(st).finally(() => {
-      st.running = undefined;
-    });
-    st.running = p;
-    return p;
-  }
-
-  function loop(st: TargetState): void {
-    if (stopping) return;
-    const begin = performance.now();
-    void runOnce(st).then(() => {
-      if (stopping) return;
-      const wait = Math.max(0, st.target.intervalMs - (performance.now() - begin));
-      st.timer = setTimeout(() => loop(st), wait);
-      st.timer.unref?.();
-    });
-  }
-
   return {
     start() {
       if (started || stopping) return;
       started = true;
       logger.info({ targets: states.length }, 'scraper started');
-      for (const st of states) loop(st);
+      for (const st of states) st.loop.start();
     },
     stop(deadlineMs) {
       if (stopping) return stopping;
       stopping = (async () => {
-        for (const st of states) {
-          if (st.timer) clearTimeout(st.timer);
-          st.timer = undefined;
-        }
-        const inflight = states.map((st) => st.running).filter((p): p is Promise<void> => p !== undefined);
+        const inflight = states.map((st) => st.loop.stop());
         const waitMs = deadlineMs === undefined ? undefined : Math.max(0, deadlineMs - now());
         if (waitMs === undefined) await Promise.all(inflight);
         else {
@@ -253,7 +230,7 @@ export function createScraper(options: ScraperOptions): Scraper {
     },
     stats: () => states.map((st) => ({ ...st.stats, lastError: st.stats.lastError && { ...st.stats.lastError } })),
     scrapeOnce: async () => {
-      await Promise.all(states.map((st) => runOnce(st)));
+      await Promise.all(states.map((st) => st.loop.runOnce()));
     },
   };
 }
