@@ -122,8 +122,8 @@ export function errorTypeOf(raw: string | undefined, httpStatus: number | undefi
   if (/time.?out|timed.?out|deadline/.test(t)) return 'dependency_timeout';
   if (/out.?of.?memory|\boom\b|oom.?kill|resource.?exhausted|memory/.test(t)) return 'resource_exhausted';
   if (/model.?load|load.?model|loading|model.?not.?found/.test(t)) return 'model_load';
+  if (/unavailable|connect|refused|reset|unreachable|unknownhost|certificate|replica|worker|crash|econn/.test(t)) return 'replica_fault';
   if (/invalid|bad.?request|bad.?input|validation|malformed|too.?long|context.?length|parse/.test(t)) return 'bad_input';
-  if (/unavailable|connect|refused|reset|unreachable|unknownhost|replica|worker|crash|econn/.test(t)) return 'replica_fault';
   if (/internal|server.?error|assert|panic/.test(t)) return 'internal';
   return 'other';
 }
