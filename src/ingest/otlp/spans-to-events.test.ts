@@ -115,6 +115,16 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
     expect(ignored).toBe(2); // 'scheduler' and the nested 'queue'
   });
 
+  it('takes stage latencies from inferlens.<stage>_ms attributes too, over stage spans', () => {
+    const [e] = spansToEvents(
+      request([
+        { id: 'a000000000000001', from: 0, to: 100, attrs: [...CHAT, ['inferlens.queue_ms', 7.5], ['inferlens.exec_ms', '80']] },
+        { id: 'b000000000000001', parent: 'a000000000000001', name: 'queue', from: 0, to: 10 },
+      ]),
+    ).events;
+    expect(e).toMatchObject({ queue_ms: 7.5, exec_ms: 80, total_ms: 100 });
+  });
+
   it('reads tokens, finish reason, TTFT (attribute or event), TPOT and the inferlens attributes', () => {
     const [byEvent, byAttr] = spansToEvents(
       request([

@@ -12,7 +12,7 @@
  * Never throws for one bad span: it is dropped with a reason and the rest is mapped. The events are
  * unvalidated rows; the pipeline validates them.
  */
-import { ERROR_TYPES, STATUSES } from '../../schema/index.ts';
+import { ERROR_TYPES, STAGES, STATUSES } from '../../schema/index.ts';
 import type { ErrorType, EventInput, Stage, Status } from '../../schema/index.ts';
 import { attrBool, attrNumber, attrString, firstOf, nanosToMs, roundMs } from './attrs.ts';
 import type { AttrValue, OtlpSpan, TraceRequest } from './model.ts';
@@ -210,6 +210,8 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
   const total = durationMs(span);
   set('total_ms', total);
   if (stages) for (const [stage, ms] of stages) event[stage] = roundMs(ms);
+  // Stage latencies measured without child spans: `inferlens.queue_ms` etc. win over stage spans.
+  for (const stage of STAGES) set(stage, num(stage));
   const ttft =
     num('ttft_ms') ??
     seconds('gen_ai.response.time_to_first_chunk') ??
