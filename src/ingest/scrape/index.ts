@@ -20,6 +20,10 @@ export type { ScrapeTarget, ScrapeTargetInput } from './target.ts';
 export { createScraper, toResourceSample } from './scraper.ts';
 /** The scraper's interface, options and per-target stats. */
 export type { Scraper, ScraperOptions, TargetStats, ScrapeFailureReason } from './scraper.ts';
+/** A non-overlapping interval loop with an idempotent stop (shared with the collectors). */
+export { createLoop } from './loop.ts';
+/** The loop's interface. */
+export type { Loop } from './loop.ts';
 /** The lifecycle and logger shapes shared with the collectors and the composition root. */
 export { silentLogger } from './component.ts';
 /** Component (`start`, idempotent `stop`) and the pino-compatible Logger subset. */
