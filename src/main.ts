@@ -10,6 +10,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createApi } from './api/index.ts';
+import { createGpuCollector, createHostCollector, createScraper } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createPipeline, createRetention } from './pipeline/index.ts';
@@ -22,6 +23,10 @@ import type { Store } from './store/index.ts';
 export interface ServerOptions {
   logger?: Logger;
   now?: () => number;
+  /** Extra route groups (the web UI, …) mounted on the API app. */
+  mounts?: ((app: Hono) => void)[];
+  /** Start the host/GPU collectors and scrapers of the config (default true). */
+  collectors?: boolean;
 }
 
 export interface InferlensServer {
@@ -68,7 +73,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
+    mounts: options.mounts,
   });
+
+  // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
+  const pulls: { start(): void; stop(): unknown }[] = [];
+  if (options.collectors !== false) {
+    if (config.scrape.targets.length > 0) pulls.push(createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }) }));
+    const c = config.collectors;
+    if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
+    if (c.gpu.enabled)
+      pulls.push(createGpuCollector({ node: config.node, intervalMs: c.gpu.intervalMs, sink: pipeline, logger: logger.child({ component: 'gpu-collector' }), ...(c.gpu.dcgmUrl ? { dcgm: { url: c.gpu.dcgmUrl } } : {}) }));
+  }
 
   const server = await new Promise<Server>((resolve, reject) => {
     const s = serve({ fetch: app.fetch, port: config.server.port, hostname: config.server.host }, () => resolve(s as Server));
@@ -77,6 +93,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const addr = server.address() as AddressInfo;
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
+  for (const p of pulls) p.start();
   ready = true;
   logger.info({ url, data: databasePath(config) }, 'inferlens listening');
 
@@ -91,6 +108,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {
         ready = false;
+        for (const p of pulls) await p.stop();
         await new Promise<void>((r) => {
           server.close(() => r());
           server.closeIdleConnections?.();

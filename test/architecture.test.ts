@@ -10,7 +10,7 @@ const SRC = resolve(import.meta.dirname, '..', 'src');
 /** Which folders each folder may import (besides itself). The order is the data flow. */
 export const ALLOWED: Record<string, readonly string[]> = {
   schema: [],
-  config: ['schema'],
+  config: ['schema', 'ingest'],
   analysis: ['schema'],
   store: ['schema'],
   pipeline: ['schema', 'store'],

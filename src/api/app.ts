@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { Histogram } from 'prom-client';
 import { InferlensError } from '../schema/index.ts';
 import type { IngestReply } from '../schema/index.ts';
-import { ingestEvents, ingestFeedback, parseRows, readBody } from '../ingest/index.ts';
+import { handleOtlp, ingestEvents, ingestFeedback, parseRows, readBody } from '../ingest/index.ts';
 import type { Sink } from '../pipeline/index.ts';
 import type { Queries } from '../query/index.ts';
 import { toErrorResponse } from './errors.ts';
@@ -93,7 +93,6 @@ export function createApi(o: ApiOptions): Hono {
     return ingestReply(c, { accepted: reply.accepted, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
   });
 
-  app.post('/v1/query', async (c) => c.json({ status: 'success', data: await o.queries.query(await jsonBody(c)) }));
   app.get('/v1/requests/:id', async (c) => c.json({ status: 'success', data: await o.queries.request(c.req.param('id')) }));
   app.get('/v1/labels/:dimension', async (c) => {
     const to = c.req.query('to') ? Date.parse(c.req.query('to')!) : Date.now();
@@ -102,6 +101,23 @@ export function createApi(o: ApiOptions): Hono {
     const limit = Number(c.req.query('limit') ?? 200);
     return c.json({ status: 'success', data: await o.queries.labels(c.req.param('dimension'), from, to, limit) });
   });
+
+  // OTLP/HTTP: the reply is the OTLP partial-success message in the request's encoding.
+  for (const signal of ['traces', 'metrics'] as const) {
+    app.post(`/v1/${signal}`, async (c) => {
+      const reply = await handleOtlp(signal, await body(c), c.req.header('content-type') ?? '', o.sink);
+      return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
+    });
+  }
+
+  const post = (path: string, fn: (input: unknown) => Promise<unknown>) => app.post(path, async (c) => c.json({ status: 'success', data: await fn(await jsonBody(c)) }));
+  post('/v1/query', o.queries.query);
+  post('/v1/events/search', o.queries.searchEvents);
+  post('/v1/histogram', o.queries.histogram);
+  post('/v1/analysis/errors', o.queries.errorSlices);
+  post('/v1/analysis/stages', o.queries.stageAttribution);
+  post('/v1/analysis/saturation', o.queries.saturation);
+  post('/v1/resources/query', o.queries.resources);
 
   for (const mount of o.mounts ?? []) mount(app);
   return app;

@@ -7,6 +7,8 @@ import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
+import { hostname } from 'node:os';
+import { ScrapeTargetSchema } from '../ingest/index.ts';
 import { InferlensError, zodIssues } from '../schema/index.ts';
 
 const MiB = 1024 * 1024;
@@ -39,6 +41,24 @@ export const ConfigSchema = z
         cardinalityCap: z.number().int().min(1).max(1_000_000).default(1000),
         maxQueueRows: z.number().int().min(1000).default(200_000),
         maxBatchRows: z.number().int().min(1).default(50_000),
+      })
+      .strict()
+      .prefault({}),
+    /** This node's name in resource samples (default: the host name). */
+    node: z.string().min(1).max(256).default(hostname()),
+    scrape: z.object({ targets: z.array(ScrapeTargetSchema).max(1000).default([]) }).strict().prefault({}),
+    collectors: z
+      .object({
+        host: z.object({ enabled: z.boolean().default(true), intervalMs: z.number().int().min(1000).default(15_000) }).strict().prefault({}),
+        gpu: z
+          .object({
+            enabled: z.boolean().default(true),
+            intervalMs: z.number().int().min(1000).default(15_000),
+            /** Scrape a DCGM exporter instead of running nvidia-smi. */
+            dcgmUrl: z.url({ protocol: /^https?$/ }).optional(),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
       .prefault({}),

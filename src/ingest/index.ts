@@ -7,3 +7,12 @@ export { ingestEvents } from './json/events.ts';
 export { ingestFeedback } from './json/feedback.ts';
 /** Splits a JSON array or NDJSON body into rows. */
 export { parseRows } from './json/rows.ts';
+/** OTLP/HTTP traces and metrics (JSON or protobuf) → events and resource samples, with the partial-success reply. */
+export { handleOtlp } from './otlp/index.ts';
+export type { OtlpSignal, OtlpResponse } from './otlp/index.ts';
+/** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
+export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine } from './scrape/index.ts';
+export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats } from './scrape/index.ts';
+/** Host (/proc) and GPU (nvidia-smi or DCGM) collectors for the local node. */
+export { createHostCollector, createGpuCollector } from './collect/index.ts';
+export type { HostCollector, GpuCollector, CollectorStats } from './collect/index.ts';

@@ -1,0 +1,235 @@
+/**
+ * The runtime analyses on top of the store: where errors (or slow requests) concentrate, which
+ * stage made the tail grow, whether a slice is saturating, the latency heatmap, the samples behind
+ * a chart point, and resource series on the request buckets. Statistics come from src/analysis.
+ */
+import { z } from 'zod';
+import { compareTailComposition, detectSaturation, logBuckets, rankSlices } from '../analysis/index.ts';
+import type { RankedSlice, SaturationResult, TailCompositionComparison } from '../analysis/index.ts';
+import { DIMENSIONS, EVENT_FIELD_NAMES, FiltersSchema, LATENCY_FIELDS, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
+import type { Dimension, Filters, Measure, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { ResourceRow, Store } from '../store/index.ts';
+import { parseOrThrow, timeRange } from './spec.ts';
+
+const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
+const Window = { from: rfc3339, to: rfc3339, filters: FiltersSchema.default({}) };
+const step = z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 10s, 1m, 1h' });
+
+function measures(names: string[]): QuerySpec['measures'] {
+  return names.map((name) => ({ name, measure: parseMeasure(name) as Measure }));
+}
+
+function baseSpec(fromMs: number, toMs: number, filters: Filters, names: string[], extra: Partial<QuerySpec> = {}): QuerySpec {
+  return { fromMs, toMs, filters, groupBy: [], includeProbes: false, limit: 10_000, measures: measures(names), ...extra };
+}
+
+// ---------- where errors (or slow requests) concentrate ----------
+
+export const ErrorSlicesSchema = z
+  .object({
+    ...Window,
+    dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
+    kind: z.enum(['errors', 'slow']).default('errors'),
+    /** What counts as slow; default: the window's P99 of total_ms. */
+    threshold_ms: z.number().positive().optional(),
+    min_support: z.number().int().min(1).default(20),
+    pairs: z.boolean().default(true),
+    limit: z.number().int().min(1).max(500).default(50),
+  })
+  .strict();
+
+const DEFAULT_SLICE_DIMS: Dimension[] = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'service_tier'];
+
+export interface ErrorSlicesResult {
+  kind: 'errors' | 'slow';
+  thresholdMs?: number;
+  total: { n: number; k: number; rate: number | null };
+  slices: RankedSlice[];
+}
+
+export async function errorSlices(store: Store, input: unknown): Promise<ErrorSlicesResult> {
+  const o = parseOrThrow(ErrorSlicesSchema, input, 'error localisation request');
+  const { fromMs, toMs } = timeRange(o.from, o.to);
+  const filters = o.filters as Filters;
+  let thresholdMs: number | undefined;
+  let bad: { statuses: string[] } | { column: string; aboveMs: number };
+  if (o.kind === 'slow') {
+    thresholdMs = o.threshold_ms;
+    if (thresholdMs === undefined) {
+      const [row] = await store.aggregate(baseSpec(fromMs, toMs, filters, ['p99(total_ms)']));
+      thresholdMs = (row?.['p99(total_ms)'] as number | null) ?? undefined;
+    }
+    if (thresholdMs === undefined) return { kind: 'slow', total: { n: 0, k: 0, rate: null }, slices: [] };
+    bad = { column: 'total_ms', aboveMs: thresholdMs };
+  } else {
+    // Errors include timeouts: both are failures the caller saw.
+    bad = { statuses: ['error', 'timeout'] };
+  }
+  const counts = await store.sliceCounts({ fromMs, toMs, filters, dimensions: o.dimensions ?? DEFAULT_SLICE_DIMS, bad, pairs: o.pairs, minSupport: o.min_support });
+  const totalRow = counts.find((c) => Object.keys(c.slice).length === 0) ?? { n: 0, k: 0 };
+  const slices = counts.filter((c) => Object.keys(c.slice).length > 0).map((c) => ({ slice: c.slice as Record<string, string>, n: c.n, k: c.k }));
+  const total = { n: totalRow.n, k: totalRow.k, rate: totalRow.n > 0 ? totalRow.k / totalRow.n : null };
+  if (total.n === 0) return { kind: o.kind, thresholdMs, total, slices: [] };
+  const ranked = rankSlices({ total: { n: total.n, k: total.k }, slices, minSupport: o.min_support });
+  return { kind: o.kind, ...(thresholdMs !== undefined ? { thresholdMs } : {}), total, slices: ranked.slice(0, o.limit) };
+}
+
+// ---------- stage attribution ----------
+
+export const StagesSchema = z
+  .object({
+    ...Window,
+    /** The window to compare with; default: the same length just before. */
+    baseline: z.object({ from: rfc3339, to: rfc3339, filters: FiltersSchema.optional() }).strict().optional(),
+    q: z.number().gt(0).lt(1).default(0.99),
+  })
+  .strict();
+
+export interface StageShiftRow {
+  stage: string;
+  currentMs: number | null;
+  baselineMs: number | null;
+  deltaMs: number | null;
+  ratio: number | null;
+  nCurrent: number;
+  nBaseline: number;
+}
+
+export interface StagesResult {
+  q: number;
+  current: { from: string; to: string };
+  baseline: { from: string; to: string };
+  stages: StageShiftRow[];
+  total: StageShiftRow;
+  /** The stage whose quantile grew most in ms (null when none grew). */
+  grewMost: string | null;
+  /** Stage shares among requests above the total's quantile, now vs before. */
+  tail: TailCompositionComparison | null;
+}
+
+/** Most rows per window read for the tail composition (the quantiles themselves are exact, in SQL). */
+const TAIL_ROWS = 50_000;
+
+export async function stageAttribution(store: Store, input: unknown): Promise<StagesResult> {
+  const o = parseOrThrow(StagesSchema, input, 'stage attribution request');
+  const cur = timeRange(o.from, o.to);
+  const base = o.baseline ? timeRange(o.baseline.from, o.baseline.to) : { fromMs: 2 * cur.fromMs - cur.toMs, toMs: cur.fromMs };
+  const filters = o.filters as Filters;
+  const baseFilters = (o.baseline?.filters ?? o.filters) as Filters;
+  const qName = `p${Math.round(o.q * 1000) / 10}`.replace('.', '');
+  const fields = [...STAGES, 'total_ms'] as const;
+  // Exact quantile_cont per field in the store; sample counts per field from the rows read below.
+  const quantileSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({
+    ...baseSpec(fromMs, toMs, f, []),
+    measures: fields.map((field) => ({ name: `${qName}(${field})`, measure: { kind: 'quantile', q: o.q, field } as Measure })),
+  });
+  const [curRow] = await store.aggregate(quantileSpec(cur.fromMs, cur.toMs, filters));
+  const [baseRow] = await store.aggregate(quantileSpec(base.fromMs, base.toMs, baseFilters));
+  const curRows = await store.listEvents({ fromMs: cur.fromMs, toMs: cur.toMs, filters, includeProbes: false, columns: [...fields], limit: TAIL_ROWS });
+  const baseRows = await store.listEvents({ fromMs: base.fromMs, toMs: base.toMs, filters: baseFilters, includeProbes: false, columns: [...fields], limit: TAIL_ROWS });
+  const count = (rows: StoredEvent[], f: string) => rows.reduce((a, r) => a + ((r as Record<string, unknown>)[f] != null ? 1 : 0), 0);
+  const shift = (field: string): StageShiftRow => {
+    const c = (curRow?.[`${qName}(${field})`] as number | null) ?? null;
+    const b = (baseRow?.[`${qName}(${field})`] as number | null) ?? null;
+    return {
+      stage: field,
+      currentMs: c,
+      baselineMs: b,
+      deltaMs: c != null && b != null ? c - b : null,
+      ratio: c != null && b != null && b > 0 ? c / b : null,
+      nCurrent: count(curRows, field),
+      nBaseline: count(baseRows, field),
+    };
+  };
+  const stages = STAGES.map(shift).filter((s) => s.currentMs != null || s.baselineMs != null);
+  let grewMost: string | null = null;
+  let best = 0;
+  for (const s of stages) if (s.deltaMs != null && s.deltaMs > best) ((best = s.deltaMs), (grewMost = s.stage));
+  const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
+  const tail = curRows.length > 0 && baseRows.length > 0 ? compareTailComposition(asRows(curRows), asRows(baseRows), o.q) : null;
+  return {
+    q: o.q,
+    current: { from: new Date(cur.fromMs).toISOString(), to: new Date(cur.toMs).toISOString() },
+    baseline: { from: new Date(base.fromMs).toISOString(), to: new Date(base.toMs).toISOString() },
+    stages,
+    total: shift('total_ms'),
+    grewMost,
+    tail,
+  };
+}
+
+// ---------- saturation ----------
+
+export const SaturationSchema = z.object({ ...Window, step: step.default('1m') }).strict();
+
+export interface SaturationAnswer extends SaturationResult {
+  points: { bucket: string; qps: number; queueMs: number | null; p99Ms: number | null; n: number }[];
+}
+
+export async function saturation(store: Store, input: unknown): Promise<SaturationAnswer> {
+  const o = parseOrThrow(SaturationSchema, input, 'saturation request');
+  const stepMs = parseDurationMs(o.step)!;
+  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+  const rows = await store.aggregate(baseSpec(fromMs, toMs, o.filters as Filters, ['qps', 'mean(queue_ms)', 'p99(total_ms)', 'n'], { stepMs }));
+  const points = rows.map((r) => ({ bucket: new Date(r.bucket as number).toISOString(), qps: r.qps as number, queueMs: r['mean(queue_ms)'] as number | null, p99Ms: r['p99(total_ms)'] as number | null, n: r.n as number }));
+  const result = detectSaturation(
+    rows.filter((r) => r['mean(queue_ms)'] != null && r['p99(total_ms)'] != null).map((r) => ({ t: r.bucket as number, qps: r.qps as number, queueMs: r['mean(queue_ms)'] as number, p99Ms: r['p99(total_ms)'] as number })),
+  );
+  return { ...result, points };
+}
+
+// ---------- latency heatmap ----------
+
+export const HistogramSchema = z.object({ ...Window, step: step.default('1m'), field: z.enum(LATENCY_FIELDS).default('total_ms') }).strict();
+
+/** Log-spaced bucket bounds: 0.1 ms … 60 s, 10 per decade. */
+export const HEATMAP_BOUNDS_MS = logBuckets(0.1, 60_000, 10);
+
+export async function histogram(store: Store, input: unknown): Promise<{ field: string; bounds_ms: number[]; rows: { bucket: string; counts: number[] }[] }> {
+  const o = parseOrThrow(HistogramSchema, input, 'histogram request');
+  const stepMs = parseDurationMs(o.step)!;
+  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+  const rows = await store.histogram({ fromMs, toMs, stepMs, filters: o.filters as Filters, column: o.field, boundsMs: HEATMAP_BOUNDS_MS });
+  return { field: o.field, bounds_ms: HEATMAP_BOUNDS_MS, rows: rows.map((r) => ({ bucket: new Date(r.bucketMs).toISOString(), counts: r.counts })) };
+}
+
+// ---------- the events behind a chart point ----------
+
+export const EventSearchSchema = z
+  .object({
+    ...Window,
+    limit: z.number().int().min(1).max(1000).default(100),
+    columns: z.array(z.string().refine((c) => EVENT_FIELD_NAMES.has(c), { error: 'unknown event field' })).optional(),
+    min: z.object({ column: z.enum(LATENCY_FIELDS), value: z.number() }).strict().optional(),
+    order: z.enum(['ts_desc', 'ts_asc']).default('ts_desc'),
+  })
+  .strict();
+
+export async function searchEvents(store: Store, input: unknown): Promise<{ events: StoredEvent[] }> {
+  const o = parseOrThrow(EventSearchSchema, input, 'event search');
+  const { fromMs, toMs } = timeRange(o.from, o.to);
+  const events = await store.listEvents({ fromMs, toMs, filters: o.filters as Filters, limit: o.limit, order: o.order, ...(o.columns ? { columns: o.columns } : {}), ...(o.min ? { minValue: o.min } : {}) });
+  return { events };
+}
+
+// ---------- resources on the same buckets ----------
+
+const labelFilter = z.union([z.string(), z.array(z.string()).min(1).max(100)]);
+export const ResourceQuerySchema = z
+  .object({
+    from: rfc3339,
+    to: rfc3339,
+    step: step.default('1m'),
+    metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
+    filters: z.object({ node: labelFilter, replica: labelFilter, gpu: labelFilter, pool: labelFilter }).partial().strict().default({}),
+    group_by: z.array(z.enum(['node', 'replica', 'gpu', 'pool'])).max(4).default([]),
+  })
+  .strict();
+
+export async function resourceSeries(store: Store, input: unknown): Promise<{ rows: (Omit<ResourceRow, 'bucketMs'> & { bucket: string })[] }> {
+  const o = parseOrThrow(ResourceQuerySchema, input, 'resource query');
+  const stepMs = parseDurationMs(o.step)!;
+  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+  const rows = await store.resources({ fromMs, toMs, stepMs, metrics: o.metrics, filters: o.filters, groupBy: o.group_by });
+  return { rows: rows.map(({ bucketMs, ...r }) => ({ bucket: new Date(bucketMs).toISOString(), ...r })) };
+}
