@@ -19,8 +19,8 @@ export {
   tsMillis,
 } from './event.ts';
 export type { Status, ErrorType, Dimension, Stage, LatencyField, NumericField, FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
-export { QuerySpecSchema, FiltersSchema, TimeRangeSchema, FILTER_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure, parseDurationMs } from './query.ts';
-export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey } from './query.ts';
+export { QuerySpecSchema, FiltersSchema, TimeRangeSchema, FILTER_KEYS, GROUP_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure, parseDurationMs } from './query.ts';
+export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey, GroupKey } from './query.ts';
 export { ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import { DIMENSIONS, ERROR_TYPES, NUMERIC_FIELDS, STATUSES } from './event.ts';
-import type { Dimension, ErrorType, NumericField, Status } from './event.ts';
+import type { ErrorType, NumericField, Status } from './event.ts';
 
 /** Longest range one query may cover, and most time buckets / groups it may return. */
 export const MAX_BUCKETS = 10_000;
@@ -29,6 +29,8 @@ export type Measure =
   | { kind: 'qps' } // count / seconds in the bucket (or the whole range without step)
   | { kind: 'status_rate'; status: Status } // share of requests with that status
   | { kind: 'error_type_rate'; errorType: ErrorType } // share of requests that errored with that type
+  | { kind: 'flag_rate'; flag: 'empty' | 'refused' | 'format_error' | 'probe' } // share of rows with the flag (over rows that carry it)
+  | { kind: 'below_rate'; field: NumericField; threshold: number } // share of rows with field < threshold, e.g. low confidence
   | { kind: 'quantile'; q: number; field: NumericField }
   | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum'; field: NumericField };
 
@@ -38,6 +40,14 @@ const NUMERIC_SET: ReadonlySet<string> = new Set(NUMERIC_FIELDS);
 export function parseMeasure(s: string): Measure | string {
   if (s === 'count' || s === 'n' || s === 'qps') return { kind: s };
   if (s === 'error_rate') return { kind: 'status_rate', status: 'error' };
+  if (s === 'empty_rate' || s === 'refused_rate' || s === 'format_error_rate') return { kind: 'flag_rate', flag: s.slice(0, -5) as 'empty' | 'refused' | 'format_error' };
+  const below = /^below_rate\((\w+),\s*(-?[\d.]+(?:e-?\d+)?)\)$/.exec(s);
+  if (below) {
+    if (!NUMERIC_SET.has(below[1]!)) return `unknown numeric field "${below[1]}": expected one of ${NUMERIC_FIELDS.join(', ')}`;
+    const threshold = Number(below[2]);
+    if (!Number.isFinite(threshold)) return `below_rate threshold must be a number`;
+    return { kind: 'below_rate', field: below[1] as NumericField, threshold };
+  }
   const rate = /^(\w+)_rate$/.exec(s);
   if (rate && (STATUSES as readonly string[]).includes(rate[1]!)) return { kind: 'status_rate', status: rate[1] as Status };
   const typed = /^error_rate\((\w+)\)$/.exec(s);
@@ -53,7 +63,7 @@ export function parseMeasure(s: string): Measure | string {
     if (name === 'mean' || name === 'max' || name === 'min' || name === 'sum') return { kind: 'agg', fn: name, field: field as NumericField };
     return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min or sum`;
   }
-  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), p50…p999(<field>), mean|max|min|sum(<field>)`;
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum(<field>)`;
 }
 
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
@@ -61,6 +71,9 @@ const filterValue = z.union([z.string(), z.array(z.string()).min(1).max(1000)]);
 
 /** Filter keys: every dimension, plus status and error_type. */
 export const FILTER_KEYS = [...DIMENSIONS, 'status', 'error_type'] as const;
+/** What a query may group by: the dimensions plus the categorical outcome and result fields. */
+export const GROUP_KEYS = [...DIMENSIONS, 'status', 'error_type', 'label', 'finish_reason'] as const;
+export type GroupKey = (typeof GROUP_KEYS)[number];
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string | string[]>>;
 
@@ -73,7 +86,7 @@ export const QuerySpecSchema = z
     from: rfc3339,
     to: rfc3339,
     filters: FiltersSchema.default({}),
-    group_by: z.array(z.enum(DIMENSIONS)).max(4).default([]),
+    group_by: z.array(z.enum(GROUP_KEYS)).max(4).default([]),
     step: z.string().regex(DURATION_RE, { error: 'expected a duration such as 10s, 1m, 1h' }).optional(),
     measures: z.array(z.string()).min(1).max(40),
     include_probes: z.boolean().default(false),
@@ -88,7 +101,7 @@ export interface QuerySpec {
   fromMs: number;
   toMs: number;
   filters: Filters;
-  groupBy: Dimension[];
+  groupBy: GroupKey[];
   stepMs?: number;
   /** Measures as given (the result keys) with their parsed form. */
   measures: { name: string; measure: Measure }[];

@@ -140,6 +140,23 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(await store.aggregate(spec(['count'], { includeProbes: true }))).toEqual([{ count: 11 }]);
     });
 
+    test('quality rates: empty, refused, format errors, share below a threshold; group by label', async () => {
+      await store.appendEvents([
+        line({ ts: T0, model: 'q', status: 'ok', label: 'spam', confidence: 0.9, empty: false, format_ok: true }),
+        line({ ts: T0, model: 'q', status: 'ok', label: 'spam', confidence: 0.55, empty: true, format_ok: false }),
+        line({ ts: T0, model: 'q', status: 'ok', label: 'ham', confidence: 0.4, refused: true }),
+        line({ ts: T0, model: 'q', status: 'ok', label: 'ham' }),
+      ]);
+      // empty: 1 of 2 rows that carry the flag; refused: 1 of 1; format errors: 1 of 2; confidence < 0.6: 2 of 3.
+      expect(await store.aggregate(spec(['empty_rate', 'refused_rate', 'format_error_rate', 'below_rate(confidence, 0.6)']))).toEqual([
+        { empty_rate: 0.5, refused_rate: 1, format_error_rate: 0.5, 'below_rate(confidence, 0.6)': 2 / 3 },
+      ]);
+      expect(await store.aggregate(spec(['count'], { groupBy: ['label'] }))).toEqual([
+        { label: 'ham', count: 2 },
+        { label: 'spam', count: 2 },
+      ]);
+    });
+
     test('sample_weight weights counts and rates', async () => {
       // 1 ok row standing for 9 requests + 1 error row standing for 1: error rate 1/10.
       await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'error' })]);

@@ -14,7 +14,7 @@ export class Params {
   }
 }
 
-const IDENT_OK: ReadonlySet<string> = new Set<string>([...DIMENSIONS, ...NUMERIC_FIELDS, 'status', 'error_type', 'label', 'finish_reason', 'request_id']);
+const IDENT_OK: ReadonlySet<string> = new Set<string>([...DIMENSIONS, ...NUMERIC_FIELDS, 'status', 'error_type', 'label', 'finish_reason', 'request_id', 'empty', 'refused', 'format_ok', 'probe']);
 
 /** Guards an identifier against the closed set; throws on anything else (a programming error). */
 export function ident(name: string): string {
@@ -55,6 +55,16 @@ export function measureSql(m: Measure, p: Params, seconds: () => string): string
       return `coalesce(sum(${W}) FILTER (WHERE status = ${p.add(m.status)}), 0) / ${RATE_DEN}`;
     case 'error_type_rate':
       return `coalesce(sum(${W}) FILTER (WHERE status = 'error' AND error_type = ${p.add(m.errorType)}), 0) / ${RATE_DEN}`;
+    case 'flag_rate': {
+      // format_error counts rows where format_ok is false; the others count rows where the flag is true.
+      const col = m.flag === 'format_error' ? 'format_ok' : m.flag;
+      const hit = m.flag === 'format_error' ? 'NOT format_ok' : col;
+      return `coalesce(sum(${W}) FILTER (WHERE ${hit}), 0) / nullif(sum(${W}) FILTER (WHERE ${col} IS NOT NULL), 0)`;
+    }
+    case 'below_rate': {
+      const col = ident(m.field);
+      return `coalesce(sum(${W}) FILTER (WHERE ${col} < ${p.add(m.threshold)}), 0) / nullif(sum(${W}) FILTER (WHERE ${col} IS NOT NULL), 0)`;
+    }
     case 'quantile':
       // quantile_cont: linear interpolation between closest ranks (Hyndman–Fan type 7).
       return `quantile_cont(${ident(m.field)}, ${Number(m.q)})`;
