@@ -1,0 +1,238 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { EventInput } from '../../src/schema/index.ts';
+import { checkEvent, STAGES } from '../../src/schema/index.ts';
+import { loadDataset, loadModel, MODEL_VERSIONS } from '../model/index.ts';
+import type { Message } from '../model/index.ts';
+import { createMemoryObserver, createService } from './index.ts';
+import type { MemoryObserver, Service } from './index.ts';
+
+interface Reply {
+  status: number;
+  body: Record<string, unknown>;
+}
+
+async function post(url: string, body: unknown): Promise<Reply> {
+  const res = await fetch(url, { method: 'POST', body: typeof body === 'string' ? body : JSON.stringify(body) });
+  return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+}
+
+const median = (xs: number[]): number => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = Math.floor(s.length / 2);
+  return s.length % 2 ? (s[m] as number) : ((s[m - 1] as number) + (s[m] as number)) / 2;
+};
+
+/** Sends requests with at most `concurrency` in flight; resolves to the replies in order. */
+async function sendAll(url: string, bodies: unknown[], concurrency: number): Promise<Reply[]> {
+  const out: Reply[] = new Array<Reply>(bodies.length);
+  let next = 0;
+  const lane = async (): Promise<void> => {
+    while (next < bodies.length) {
+      const i = next++;
+      out[i] = await post(`${url}/v1/classify`, bodies[i]);
+    }
+  };
+  await Promise.all(Array.from({ length: concurrency }, lane));
+  return out;
+}
+
+const models = MODEL_VERSIONS.map((v) => loadModel(v));
+const heldOut: Message[] = loadDataset().heldOut;
+
+describe('demo service, end to end on 127.0.0.1', () => {
+  let service: Service;
+  let observer: MemoryObserver;
+  const eventsFor = (ids: Set<string>): EventInput[] => observer.events.filter((e) => e.request_id != null && ids.has(e.request_id));
+
+  beforeAll(async () => {
+    observer = createMemoryObserver();
+    service = createService({
+      port: 0,
+      replicas: 3,
+      maxBatchSize: 8,
+      maxWaitMs: 3,
+      queueCapacity: 256,
+      models,
+      observer,
+      node: 'test-node',
+      routes: [
+        { name: 'canary', version: 'v2', tenants: ['acme', 'globex'], percent: 50 },
+        { name: 'default', version: 'v1' },
+      ],
+      tenantTiers: { acme: 'gold' },
+    });
+    await service.start();
+  });
+
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('classifies held-out e-mails with real labels and fills every event field', async () => {
+    const sample = heldOut.slice(0, 120);
+    const bodies = sample.map((m, i) => ({ text: m.text, tenant: i % 3 === 0 ? 'acme' : 'initech', entry: 'inbox', request_id: `classify-${i}` }));
+    const replies = await sendAll(service.url, bodies, 12);
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    const right = replies.filter((r, i) => r.body.label === sample[i]?.label).length;
+    expect(right / sample.length).toBeGreaterThan(0.9);
+    for (const r of replies) {
+      expect(['spam', 'ham']).toContain(r.body.label);
+      expect(r.body.confidence).toBeGreaterThanOrEqual(0.5);
+      expect(['v1', 'v2']).toContain(r.body.model_version);
+    }
+    const events = eventsFor(new Set(bodies.map((b) => b.request_id)));
+    expect(events).toHaveLength(sample.length);
+    for (const e of events) {
+      expect(checkEvent(e, Date.now()).issues).toEqual([]);
+      expect(e).toMatchObject({ model: 'spam-filter', node: 'test-node', entry: 'inbox', status: 'ok', http_status: 200, empty: false });
+      expect(e.service_tier).toBe(e.tenant === 'acme' ? 'gold' : 'standard');
+      expect(e.route_rule).toBe(e.model_version === 'v2' ? 'canary' : 'default');
+      let sum = 0;
+      for (const s of STAGES) {
+        const v = e[s];
+        expect(v, s).toBeTypeOf('number');
+        expect(v as number, s).toBeGreaterThanOrEqual(0);
+        sum += v as number;
+      }
+      expect(sum).toBeLessThanOrEqual(e.total_ms as number);
+      expect(e.batch_size).toBeGreaterThanOrEqual(1);
+      expect(e.batch_size).toBeLessThanOrEqual(8);
+      expect(e.input_tokens).toBeGreaterThan(0);
+      expect(e.input?.length).toBeLessThanOrEqual(2000);
+    }
+    // real batching happened, every replica took work, and both versions served acme
+    expect(events.some((e) => (e.batch_size as number) > 1)).toBe(true);
+    expect(new Set(events.map((e) => e.replica))).toEqual(new Set(['replica-0', 'replica-1', 'replica-2']));
+    expect(new Set(events.filter((e) => e.tenant === 'acme').map((e) => e.model_version))).toEqual(new Set(['v1', 'v2']));
+    expect(events.filter((e) => e.tenant === 'initech').every((e) => e.model_version === 'v1')).toBe(true);
+  });
+
+  it('answers bad input with 400 bad_input and unknown routes with 404, and keeps serving', async () => {
+    const notJson = await post(`${service.url}/v1/classify`, '{oops');
+    expect(notJson.status).toBe(400);
+    expect(notJson.body).toMatchObject({ status: 'error', error_type: 'bad_input' });
+    const noTenant = await post(`${service.url}/v1/classify`, { text: 'hi' });
+    expect(noTenant.status).toBe(400);
+    expect(String(noTenant.body.message)).toMatch(/tenant/);
+    expect((await fetch(`${service.url}/nope`)).status).toBe(404);
+    const last = observer.events.at(-1);
+    expect(last).toMatchObject({ status: 'error', error_type: 'bad_input', http_status: 400 });
+    const ok = await post(`${service.url}/v1/classify`, { text: '', tenant: 'initech' });
+    expect(ok.status).toBe(200);
+    expect(observer.events.at(-1)).toMatchObject({ status: 'ok', empty: true, input_tokens: 0 });
+  });
+
+  it('rate limits a tenant with 429 rate_limited while others pass', async () => {
+    service.controls.setRateLimit('spammy', { ratePerS: 0.001, burst: 2 });
+    const replies = await sendAll(service.url, Array.from({ length: 5 }, (_, i) => ({ text: 'hello there', tenant: 'spammy', request_id: `rl-${i}` })), 1);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 429, 429, 429]);
+    expect(replies[2]?.body).toMatchObject({ status: 'rate_limited' });
+    expect((await post(`${service.url}/v1/classify`, { text: 'hello', tenant: 'initech' })).status).toBe(200);
+    const limited = eventsFor(new Set(['rl-2', 'rl-3', 'rl-4']));
+    expect(limited.every((e) => e.status === 'rate_limited' && e.http_status === 429 && e.exec_ms == null)).toBe(true);
+    service.controls.setRateLimit('spammy', null);
+  });
+
+  it('slow replica control: that replica exec_ms is about 3× the others (via POST /admin/slow_replica)', async () => {
+    const admin = await post(`${service.url}/admin/slow_replica`, { replica: 'replica-1', factor: 3 });
+    expect(admin.status).toBe(200);
+    // Batches of 12 copies of one long text: every batch does the same work, ≈ 4 ms of predict, so
+    // the slow replica's late wake-up (≈ 0.5 ms on a loaded machine) stays small beside it.
+    await post(`${service.url}/admin/adjust_batch`, { maxBatchSize: 12, maxWaitMs: 50 });
+    const text = heldOut.slice(0, 6).map((m) => m.text).join('\n').slice(0, 12_000);
+    const bodies = Array.from({ length: 12 * 36 }, (_, i) => ({ text, tenant: 'initech', request_id: `slow-${i}` }));
+    await sendAll(service.url, bodies, 12);
+    const events = eventsFor(new Set(bodies.map((b) => b.request_id)));
+    const exec = (replica: string) => events.filter((e) => e.replica === replica).map((e) => e.exec_ms as number);
+    const slow = exec('replica-1');
+    const others = [...exec('replica-0'), ...exec('replica-2')];
+    expect(slow.length).toBeGreaterThan(10);
+    expect(others.length).toBeGreaterThan(10);
+    const ratio = median(slow) / median(others);
+    expect(ratio).toBeGreaterThan(2);
+    expect(ratio).toBeLessThan(4);
+    await post(`${service.url}/admin/reset`, {});
+    await post(`${service.url}/admin/adjust_batch`, { maxBatchSize: 8, maxWaitMs: 3 });
+  });
+
+  it('tenant error injection hits only that tenant on v2', async () => {
+    service.controls.tenantError('acme', { version: 'v2', rate: 1 });
+    const sample = heldOut.slice(200, 280);
+    const bodies = sample.flatMap((m, i) => [
+      { text: m.text, tenant: 'acme', request_id: `te-acme-${i}` },
+      { text: m.text, tenant: 'globex', request_id: `te-globex-${i}` },
+    ]);
+    await sendAll(service.url, bodies, 8);
+    const events = eventsFor(new Set(bodies.map((b) => b.request_id)));
+    const cell = (tenant: string, version: string) => events.filter((e) => e.tenant === tenant && e.model_version === version);
+    expect(cell('acme', 'v2').length).toBeGreaterThan(10);
+    expect(cell('acme', 'v2').every((e) => e.status === 'error' && e.error_type === 'internal' && e.http_status === 500)).toBe(true);
+    for (const [tenant, version] of [['acme', 'v1'], ['globex', 'v1'], ['globex', 'v2']] as const) {
+      expect(cell(tenant, version).length, `${tenant} ${version}`).toBeGreaterThan(10);
+      expect(cell(tenant, version).every((e) => e.status === 'ok'), `${tenant} ${version}`).toBe(true);
+    }
+    service.controls.tenantError('acme', { rate: 0 });
+  });
+
+  it('pause_canary sends every request to the default rule', async () => {
+    expect((await post(`${service.url}/admin/pause_canary`, {})).status).toBe(200);
+    const bodies = Array.from({ length: 30 }, (_, i) => ({ text: 'meeting notes attached', tenant: 'acme', request_id: `pause-${i}` }));
+    await sendAll(service.url, bodies, 6);
+    expect(eventsFor(new Set(bodies.map((b) => b.request_id))).every((e) => e.route_rule === 'default' && e.model_version === 'v1')).toBe(true);
+    expect((await post(`${service.url}/admin/resume_canary`, {})).status).toBe(200);
+  });
+
+  it('v2 regression flips labels and slows v2; a replica fault answers 503 replica_fault', async () => {
+    service.controls.setCanary(100);
+    const sample = heldOut.slice(300, 340);
+    const send = (tag: string) => sendAll(service.url, sample.map((m, i) => ({ text: m.text, tenant: 'acme', request_id: `${tag}-${i}` })), 4);
+    const before = await send('reg-before');
+    service.controls.regression('v2', { slowdownFactor: 2, flipRate: 1 });
+    const during = await send('reg-during');
+    expect(during.every((r, i) => r.body.model_version === 'v2' && r.body.label !== before[i]?.body.label)).toBe(true);
+    service.controls.regression('v2', null);
+
+    service.controls.replicaFault('replica-2', 1);
+    const faults = await sendAll(service.url, sample.map((m, i) => ({ text: m.text, tenant: 'initech', request_id: `fault-${i}` })), 4);
+    const events = eventsFor(new Set(sample.map((_, i) => `fault-${i}`)));
+    const onFaulty = events.filter((e) => e.replica === 'replica-2');
+    expect(onFaulty.length).toBeGreaterThan(0);
+    expect(onFaulty.every((e) => e.status === 'error' && e.error_type === 'replica_fault' && e.http_status === 503)).toBe(true);
+    expect(events.filter((e) => e.replica !== 'replica-2').every((e) => e.status === 'ok')).toBe(true);
+    expect(faults.filter((r) => r.status === 503)).toHaveLength(onFaulty.length);
+    service.controls.reset();
+    service.controls.setCanary(50);
+  });
+
+  it('a killed replica fails its batch in flight and comes back', async () => {
+    await service.controls.killReplica('replica-0');
+    const bodies = Array.from({ length: 60 }, (_, i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', request_id: `kill-${i}` }));
+    await new Promise((r) => setTimeout(r, 1500));
+    const replies = await sendAll(service.url, bodies, 3);
+    expect(replies.every((r) => r.status === 200)).toBe(true);
+    expect(new Set(eventsFor(new Set(bodies.map((b) => b.request_id))).map((e) => e.replica)).has('replica-0')).toBe(true);
+  });
+
+  it('never lets the observer break a request', () => {
+    expect(service.observerFailures).toBe(0);
+  });
+});
+
+describe('demo service under overload', () => {
+  it('rejects with 503 when the version queue is full, and stops cleanly with requests queued', async () => {
+    const observer = createMemoryObserver();
+    const service = createService({ replicas: 1, maxBatchSize: 1, maxWaitMs: 0, queueCapacity: 4, models, observer, routes: [{ name: 'default', version: 'v1' }] });
+    await service.start();
+    service.controls.slowReplica('replica-0', 50);
+    const text = heldOut.slice(0, 6).map((m) => m.text).join('\n');
+    const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => post(`${service.url}/v1/classify`, { text, tenant: 't', request_id: `over-${i}` })));
+    const rejected = replies.filter((r) => r.status === 503);
+    expect(rejected.length).toBeGreaterThan(10);
+    expect(rejected.every((r) => r.body.status === 'rejected')).toBe(true);
+    expect(observer.events.filter((e) => e.status === 'rejected')).toHaveLength(rejected.length);
+    expect(replies.filter((r) => r.status === 200).length).toBeGreaterThanOrEqual(4);
+    const t0 = performance.now();
+    await service.stop();
+    expect(performance.now() - t0).toBeLessThan(6_000);
+  });
+});
