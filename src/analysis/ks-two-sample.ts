@@ -11,6 +11,7 @@
  * √nₑ = √(20/9) = 1.490712, λ = (1.490712 + 0.12 + 0.073790)·0.75 = 1.263376, p = 0.082154.
  */
 import { byPValue, notEnoughData } from './drift-result.ts';
+import { ecdfSteps } from './ecdf-steps.ts';
 import type { DriftResult } from './drift-result.ts';
 import { sortedFinite } from './quantile.ts';
 
@@ -45,15 +46,8 @@ export function ksStatistic(a: readonly number[], b: readonly number[]): number 
   const x = sortedFinite(a);
   const y = sortedFinite(b);
   if (x.length === 0 || y.length === 0) return NaN;
-  let i = 0;
-  let j = 0;
   let d = 0;
-  while (i < x.length && j < y.length) {
-    const v = Math.min(x[i] as number, y[j] as number);
-    while (i < x.length && (x[i] as number) <= v) i++;
-    while (j < y.length && (y[j] as number) <= v) j++;
-    d = Math.max(d, Math.abs(i / x.length - j / y.length));
-  }
+  for (const { fx, fy } of ecdfSteps(x, y)) d = Math.max(d, Math.abs(fx - fy));
   return d;
 }
 

@@ -7,6 +7,8 @@
  * = 1.118034 → 0.894427.
  */
 import { byDistance, notEnoughData } from './drift-result.ts';
+import { ecdfSteps } from './ecdf-steps.ts';
+import type { EcdfStep } from './ecdf-steps.ts';
 import type { DriftResult } from './drift-result.ts';
 import { sortedFinite } from './quantile.ts';
 
@@ -15,16 +17,11 @@ export function wassersteinDistance(a: readonly number[], b: readonly number[]):
   const x = sortedFinite(a);
   const y = sortedFinite(b);
   if (x.length === 0 || y.length === 0) return NaN;
-  let i = 0;
-  let j = 0;
+  const steps = ecdfSteps(x, y);
   let area = 0;
-  let prev = Math.min(x[0] as number, y[0] as number);
-  while (i < x.length || j < y.length) {
-    const v = Math.min(x[i] ?? Infinity, y[j] ?? Infinity);
-    area += Math.abs(i / x.length - j / y.length) * (v - prev);
-    while (i < x.length && (x[i] as number) <= v) i++;
-    while (j < y.length && (y[j] as number) <= v) j++;
-    prev = v;
+  for (let s = 1; s < steps.length; s++) {
+    const prev = steps[s - 1] as EcdfStep;
+    area += Math.abs(prev.fx - prev.fy) * ((steps[s] as EcdfStep).value - prev.value);
   }
   return area;
 }
