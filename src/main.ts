@@ -10,7 +10,7 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { createApi } from './api/index.ts';
-import { createGpuCollector, createHostCollector, createScraper } from './ingest/index.ts';
+import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createPipeline, createRetention } from './pipeline/index.ts';
@@ -79,7 +79,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
   const pulls: { start(): void; stop(): unknown }[] = [];
   if (options.collectors !== false) {
-    if (config.scrape.targets.length > 0) pulls.push(createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }) }));
+    if (config.scrape.targets.length > 0) {
+      const scraper = createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }) });
+      registerScrapeMetrics(registry, scraper);
+      pulls.push(scraper);
+    }
     const c = config.collectors;
     if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
     if (c.gpu.enabled)

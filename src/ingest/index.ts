@@ -11,7 +11,7 @@ export { parseRows } from './json/rows.ts';
 export { handleOtlp } from './otlp/index.ts';
 export type { OtlpSignal, OtlpResponse } from './otlp/index.ts';
 /** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
-export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine } from './scrape/index.ts';
+export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics } from './scrape/index.ts';
 export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats } from './scrape/index.ts';
 /** Host (/proc) and GPU (nvidia-smi or DCGM) collectors for the local node. */
 export { createHostCollector, createGpuCollector } from './collect/index.ts';

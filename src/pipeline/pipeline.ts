@@ -14,6 +14,7 @@ import type { Dimension, EventInput, Feedback, IngestReply, ResourceSample, RowI
 import type { Store } from '../store/index.ts';
 import type { Sink, WriteOptions } from './sink.ts';
 import { CardinalityLimiter } from './cardinality.ts';
+import { createRequestMetrics } from './request-metrics.ts';
 
 export interface PipelineOptions {
   store: Store;
@@ -61,6 +62,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const queueGauge = new Gauge({ name: 'inferlens_pipeline_queue_rows', help: 'Rows waiting for the store writer.', registers: [registry] });
   const writeSeconds = new Histogram({ name: 'inferlens_store_write_duration_seconds', help: 'Duration of one store transaction.', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
   const batchRows = new Histogram({ name: 'inferlens_store_write_batch_rows', help: 'Rows per store transaction.', buckets: [1, 10, 100, 1000, 5000, 20000, 50000, 100000], registers: [registry] });
+
+  const requestMetrics = createRequestMetrics(registry);
 
   const queue: Job[] = [];
   let queued = 0;
@@ -226,6 +229,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       if (lines.length > 0) {
         await writeEventLines(lines, events);
         rowsTotal.inc({ kind: 'event', outcome: 'accepted' }, lines.length);
+        requestMetrics.observe(events);
       }
       const reply: IngestReply = { accepted: lines.length, rejected };
       if (warnedRows > 0) reply.warnings = warnings;

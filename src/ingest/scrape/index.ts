@@ -28,3 +28,5 @@ export type { Loop } from './loop.ts';
 export { silentLogger } from './component.ts';
 /** Component (`start`, idempotent `stop`) and the pino-compatible Logger subset. */
 export type { Component, Logger } from './component.ts';
+/** Registers per-target scrape results (up, duration, samples, failures) on a prom-client registry. */
+export { registerScrapeMetrics } from './metrics.ts';
