@@ -122,7 +122,7 @@ describe('exporter: failures', () => {
     expect(server.requests).toHaveLength(2);
     const waitedMs = server.requests[1]!.atMs - server.requests[0]!.atMs;
     expect(waitedMs).toBeGreaterThanOrEqual(950);
-    expect(waitedMs).toBeLessThan(1500);
+    expect(waitedMs).toBeLessThan(2000);
     expect(c.stats()).toMatchObject({ sent: 3, retries: 1 });
   });
 
@@ -134,7 +134,7 @@ describe('exporter: failures', () => {
     // 1 attempt + 3 retries; the waits are jittered in [0, 20), [0, 40), [0, 40).
     expect(server.requests).toHaveLength(4);
     const gaps = server.requests.slice(1).map((r, i) => r.atMs - server.requests[i]!.atMs);
-    expect(gaps.every((g, i) => g < [20, 40, 40][i]! + 50)).toBe(true);
+    expect(gaps.every((g, i) => g < [20, 40, 40][i]! + 150)).toBe(true);
     expect(c.stats()).toMatchObject({ sent: 0, retries: 3, dropped: { retries_exhausted: 4 }, inFlight: 0 });
     expect(warnings.filter((w) => w.includes('failed 4 times'))).toHaveLength(1);
   });
@@ -254,7 +254,7 @@ describe('exporter: shutdown', () => {
     const s = await c.shutdown({ timeoutMs: 200 });
     const tookMs = performance.now() - t0;
     expect(tookMs).toBeGreaterThanOrEqual(190);
-    expect(tookMs).toBeLessThan(600);
+    expect(tookMs).toBeLessThan(1000);
     expect(s).toMatchObject({ sent: 0, inFlight: 0, buffered: 0, dropped: { shutdown: 25 } });
     expect(warnings.some((w) => w.includes('shutdown deadline'))).toBe(true);
   });
