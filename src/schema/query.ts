@@ -69,8 +69,8 @@ export function parseMeasure(s: string): Measure | string {
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
 const filterValue = z.union([z.string(), z.array(z.string()).min(1).max(1000)]);
 
-/** Filter keys: every dimension, plus status and error_type. */
-export const FILTER_KEYS = [...DIMENSIONS, 'status', 'error_type'] as const;
+/** Filter keys: every dimension, plus status, error_type and probe ('true' | 'false': golden-sample probes or user traffic). */
+export const FILTER_KEYS = [...DIMENSIONS, 'status', 'error_type', 'probe'] as const;
 /** What a query may group by: the dimensions plus the categorical outcome and result fields. */
 export const GROUP_KEYS = [...DIMENSIONS, 'status', 'error_type', 'label', 'finish_reason'] as const;
 export type GroupKey = (typeof GROUP_KEYS)[number];

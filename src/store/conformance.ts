@@ -219,5 +219,56 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         { bucketMs: T0 + MIN, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 50, max: 50, n: 1, simulated: false },
       ]);
     });
+
+    test('feedback joins events by request_id at query time; late and early feedback match, orphans are counted', async () => {
+      const ev = (id: string, i: number, version: string, label: string) => line({ ts: T0 + i * 1000, request_id: id, model: 'fb', model_version: version, label, status: 'ok' });
+      const FB = T0 + 30 * MIN;
+      await store.appendEvents([ev('e1', 1, 'v1', 'spam'), ev('e2', 2, 'v1', 'ham'), ev('e3', 3, 'v1', 'spam'), ev('e4', 4, 'v2', 'spam'), ev('e5', 5, 'v2', 'ham'), ev('e6', 6, 'v2', 'ham')]);
+      await store.appendFeedback([
+        { ts: FB, request_id: 'e1', kind: 'correct', value: true },
+        { ts: FB, request_id: 'e1', kind: 'label', value: 'spam' },
+        { ts: FB, request_id: 'e1', kind: 'thumbs', value: true },
+        { ts: FB + 1000, request_id: 'e1', kind: 'thumbs', value: false }, // the latest thumbs wins
+        { ts: FB, request_id: 'e2', kind: 'correct', value: false },
+        { ts: FB, request_id: 'e2', kind: 'label', value: 'spam' }, // predicted ham: a miss
+        { ts: FB, request_id: 'e2', kind: 'rating', value: 4 },
+        { ts: FB, request_id: 'e3', kind: 'conversion', value: true },
+        { ts: FB, request_id: 'e3', kind: 'click', value: 1 },
+        { ts: FB, request_id: 'e4', kind: 'correct', value: 'true' },
+        { ts: FB, request_id: 'e4', kind: 'rating', value: 2 },
+        { ts: FB, request_id: 'e4', kind: 'click', value: true },
+        { ts: FB, request_id: 'e5', kind: 'label', value: 'ham' },
+        { ts: FB, request_id: 'e5', kind: 'thumbs', value: 'up' },
+        { ts: FB, request_id: 'late', kind: 'correct', value: true }, // stored before its request
+        { ts: FB, request_id: 'ghost', kind: 'click', value: true }, // never gets a request
+      ]);
+      const q = { fromMs: T0, toMs: T0 + 120 * MIN, filters: {}, groupBy: ['model_version'] as const, limit: 100 };
+      const v1 = { group: { model_version: 'v1' }, requests: 3, withFeedback: 3, correctN: 2, correctRate: 0.5, labelN: 2, labelAccuracy: 0.5, thumbsN: 1, thumbsUpRate: 0, ratingN: 1, ratingMean: 4, conversions: 1, conversionRate: 1 / 3, clicks: 1, clickRate: 1 / 3 };
+      // v2 before 'late' arrives: e4 (correct, rating 2, click), e5 (label hit, thumbs up), e6 (nothing).
+      expect(await store.feedbackStats(q)).toEqual({
+        orphans: 2,
+        rows: [v1, { group: { model_version: 'v2' }, requests: 3, withFeedback: 2, correctN: 1, correctRate: 1, labelN: 1, labelAccuracy: 1, thumbsN: 1, thumbsUpRate: 1, ratingN: 1, ratingMean: 2, conversions: 0, conversionRate: 0, clicks: 1, clickRate: 1 / 3 }],
+      });
+      await store.appendEvents([ev('late', 7, 'v2', 'spam')]);
+      // Now 'late' joins: v2 has 4 requests, 3 with feedback, correct 2 of 2, clicks 1 of 4; only 'ghost' is an orphan.
+      expect(await store.feedbackStats(q)).toEqual({
+        orphans: 1,
+        rows: [v1, { group: { model_version: 'v2' }, requests: 4, withFeedback: 3, correctN: 2, correctRate: 1, labelN: 1, labelAccuracy: 1, thumbsN: 1, thumbsUpRate: 1, ratingN: 1, ratingMean: 2, conversions: 0, conversionRate: 0, clicks: 1, clickRate: 0.25 }],
+      });
+      // Buckets are on the request time: all 7 requests fall in the first hour; label accuracy 2 of 3.
+      const [all] = (await store.feedbackStats({ ...q, groupBy: [], stepMs: 60 * MIN })).rows;
+      expect(all).toMatchObject({ bucketMs: T0, group: {}, requests: 7, withFeedback: 6, labelN: 3, labelAccuracy: 2 / 3, conversionRate: 1 / 7 });
+    });
+
+    test('the probe filter selects probes or user traffic', async () => {
+      await store.appendEvents(fixtureLines());
+      await store.appendEvents([line({ ts: T0, model: 'm1', total_ms: 1000, status: 'ok', probe: true }), line({ ts: T0, model: 'm1', total_ms: 1, status: 'ok', probe: false })]);
+      // 10 fixture rows without the flag + 1 with probe: false are user traffic; 1 row is a probe.
+      expect(await store.aggregate(spec(['count'], { includeProbes: true, filters: { probe: 'true' } }))).toEqual([{ count: 1 }]);
+      expect(await store.aggregate(spec(['count'], { includeProbes: true, filters: { probe: 'false' } }))).toEqual([{ count: 11 }]);
+      const rows = await store.listEvents({ fromMs: T0, toMs: T0 + MIN, filters: { probe: 'true' }, limit: 10, columns: ['total_ms'] });
+      expect(rows.map((r) => r.total_ms)).toEqual([1000]);
+      await expect(store.aggregate(spec(['count'], { filters: { probe: 'yes' } }))).rejects.toThrow(/probe/);
+    });
   });
 }

@@ -10,6 +10,9 @@ export type {
   ResourceQuerySpec,
   ResourceRow,
   StoreStats,
+  FeedbackStatsSpec,
+  FeedbackStatsRow,
+  FeedbackStats,
 } from './store.ts';
 /** Opens (creating if needed) the embedded DuckDB store: a file path or ':memory:'. */
 export { createDuckDBStore } from './duckdb/duckdb-store.ts';

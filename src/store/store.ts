@@ -122,4 +122,54 @@ export interface Store {
   deleteBefore(cutoffMs: number): Promise<{ events: number; resources: number; feedback: number }>;
   stats(): Promise<StoreStats>;
   close(): Promise<void>;
+  /**
+   * Feedback joined to events by request_id at query time, grouped by dimensions and the time
+   * bucket of the REQUEST; late feedback, and feedback stored before its request, match once both
+   * rows exist. The latest row of each kind per request counts. `orphans` are feedback rows with
+   * ts in [fromMs, toMs) whose request_id has no stored event.
+   */
+  feedbackStats(spec: FeedbackStatsSpec): Promise<FeedbackStats>;
+}
+
+/** Time range and filters apply to the events (request time); probes are excluded. */
+export interface FeedbackStatsSpec {
+  fromMs: number;
+  toMs: number;
+  filters: Filters;
+  groupBy: readonly (Dimension | 'label')[];
+  stepMs?: number;
+  limit: number;
+}
+
+/**
+ * One group. Rates are over the requests that got that kind of feedback, except conversion and
+ * click rates, which are over all requests in the group (no conversion event = no conversion).
+ */
+export interface FeedbackStatsRow {
+  /** Start of the request-time bucket (epoch ms), when stepMs is set. */
+  bucketMs?: number;
+  group: Partial<Record<Dimension | 'label', string | null>>;
+  /** Requests (stored events with a request_id) in the group. */
+  requests: number;
+  /** Requests with at least one feedback row of any kind. */
+  withFeedback: number;
+  correctN: number;
+  /** Share of `correct` feedback that is true. */
+  correctRate: number | null;
+  labelN: number;
+  /** Share of `label` feedback equal to the event's predicted label. */
+  labelAccuracy: number | null;
+  thumbsN: number;
+  thumbsUpRate: number | null;
+  ratingN: number;
+  ratingMean: number | null;
+  conversions: number;
+  conversionRate: number | null;
+  clicks: number;
+  clickRate: number | null;
+}
+
+export interface FeedbackStats {
+  rows: FeedbackStatsRow[];
+  orphans: number;
 }

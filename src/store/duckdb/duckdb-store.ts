@@ -27,6 +27,7 @@ import type {
 } from '../store.ts';
 import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
 import { Params, aggregateSql, ident, tsParam, whereClause } from './sql.ts';
+import { feedbackStats } from './feedback-sql.ts';
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -330,6 +331,8 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       }
       return { events: Number(rows[0]!.e), resources: Number(rows[0]!.r), feedback: Number(rows[0]!.f), bytes };
     },
+
+    feedbackStats: (spec) => feedbackStats(read, spec),
 
     async close() {
       if (closed) return;

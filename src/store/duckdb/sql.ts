@@ -2,7 +2,7 @@
  * SQL text for the DuckDB backend. User values only ever travel as bound parameters ($1, $2, …);
  * identifiers come from closed sets validated by the schema (dimension and field names).
  */
-import { DIMENSIONS, NUMERIC_FIELDS } from '../../schema/index.ts';
+import { DIMENSIONS, InferlensError, NUMERIC_FIELDS } from '../../schema/index.ts';
 import type { Filters, Measure, QuerySpec } from '../../schema/index.ts';
 
 /** Collects bound parameter values and hands out their placeholders. */
@@ -32,6 +32,15 @@ export function whereClause(p: Params, fromMs: number, toMs: number, filters: Fi
     if (value === undefined) continue;
     const col = ident(key);
     const list = Array.isArray(value) ? value : [value];
+    if (col === 'probe') {
+      // BOOLEAN column, filtered with the strings 'true' / 'false'; a missing flag counts as false.
+      const bools = list.map((v) => {
+        if (v !== 'true' && v !== 'false') throw new InferlensError('invalid_argument', `filters.probe: expected 'true' or 'false', got "${v}"`);
+        return p.add(v === 'true');
+      });
+      parts.push(`coalesce(probe, false) IN (${bools.join(', ')})`);
+      continue;
+    }
     parts.push(`${col} IN (${list.map((v) => p.add(v)).join(', ')})`);
   }
   if (!includeProbes) parts.push('(probe IS NULL OR NOT probe)');

@@ -1,0 +1,126 @@
+/**
+ * Feedback joined to events at query time (DuckDB). The join is by request_id and happens on every
+ * read, never at write time, so feedback that arrives hours late, or before its request, matches
+ * as soon as both rows are stored. Per request the latest row of each feedback kind counts
+ * (a user who changes a thumbs-down into a thumbs-up is counted once, as up).
+ *
+ * Value forms (FeedbackSchema allows booleans, numbers and strings for every kind):
+ * - thumbs / correct / conversion / click: true, a number > 0, or 'true' | 'up' | 'yes' | '1'
+ *   count as 1; false, 0, or 'false' | 'down' | 'no' | '0' as 0; other strings are ignored.
+ * - rating: the number (a numeric string is cast).
+ * - label: compared as text with the event's label (a whole number 3 reads as '3').
+ */
+import type { FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec } from '../store.ts';
+import { Params, ident, tsParam, whereClause } from './sql.ts';
+
+type Row = Record<string, unknown>;
+
+/** Runs a read-only statement with bound parameters. */
+export type ReadFn = (sql: string, params: unknown[]) => Promise<Row[]>;
+
+const FLAG = `CASE WHEN value_num IS NOT NULL THEN CASE WHEN value_num > 0 THEN 1.0 ELSE 0.0 END
+  WHEN lower(value_str) IN ('true', 'up', 'yes', '1') THEN 1.0
+  WHEN lower(value_str) IN ('false', 'down', 'no', '0') THEN 0.0 END`;
+const NUM = 'coalesce(value_num, TRY_CAST(value_str AS DOUBLE))';
+const STR = `coalesce(value_str, CASE WHEN value_num = trunc(value_num) THEN CAST(CAST(value_num AS BIGINT) AS VARCHAR) ELSE CAST(value_num AS VARCHAR) END)`;
+
+/** The grouped statistics query; groups ordered by bucket then dimensions. */
+export function feedbackStatsSql(spec: FeedbackStatsSpec): { sql: string; params: unknown[] } {
+  const p = new Params();
+  const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, false);
+  const dims = spec.groupBy.map(ident);
+  const evCols = [...new Set(['label', ...dims])];
+  const groupCols: string[] = [];
+  const perReq: string[] = ['ev.request_id'];
+  if (spec.stepMs !== undefined) {
+    const from = p.add(spec.fromMs);
+    const step = p.add(spec.stepMs);
+    perReq.push(`CAST(${from} + (epoch_ms(ev.ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket`);
+    groupCols.push('bucket');
+  }
+  for (const d of dims) {
+    perReq.push(`ev.${d} AS ${d}`);
+    groupCols.push(d);
+  }
+  const sql = `
+    WITH ev AS (
+      SELECT request_id, ts, ${evCols.join(', ')} FROM events
+      WHERE ${where} AND request_id IS NOT NULL
+      QUALIFY row_number() OVER (PARTITION BY request_id ORDER BY ts) = 1
+    ),
+    fb AS (
+      SELECT request_id, kind, ${FLAG} AS flag, ${NUM} AS num, ${STR} AS str FROM feedback
+      WHERE request_id IN (SELECT request_id FROM ev)
+      QUALIFY row_number() OVER (PARTITION BY request_id, kind ORDER BY ts DESC, received_at DESC) = 1
+    ),
+    per_req AS (
+      SELECT ${perReq.join(', ')},
+        count(fb.kind) AS n_fb,
+        max(fb.flag) FILTER (WHERE fb.kind = 'correct') AS correct,
+        max(fb.flag) FILTER (WHERE fb.kind = 'thumbs') AS thumbs,
+        max(fb.num) FILTER (WHERE fb.kind = 'rating') AS rating,
+        max(CASE WHEN fb.str IS NULL THEN NULL WHEN fb.str = ev.label THEN 1.0 ELSE 0.0 END) FILTER (WHERE fb.kind = 'label') AS label_hit,
+        max(fb.flag) FILTER (WHERE fb.kind = 'conversion') AS conversion,
+        max(fb.flag) FILTER (WHERE fb.kind = 'click') AS click
+      FROM ev LEFT JOIN fb ON fb.request_id = ev.request_id
+      GROUP BY ALL
+    )
+    SELECT ${[...groupCols, ''].join(', ')}
+      count(*) AS requests,
+      count(*) FILTER (WHERE n_fb > 0) AS with_feedback,
+      count(correct) AS correct_n, avg(correct) AS correct_rate,
+      count(label_hit) AS label_n, avg(label_hit) AS label_accuracy,
+      count(thumbs) AS thumbs_n, avg(thumbs) AS thumbs_up_rate,
+      count(rating) AS rating_n, avg(rating) AS rating_mean,
+      coalesce(sum(conversion), 0) AS conversions, sum(coalesce(conversion, 0)) / count(*) AS conversion_rate,
+      coalesce(sum(click), 0) AS clicks, sum(coalesce(click, 0)) / count(*) AS click_rate
+    FROM per_req
+    ${groupCols.length ? `GROUP BY ${groupCols.join(', ')} ORDER BY ${groupCols.join(', ')}` : ''}
+    LIMIT ${p.add(spec.limit)}`;
+  return { sql, params: p.values };
+}
+
+/** Feedback rows with ts in the range whose request_id has no stored event (yet). */
+export function orphanFeedbackSql(fromMs: number, toMs: number): { sql: string; params: unknown[] } {
+  const p = new Params();
+  const sql = `SELECT count(*) AS n FROM feedback f
+    WHERE f.ts >= ${tsParam(p, fromMs)} AND f.ts < ${tsParam(p, toMs)}
+      AND NOT EXISTS (SELECT 1 FROM events e WHERE e.request_id = f.request_id)`;
+  return { sql, params: p.values };
+}
+
+const num = (v: unknown): number => Number(v ?? 0);
+const rate = (v: unknown): number | null => (v == null ? null : Number(v));
+
+/** Runs both queries and shapes the rows. */
+export async function feedbackStats(read: ReadFn, spec: FeedbackStatsSpec): Promise<FeedbackStats> {
+  const q = feedbackStatsSql(spec);
+  const o = orphanFeedbackSql(spec.fromMs, spec.toMs);
+  const [rows, orphanRows] = await Promise.all([read(q.sql, q.params), read(o.sql, o.params)]);
+  return {
+    rows: rows.map((r): FeedbackStatsRow => {
+      const group: FeedbackStatsRow['group'] = {};
+      for (const d of spec.groupBy) group[d] = (r[d] as string | null) ?? null;
+      const out: FeedbackStatsRow = {
+        group,
+        requests: num(r.requests),
+        withFeedback: num(r.with_feedback),
+        correctN: num(r.correct_n),
+        correctRate: rate(r.correct_rate),
+        labelN: num(r.label_n),
+        labelAccuracy: rate(r.label_accuracy),
+        thumbsN: num(r.thumbs_n),
+        thumbsUpRate: rate(r.thumbs_up_rate),
+        ratingN: num(r.rating_n),
+        ratingMean: rate(r.rating_mean),
+        conversions: num(r.conversions),
+        conversionRate: rate(r.conversion_rate),
+        clicks: num(r.clicks),
+        clickRate: rate(r.click_rate),
+      };
+      if (spec.stepMs !== undefined) out.bucketMs = num(r.bucket);
+      return out;
+    }),
+    orphans: num(orphanRows[0]?.n),
+  };
+}
