@@ -11,7 +11,7 @@ const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function post(path: string, body: string | Buffer, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, { method: 'POST', body, headers: { 'content-type': 'application/x-ndjson', ...headers } });
+  const res = await fetch(server.url + path, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': 'application/x-ndjson', ...headers } });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }

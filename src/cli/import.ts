@@ -2,7 +2,7 @@
 import { createReadStream, statSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { createGunzip } from 'node:zlib';
-import { Readable } from 'node:stream';
+import type { Readable } from 'node:stream';
 import cliProgress from 'cli-progress';
 
 export interface ImportOptions {

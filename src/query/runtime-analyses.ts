@@ -144,7 +144,12 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
   const stages = STAGES.map(shift).filter((s) => s.currentMs != null || s.baselineMs != null);
   let grewMost: string | null = null;
   let best = 0;
-  for (const s of stages) if (s.deltaMs != null && s.deltaMs > best) ((best = s.deltaMs), (grewMost = s.stage));
+  for (const s of stages) {
+    if (s.deltaMs != null && s.deltaMs > best) {
+      best = s.deltaMs;
+      grewMost = s.stage;
+    }
+  }
   const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
   const tail = curRows.length > 0 && baseRows.length > 0 ? compareTailComposition(asRows(curRows), asRows(baseRows), o.q) : null;
   return {

@@ -1,5 +1,5 @@
 /** Validation of query inputs: zod shape, then the rules zod cannot say (range order, bucket count). */
-import { z } from 'zod';
+import type { z } from 'zod';
 import { InferlensError, MAX_BUCKETS, QuerySpecSchema, parseDurationMs, parseMeasure, zodIssues } from '../schema/index.ts';
 import type { FieldIssue, Filters, QuerySpec } from '../schema/index.ts';
 
