@@ -1,0 +1,118 @@
+/**
+ * The client of the public HTTP API (same origin). Every answer is the envelope
+ * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
+ * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
+ */
+import type { Dimension, ErrorType, Status } from '../../src/schema/index.ts';
+
+export type { Dimension, ErrorType, Status };
+
+/** A value of a query row: a dimension string, a measure number, or null (no data). */
+export type Cell = string | number | null;
+export type Row = Record<string, Cell>;
+export type Filters = Partial<Record<Dimension | 'status' | 'error_type', string | string[]>>;
+
+export class ApiError extends Error {
+  constructor(
+    readonly status: number,
+    readonly errorType: string,
+    message: string,
+  ) {
+    super(message);
+  }
+  /** The route itself is not there yet (the server's fallback says `no route …`). */
+  get missingEndpoint(): boolean {
+    return this.status === 404 && this.message.startsWith('no route');
+  }
+}
+
+function isRecord(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+export async function call(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+  const init: RequestInit = { method, headers: { accept: 'application/json' } };
+  if (signal) init.signal = signal;
+  if (body !== undefined) {
+    init.body = JSON.stringify(body);
+    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+  }
+  const res = await fetch(path, init);
+  let json: unknown;
+  try {
+    json = await res.json();
+  } catch {
+    throw new ApiError(res.status, 'internal', `${method} ${path}: HTTP ${res.status}, not JSON`);
+  }
+  if (isRecord(json) && json['status'] === 'success') return json['data'];
+  if (isRecord(json) && json['status'] === 'error') {
+    throw new ApiError(res.status, String(json['error_type'] ?? 'internal'), String(json['error'] ?? `HTTP ${res.status}`));
+  }
+  if (!res.ok) throw new ApiError(res.status, 'internal', `${method} ${path}: HTTP ${res.status}`);
+  return json;
+}
+
+export function asRows(v: unknown): Row[] {
+  if (!Array.isArray(v)) return [];
+  return v.filter(isRecord).map((r) => {
+    const out: Row = {};
+    for (const [k, x] of Object.entries(r)) out[k] = typeof x === 'number' || typeof x === 'string' ? x : null;
+    return out;
+  });
+}
+
+export function field(v: unknown, key: string): unknown {
+  return isRecord(v) ? v[key] : undefined;
+}
+
+export function num(v: unknown): number | null {
+  return typeof v === 'number' && Number.isFinite(v) ? v : null;
+}
+
+export function str(v: unknown): string | null {
+  return typeof v === 'string' ? v : null;
+}
+
+export function records(v: unknown): Record<string, unknown>[] {
+  return Array.isArray(v) ? v.filter(isRecord) : [];
+}
+
+export { isRecord };
+
+export interface Window {
+  from: string;
+  to: string;
+}
+
+export interface QueryBody extends Window {
+  filters: Filters;
+  group_by?: Dimension[];
+  step?: string;
+  measures: string[];
+  limit?: number;
+}
+
+export async function query(body: QueryBody, signal?: AbortSignal): Promise<Row[]> {
+  return asRows(field(await call('POST', '/v1/query', body, signal), 'rows'));
+}
+
+export async function labels(dimension: Dimension, w: Window, signal?: AbortSignal): Promise<string[]> {
+  const q = new URLSearchParams({ from: w.from, to: w.to });
+  const data = await call('GET', `/v1/labels/${dimension}?${q}`, undefined, signal);
+  return Array.isArray(data) ? data.filter((x): x is string => typeof x === 'string') : [];
+}
+
+export interface SearchBody extends Window {
+  filters: Filters;
+  limit: number;
+  columns?: string[];
+  min?: { column: string; value: number };
+}
+
+export async function searchEvents(body: SearchBody, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
+  return records(field(await call('POST', '/v1/events/search', body, signal), 'events'));
+}
+
+export async function request(id: string, signal?: AbortSignal): Promise<unknown> {
+  return call('GET', `/v1/requests/${encodeURIComponent(id)}`, undefined, signal);
+}
