@@ -1,0 +1,123 @@
+// The runtime analyses over HTTP on fixture traffic with known answers.
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.ts';
+import { startServer } from '../src/main.ts';
+import type { InferlensServer } from '../src/main.ts';
+
+let server: InferlensServer;
+const MIN = 60_000;
+const END = Math.floor(Date.now() / MIN) * MIN - MIN; // a whole minute, a minute ago
+const START = END - 40 * MIN;
+const iso = (ms: number) => new Date(ms).toISOString();
+
+async function post<T>(path: string, body: unknown): Promise<T> {
+  const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const json = (await res.json()) as { status: string; data: T; error?: string };
+  if (json.status !== 'success') throw new Error(`${path}: ${res.status} ${json.error}`);
+  return json.data;
+}
+
+beforeAll(async () => {
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), { logger: pino({ level: 'silent' }), collectors: false });
+  const rows: string[] = [];
+  // 40 minutes of traffic for model "big": 100 requests a minute over 4 replicas and 2 versions.
+  // Errors: 1 in 100 everywhere, except v2 × r3 where every 4th request fails in the last 20 minutes.
+  // Latency: exec 20 ms, queue 5 ms; in the last 20 minutes replica r3's exec triples (60 ms).
+  for (let m = 0; m < 40; m++) {
+    for (let i = 0; i < 100; i++) {
+      const replica = `r${i % 4}`;
+      const version = i % 8 < 4 ? 'v1' : 'v2';
+      const late = m >= 20;
+      const exec = late && replica === 'r3' ? 60 : 20;
+      const error = i === 50 || (late && version === 'v2' && replica === 'r3' && i % 16 === 7);
+      rows.push(JSON.stringify({ ts: START + m * MIN + i * 500, request_id: `big-${m}-${i}`, model: 'big', model_version: version, replica, tenant: 'acme', queue_ms: 5, exec_ms: exec, total_ms: 5 + exec + 1, status: error ? 'error' : 'ok', ...(error ? { error_type: 'internal' } : {}) }));
+    }
+  }
+  // A low-traffic model: 30 requests, 9 errors (30 %).
+  for (let i = 0; i < 30; i++) rows.push(JSON.stringify({ ts: START + 25 * MIN + i * 1000, model: 'small', model_version: 'v1', replica: 'r9', tenant: 'tiny', total_ms: 30, status: i % 10 < 3 ? 'error' : 'ok' }));
+  // A saturating service: constant 50 req/min while queue time and P99 grow minute by minute.
+  for (let m = 0; m < 20; m++) for (let i = 0; i < 50; i++) rows.push(JSON.stringify({ ts: START + m * MIN + i * 1000, model: 'sat', queue_ms: 2 + m * 3 + (i % 5), total_ms: 20 + m * 5 + (i % 10), status: 'ok' }));
+  const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
+  expect(((await res.json()) as { accepted: number }).accepted).toBe(rows.length);
+});
+afterAll(() => server.stop());
+
+describe('where errors concentrate', () => {
+  it('ranks the v2 × r3 pair and the 30 %-error low-traffic model at the top', async () => {
+    const data = await post<{ total: { n: number; k: number }; slices: { slice: Record<string, string>; n: number; k: number; significant: boolean; verdict: string }[] }>('/v1/analysis/errors', {
+      from: iso(START),
+      to: iso(END),
+      dimensions: ['model', 'model_version', 'replica'],
+    });
+    // Requests: big 4000 + small 30 + sat 1000 = 5030. Errors: big has 40 (i = 50 each minute)
+    // + 20 late minutes × 6 (i % 16 = 7 → i ∈ {7, 23, 39, 55, 71, 87}, all r3 and v2) = 120; small 9.
+    expect(data.total).toMatchObject({ n: 5030, k: 169 });
+    const significant = data.slices.filter((s) => s.significant);
+    // v2 × r3: 120 errors in 500 (24 %, Wilson lower bound ≈ 20.5 %) vs 1.1 % elsewhere; small: 9 in
+    // 30 (30 %, lower bound ≈ 16.7 %) vs 3.2 %. Both far above the fleet's 3.4 %; ranked by lower bound − rest.
+    expect(significant.slice(0, 2).map((s) => s.slice)).toEqual([{ model_version: 'v2', replica: 'r3' }, { model: 'small' }]);
+    // The model-wide slice "big" (160 errors in 4000 = 4 %) is elevated too, but ranks below both.
+    const rank = (slice: Record<string, string>) => data.slices.findIndex((s) => JSON.stringify(s.slice) === JSON.stringify(slice));
+    expect(rank({ model: 'big' })).toBeGreaterThan(rank({ model: 'small' }));
+  });
+
+  it('localises slow requests above the window P99 too', async () => {
+    const data = await post<{ kind: string; thresholdMs: number; slices: { slice: Record<string, string>; significant: boolean }[] }>('/v1/analysis/errors', {
+      from: iso(START),
+      to: iso(END),
+      filters: { model: 'big' },
+      kind: 'slow',
+      threshold_ms: 50,
+      dimensions: ['replica', 'model_version'],
+    });
+    expect(data.kind).toBe('slow');
+    expect(data.slices.find((s) => s.significant)!.slice).toEqual({ replica: 'r3' });
+  });
+});
+
+describe('stage attribution', () => {
+  it('names exec_ms as the stage whose P99 grew, comparing with the window before', async () => {
+    const data = await post<{ grewMost: string; stages: { stage: string; currentMs: number; baselineMs: number; deltaMs: number; nCurrent: number }[] }>('/v1/analysis/stages', {
+      from: iso(START + 20 * MIN),
+      to: iso(START + 40 * MIN),
+      filters: { model: 'big' },
+    });
+    expect(data.grewMost).toBe('exec_ms');
+    const exec = data.stages.find((s) => s.stage === 'exec_ms')!;
+    // P99 of exec now: 25 % of rows are 60 → 60; before: all 20.
+    expect(exec).toMatchObject({ currentMs: 60, baselineMs: 20, deltaMs: 40, nCurrent: 2000 });
+    expect(data.stages.find((s) => s.stage === 'queue_ms')!.deltaMs).toBe(0);
+  });
+});
+
+describe('saturation', () => {
+  it('flags flat throughput with rising queue time and tail latency', async () => {
+    const data = await post<{ saturated: boolean; points: unknown[] }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, step: '1m' });
+    expect(data.points).toHaveLength(20);
+    expect(data.saturated).toBe(true);
+    const healthy = await post<{ saturated: boolean }>('/v1/analysis/saturation', { from: iso(START), to: iso(END), filters: { model: 'big', replica: 'r0' }, step: '2m' });
+    expect(healthy.saturated).toBe(false);
+  });
+});
+
+describe('heatmap and drill-down', () => {
+  it('histogram buckets hold every request, in log-spaced bounds', async () => {
+    const data = await post<{ bounds_ms: number[]; rows: { bucket: string; counts: number[] }[] }>('/v1/histogram', { from: iso(START), to: iso(END), filters: { model: 'big' }, step: '10m' });
+    expect(data.rows).toHaveLength(4);
+    expect(data.rows.map((r) => r.counts.reduce((a, b) => a + b, 0))).toEqual([1000, 1000, 1000, 1000]);
+    expect(data.bounds_ms[0]).toBeCloseTo(0.1, 10);
+  });
+
+  it('returns the events behind a chart point', async () => {
+    const data = await post<{ events: { request_id: string; replica: string; exec_ms: number }[] }>('/v1/events/search', {
+      from: iso(START + 30 * MIN),
+      to: iso(START + 31 * MIN),
+      filters: { model: 'big', replica: 'r3' },
+      min: { column: 'exec_ms', value: 50 },
+      limit: 5,
+    });
+    expect(data.events).toHaveLength(5);
+    expect(data.events.every((e) => e.replica === 'r3' && e.exec_ms === 60)).toBe(true);
+  });
+});
