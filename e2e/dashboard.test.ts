@@ -180,6 +180,21 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.textContent('#drawer')).toContain('no request with id');
   });
 
+  it('takes an absolute window from the URL, and auto-refreshes', async () => {
+    const to = Math.floor(NOW / 60_000) * 60_000 - 5 * 60_000;
+    const from = to - 20 * 60_000;
+    await page.goto(`${server.url}/runtime?from=${new Date(from).toISOString()}&to=${new Date(to).toISOString()}&refresh=10`);
+    const first = await rendered(0);
+    expect(await page.inputValue('#window')).toBe('absolute');
+    expect(await page.isVisible('#from')).toBe(true);
+    // The spike (10 min ago) is inside [25, 5) min ago: the P99 chart shows it.
+    expect(await seriesMax('latency', 'P99')).toBeGreaterThan(1400);
+    const xs = await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('latency')!.data[0]!.length);
+    expect(xs).toBe(40); // 20 min at a 30 s step (the smallest step giving ≤ 90 buckets)
+    // refresh=10: a second render comes by itself.
+    await rendered(first);
+  });
+
   it('shows which fields would unlock a panel (staged adoption)', async () => {
     await page.goto(`${server.url}/runtime?from=now-1h&to=now&model=legacy`);
     await rendered(0);

@@ -13,7 +13,7 @@ import { guard, recordTable } from './common.ts';
 
 export function qualityView(root: HTMLElement): ViewHandle {
   const byVersion = new Panel('quality-versions', 'Confidence and output length by version', 'window totals', true);
-  const conf = new Panel('quality-confidence', 'Confidence over time', 'P10 / P50 / P90 of confidence');
+  const conf = new Panel('quality-confidence', 'Confidence over time', 'min / P50 / P90 of confidence');
   const length = new Panel('quality-length', 'Output length over time', 'P50 / P90 of output_length');
   const drift = new Panel('quality-drift', 'Drift against the reference', 'statistic, value and verdict per field', true);
   const flags = new Panel('quality-flags', 'Empty, refusal and format rates; feedback and golden pass rate', '', true);

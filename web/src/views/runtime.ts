@@ -1,8 +1,9 @@
 /**
  * The runtime view (platform engineers): is it slower, is throughput dropping or saturating, where
- * do errors concentrate, is it capacity. First render is one batch of parallel requests: one
- * bucketed `/v1/query` with every measure the charts need (≤ 40), one totals query, then the
- * heatmap, the slice finder, the saturation check, the stage attribution and the resources. Field
+ * do errors concentrate, is it capacity. First render is one batch of 7 parallel requests: one
+ * bucketed `/v1/query` with every measure the charts need (33 of the 40 allowed; the heatmap's P99
+ * overlay reuses it), one totals query, the histogram, the slice finder, the saturation check, the
+ * stage attribution and the resources. Filter dropdown values load beside it, never blocking. Field
  * presence (staged adoption) is read off the same rows: a stage whose mean is null in every bucket
  * that has requests was not sent.
  */
@@ -94,14 +95,16 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     return { fromMs: t, toMs: t + ctx.win.stepMs };
   };
 
-  async function loadBuckets(ctx: ViewContext): Promise<void> {
+  /** Returns the P99 column (on the window's grid) for the heatmap overlay: no second scan. */
+  async function loadBuckets(ctx: ViewContext): Promise<Col> {
     const { win, filters, signal } = ctx;
     const [rows, totals] = await Promise.all([
       query({ from: win.from, to: win.to, filters, step: win.step, measures: BUCKET_MEASURES }, signal),
       query({ from: win.from, to: win.to, filters, measures: TOTAL_MEASURES }, signal),
     ]);
-    if (signal.aborted) return;
     const grid = onGrid(win.buckets, rows);
+    const p99Col = col(grid, 'p99(total_ms)');
+    if (signal.aborted) return p99Col;
     const xs = win.buckets;
     const xRange: [number, number] = [win.fromMs, win.toMs];
     const total = totals[0] ?? {};
@@ -112,7 +115,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     const all = [p.latency, p.stages, p.qps, p.queue, p.rejects, p.errors, p.generative];
     if (!anyRequests) {
       for (const x of all) x.empty('No requests in this window for these filters.');
-      return;
+      return p99Col;
     }
     const nTotal = num(total['n']);
     p.latency.setMeta(`n = ${fmtNum(nTotal, 0)} stored rows`);
@@ -258,6 +261,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       timeSeries(chartBox(p.generative), { id: 'generative', xs, xRange, series: ttft, fmt: fmtMs, fmt2: fmtMs, syncKey: SYNC });
       p.generative.ready();
     }
+    return p99Col;
   }
 
   function renderErrors(ctx: ViewContext, grid: (Row | undefined)[], types: SeriesSpec[], weightedTotals: number[], count: Col): void {
@@ -331,24 +335,21 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     );
   }
 
-  async function loadHeatmap(ctx: ViewContext): Promise<void> {
+  async function loadHeatmap(ctx: ViewContext, p99Promise: Promise<Col>): Promise<void> {
     const { win, filters, signal } = ctx;
-    const [data, p99Rows] = await Promise.all([
-      call('POST', '/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms' }, signal),
-      // The P99 overlay is in the bucket query too; asking again keeps this panel independent.
-      query({ from: win.from, to: win.to, filters, step: win.step, measures: ['p99(total_ms)'] }, signal),
-    ]);
+    const data = await call('POST', '/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms' }, signal);
+    // The P99 overlay comes from the bucket query (already in flight); without it, no overlay.
+    const p99 = await p99Promise.catch((): Col => win.buckets.map(() => null));
     if (signal.aborted) return;
     const bounds = (field(data, 'bounds_ms') as unknown[] | undefined)?.filter((x): x is number => typeof x === 'number') ?? [];
     const hrows = records(field(data, 'rows')).map((r) => ({ bucket: r['bucket'], counts: Array.isArray(r['counts']) ? r['counts'].map((c) => (typeof c === 'number' ? c : 0)) : [] }));
     if (bounds.length === 0 || hrows.every((r) => r.counts.every((c) => c === 0))) {
-      const anyRows = p99Rows.some((r) => r['p99(total_ms)'] != null);
+      const anyRows = p99.some((v) => v != null);
       if (anyRows) p.heatmap.needs(['total_ms'], 'The heatmap bins each request by its end-to-end latency.');
       else p.heatmap.empty('No requests with a latency in this window.');
       return;
     }
     const grid = onGrid(win.buckets, hrows);
-    const p99 = onGrid(win.buckets, p99Rows).map((r) => num(r?.['p99(total_ms)']));
     ensureChartBox(p.heatmap);
     heatmap(chartBox(p.heatmap), {
       id: 'heatmap',
@@ -598,13 +599,14 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     async update(ctx) {
       last = ctx;
       for (const x of Object.values(p)) if (x instanceof Panel) x.loading();
+      const buckets = loadBuckets(ctx);
       await Promise.all([
-        loadBuckets(ctx).catch((e: unknown) => {
+        buckets.catch((e: unknown) => {
           if (ctx.signal.aborted) return;
           const msg = (e as Error).message;
           for (const x of [p.latency, p.stages, p.qps, p.queue, p.rejects, p.errors, p.generative]) x.error(msg);
         }),
-        guard(p.heatmap, 'POST /v1/histogram', 'The heatmap reads log-spaced latency bucket counts from the histogram endpoint.', () => loadHeatmap(ctx)),
+        guard(p.heatmap, 'POST /v1/histogram', 'The heatmap reads log-spaced latency bucket counts from the histogram endpoint.', () => loadHeatmap(ctx, buckets)),
         guard(p.concentration, 'POST /v1/analysis/errors', 'The slice finder ranks where failures concentrate.', () => loadConcentration(ctx)),
         guard(p.stageShift, 'POST /v1/analysis/stages', 'Stage attribution compares per-stage P99 with the previous window.', () => loadStageShift(ctx)),
         guard(p.resources, 'POST /v1/resources/query', 'Resource series come from the resources query endpoint.', () => loadResources(ctx)),
