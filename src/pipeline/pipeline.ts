@@ -120,6 +120,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   interface EventBatch {
     lines: string[];
     events: EventInput[];
+    minTsMs: number;
+    maxTsMs: number;
     waiters: { resolve: () => void; reject: (e: unknown) => void }[];
   }
   let open: EventBatch | null = null;
@@ -130,9 +132,14 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     return new Promise<void>((resolve, reject) => {
       let batch = open;
       const fresh = !batch || batch.lines.length + lines.length > options.maxBatchRows;
-      if (fresh) open = batch = { lines: [], events: [], waiters: [] };
+      if (fresh) open = batch = { lines: [], events: [], minTsMs: Infinity, maxTsMs: -Infinity, waiters: [] };
       for (const l of lines) batch!.lines.push(l);
-      for (const e of events) batch!.events.push(e);
+      for (const e of events) {
+        batch!.events.push(e);
+        const t = tsMillis(e.ts);
+        if (t < batch!.minTsMs) batch!.minTsMs = t;
+        if (t > batch!.maxTsMs) batch!.maxTsMs = t;
+      }
       batch!.waiters.push({ resolve, reject });
       if (fresh) {
         const b = batch!;
@@ -154,12 +161,12 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   async function writeBatch(b: EventBatch) {
     try {
       try {
-        await store.appendEvents(b.lines);
+        await store.appendEvents(b.lines, { minTsMs: b.minTsMs, maxTsMs: b.maxTsMs });
       } catch (e) {
         // Original text that the store's reader refuses (e.g. a duplicate key that JSON.parse
         // tolerated): store the re-serialised rows instead.
         logger.warn({ err: e }, 'store refused original lines; retrying with re-serialised rows');
-        await store.appendEvents(b.events.map((e) => normalise(e, limiter)));
+        await store.appendEvents(b.events.map((e) => normalise(e, limiter)), { minTsMs: b.minTsMs, maxTsMs: b.maxTsMs });
       }
       for (const w of b.waiters) w.resolve();
     } catch (e) {
