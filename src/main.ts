@@ -9,7 +9,8 @@ import type { Hono } from 'hono';
 import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
-import { createApi } from './api/index.ts';
+import { fileURLToPath } from 'node:url';
+import { createApi, mountUi } from './api/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
@@ -23,11 +24,16 @@ import type { Store } from './store/index.ts';
 export interface ServerOptions {
   logger?: Logger;
   now?: () => number;
-  /** Extra route groups (the web UI, …) mounted on the API app. */
+  /** Extra route groups mounted on the API app. */
   mounts?: ((app: Hono) => void)[];
+  /** Serve the dashboard from web/dist (default true). */
+  ui?: boolean;
   /** Start the host/GPU collectors and scrapers of the config (default true). */
   collectors?: boolean;
 }
+
+/** The built dashboard, resolved from the package root (not the working directory). */
+const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
 
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */
@@ -73,7 +79,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: options.mounts,
+    mounts: [...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.

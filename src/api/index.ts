@@ -4,3 +4,5 @@ export { createApi } from './app.ts';
 export type { ApiOptions } from './app.ts';
 /** Error code → HTTP status, and the error envelope. */
 export { HTTP_STATUS, toErrorResponse } from './errors.ts';
+/** Serves the built dashboard (web/dist) with an index.html fallback for client routes. */
+export { mountUi } from './ui.ts';
