@@ -70,7 +70,16 @@ export async function errorSlices(store: Store, input: unknown): Promise<ErrorSl
   const slices = counts.filter((c) => Object.keys(c.slice).length > 0).map((c) => ({ slice: c.slice as Record<string, string>, n: c.n, k: c.k }));
   const total = { n: totalRow.n, k: totalRow.k, rate: totalRow.n > 0 ? totalRow.k / totalRow.n : null };
   if (total.n === 0) return { kind: o.kind, thresholdMs, total, slices: [] };
-  const ranked = rankSlices({ total: { n: total.n, k: total.k }, slices, minSupport: o.min_support });
+  // A pair that holds exactly the same requests as one of its single-dimension parents (e.g.
+  // model=m × node=n2 when m runs only on n2) says nothing new: drop it.
+  const singles = new Map(slices.filter((c) => Object.keys(c.slice).length === 1).map((c) => [JSON.stringify(c.slice), c]));
+  const redundant = (c: { slice: Record<string, string>; n: number; k: number }) =>
+    Object.keys(c.slice).length > 1 &&
+    Object.entries(c.slice).some(([d, v]) => {
+      const parent = singles.get(JSON.stringify({ [d]: v }));
+      return parent !== undefined && parent.n === c.n && parent.k === c.k;
+    });
+  const ranked = rankSlices({ total: { n: total.n, k: total.k }, slices: slices.filter((c) => !redundant(c)), minSupport: o.min_support });
   return { kind: o.kind, ...(thresholdMs !== undefined ? { thresholdMs } : {}), total, slices: ranked.slice(0, o.limit) };
 }
 
