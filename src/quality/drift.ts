@@ -30,6 +30,13 @@ export const MAX_NUMERIC_ROWS = 20_000;
 export const STRATA = 20;
 export const MAX_CATEGORICAL_ROWS = 200_000;
 
+/**
+ * Lower bound that keeps only rows where the field is set (the store's `minValue` filter). Not an
+ * integer, so the driver binds it as a DOUBLE (a whole number this large would overflow BIGINT);
+ * values below −2^51 are outside any confidence, length or score we expect.
+ */
+const NOT_NULL_BOUND = -(2 ** 51) - 0.5;
+
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
 
 export const DriftQuerySchema = z
@@ -78,7 +85,7 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Raw numeric values of a field in a window, bounded; stratified in time when there are more. */
 export async function numericValues(reads: QualityReads, w: Window, field: DriftField): Promise<{ values: number[]; sampled: boolean }> {
   const list = (fromMs: number, toMs: number, limit: number) =>
-    reads.events({ fromMs, toMs, filters: w.filters, columns: [field], minValue: { column: field, value: -Number.MAX_VALUE }, limit, includeProbes: false, order: 'ts_asc' });
+    reads.events({ fromMs, toMs, filters: w.filters, columns: [field], minValue: { column: field, value: NOT_NULL_BOUND }, limit, includeProbes: false, order: 'ts_asc' });
   const pick = (rows: readonly Record<string, unknown>[]) => rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const rows = await list(w.fromMs, w.toMs, MAX_NUMERIC_ROWS + 1);
   if (rows.length <= MAX_NUMERIC_ROWS) return { values: pick(rows), sampled: false };
