@@ -1,0 +1,19 @@
+/**
+ * Release comparison: a baseline against a candidate over aligned windows, judged Kayenta-style
+ * into promote / hold / rollback / not_enough_data with the evidence table behind it.
+ * Rules and worked numbers: src/release/README.md.
+ */
+/** Builds the comparer over the query service (`compare(input)` validates with zod). */
+export { createComparer } from './comparer.ts';
+export type { Comparer, ComparerOptions, CompareResult, SideSummary } from './comparer.ts';
+/** The request body schema of `POST /v1/compare`, and its validated form. */
+export { CompareInputSchema, toComparePlan } from './input.ts';
+export type { CompareInput, ComparePlan, SideWindow } from './input.ts';
+/** Per-metric classification and the verdict from a list of measurements. */
+export { judge, classify } from './judge.ts';
+export type { Classification, Direction, EvidenceRow, Judgement, Verdict } from './judge.ts';
+/** The metric catalog: names, families, weights, critical metrics, default tolerance bands. */
+export { DEFAULT_TOLERANCE, METRIC_FAMILIES, metricDef } from './metrics.ts';
+export type { MetricDef, MetricFamily, Tolerance } from './metrics.ts';
+/** Where feedback hit rates come from, once the quality folder's feedback join exists. */
+export type { FeedbackSource } from './side-data.ts';
