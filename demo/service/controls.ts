@@ -29,7 +29,7 @@ export interface TenantError {
 }
 
 export interface ServiceState {
-  replicas: Record<string, { slowFactor: number; faultRate: number; batches: number }>;
+  replicas: Record<string, { ready: boolean; slowFactor: number; faultRate: number; batches: number }>;
   regression: Partial<Record<ModelVersion, Regression>>;
   tenantErrors: Record<string, TenantError>;
   routes: RouteRule[];

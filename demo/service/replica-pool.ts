@@ -7,7 +7,7 @@
  * When a replica is released, `onFree` listeners run so waiting batchers can start a batch.
  *
  * Faults: a batch the worker fails, and a batch in flight when a worker dies, reject with
- * `ReplicaFault`. A dead worker is replaced by a fresh one under the same name.
+ * `ReplicaFault`. A dead worker is replaced by a fresh, healthy one under the same name.
  */
 import { Worker } from 'node:worker_threads';
 import type { ModelParams, ModelVersion, Prediction } from '../model/index.ts';
@@ -50,6 +50,8 @@ export interface ReplicaPool {
   configure(replica: string, change: Partial<ReplicaConfig>): void;
   configureAll(change: Partial<ReplicaConfig>): void;
   config(replica: string): ReplicaConfig;
+  /** Whether the replica's worker is up (false while a killed one restarts). */
+  ready(replica: string): boolean;
   /** Terminates a replica's worker, as a crash would; it is replaced by a fresh one. */
   kill(replica: string): Promise<void>;
   /** Batches each replica has run (including failed ones). */
@@ -143,6 +145,9 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
         r.inflight = undefined;
         inflight?.reject(new ReplicaFault(`replica ${r.name} exited (code ${code}) during a batch`));
         r.busy = false;
+        // The replacement is a fresh replica: injected slowness and faults die with the old one;
+        // a version regression is fleet-wide and stays.
+        r.config = { ...r.config, slowFactor: 1, faultRate: 0 };
         if (!stopping) spawn(r).catch((err: unknown) => console.error(`replica ${r.name} failed to restart: ${(err as Error).message}`));
       });
     });
@@ -194,6 +199,7 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
       for (const r of replicas) configure(r.name, change);
     },
     config: (name) => get(name).config,
+    ready: (name) => get(name).ready,
     async kill(name) {
       await get(name).worker?.terminate();
     },

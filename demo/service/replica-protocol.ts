@@ -3,7 +3,7 @@ import type { ModelParams, ModelVersion, Prediction } from '../model/index.ts';
 
 /** Injected behaviour of one version on every replica (the v2 regression incident). */
 export interface Regression {
-  /** Exec time multiplier, ≥ 1: the worker is held (factor − 1) × the measured predict time. */
+  /** Exec time multiplier, ≥ 1: the worker busy-waits (factor − 1) × the measured predict time. */
   slowdownFactor: number;
   /** Share of predictions whose label is flipped (same confidence, now for the wrong label). */
   flipRate: number;

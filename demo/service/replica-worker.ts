@@ -2,7 +2,7 @@
  * One replica: a worker thread holding every model version. It runs one batch at a time and
  * measures exec_ms around the model's predict with its own `performance.now()` (a duration, so
  * the worker's different time origin does not matter). Injected incidents happen here, on top of
- * the real work: slowness holds the replica for (factor − 1) × the measured predict time, a regression
+ * the real work: slowness is a busy wait proportional to the measured predict time, a regression
  * also flips a seeded share of the labels, a fault throws.
  */
 import { parentPort, workerData } from 'node:worker_threads';
@@ -24,15 +24,17 @@ function flip(p: Prediction): Prediction {
   return { label: p.label === 'spam' ? 'ham' : 'spam', confidence: p.confidence };
 }
 
-const sleeper = new Int32Array(new SharedArrayBuffer(4));
 /**
- * Holds the replica until `untilMs`, as a slow device would: the thread is occupied (it takes no
- * other batch) but blocked in `Atomics.wait` rather than spinning. A spinning replica steals the CPU
- * the healthy replicas need on a small machine, and on a loaded one a preempted spin overshoots its
- * deadline by a whole scheduler slice (measured: 4–8× instead of 3× at load 12 on 2 cores).
+ * Keeps the replica busy until `untilMs`, so exec takes factor × the measured predict time.
+ * Measured alternatives on a loaded 2-core machine (factor 3, median exec ratio slow / others):
+ * predicting the batch 3 times gave 1.5–2.2 (the repeats run on warm caches); sleeping in
+ * `Atomics.wait` gave 3.2–3.7 at 4 ms batches and up to 14 under heavy load (late wake-ups);
+ * spinning on short batches gave 2.7–3.3.
  */
-function occupyUntil(untilMs: number): void {
-  for (let leftMs = untilMs - performance.now(); leftMs > 0; leftMs = untilMs - performance.now()) Atomics.wait(sleeper, 0, 0, leftMs);
+function busyWaitUntil(untilMs: number): void {
+  while (performance.now() < untilMs) {
+    // spin: the replica is occupied, as a slow device would keep it
+  }
 }
 
 function predict(version: ModelVersion, texts: string[]): Prediction[] {
@@ -43,7 +45,7 @@ function predict(version: ModelVersion, texts: string[]): Prediction[] {
   const baseMs = performance.now() - startMs;
   const regression = config.regression[version];
   const factor = config.slowFactor * (regression?.slowdownFactor ?? 1);
-  if (factor > 1) occupyUntil(startMs + baseMs * factor);
+  if (factor > 1) busyWaitUntil(startMs + baseMs * factor);
   if (regression && regression.flipRate > 0) predictions = predictions.map((p) => (random() < regression.flipRate ? flip(p) : p));
   if (config.faultRate > 0 && random() < config.faultRate) throw new Error(`replica ${data.replica}: injected fault`);
   return predictions;

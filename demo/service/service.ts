@@ -401,7 +401,7 @@ export function createService(options: ServiceOptions = {}): Service {
       const replicas: ServiceState['replicas'] = {};
       for (const name of p?.names ?? []) {
         const c = p?.config(name);
-        replicas[name] = { slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
+        replicas[name] = { ready: p?.ready(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
       }
       const batch = {} as ServiceState['batch'];
       for (const [v, b] of batchers) batch[v] = { ...b.settings(), queueDepth: b.depth };
