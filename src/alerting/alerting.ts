@@ -1,0 +1,346 @@
+/**
+ * The alerting component: rule evaluation → muting (silences, inhibition) → incidents and their
+ * notifications → actions, plus the Alertmanager stream. Notifiers only enqueue, so nothing here
+ * waits on a receiver.
+ */
+import type { Logger } from 'pino';
+import { Counter, Gauge } from 'prom-client';
+import type { Registry } from 'prom-client';
+import type { AlertNotification, Notifier } from '../notify/index.ts';
+import type { Queries } from '../query/index.ts';
+import { createActions } from './actions.ts';
+import type { ActionEndpoint, ActionMode, ActionRecord, Actions } from './actions.ts';
+import type { Alert } from './alert-state.ts';
+import type { Clock } from './clock.ts';
+import { systemClock } from './clock.ts';
+import { createEvaluator } from './evaluator.ts';
+import type { Evaluator, RuleHealth } from './evaluator.ts';
+import { createIncidents } from './incidents.ts';
+import type { IncidentView, Incidents } from './incidents.ts';
+import { DEFAULT_INHIBIT_RULES, createInhibitor } from './inhibit.ts';
+import type { InhibitRule } from './inhibit.ts';
+import type { Labels } from './labels.ts';
+import type { ActionType, Condition, Rule, RuleAction, RuleGroup, Severity } from './rule-schema.ts';
+import { createSilences } from './silences.ts';
+import type { Silences } from './silences.ts';
+
+export interface AlertingOptions {
+  groups: readonly RuleGroup[];
+  queries: Queries;
+  clock?: Clock;
+  logger?: Logger;
+  registry?: Registry;
+  notifiers?: readonly Notifier[];
+  /** Labels that make an incident (default model, pool). */
+  groupBy?: readonly string[];
+  groupWaitMs?: number;
+  groupIntervalMs?: number;
+  repeatIntervalMs?: number;
+  /** How often active alerts are re-sent to Alertmanager receivers (Prometheus: 1m). */
+  resendDelayMs?: number;
+  inhibitRules?: readonly InhibitRule[];
+  /** Base URL of this server for generatorURL links. */
+  externalUrl?: string;
+  silencesFile?: string;
+  actions?: {
+    mode?: ActionMode;
+    url?: string;
+    endpoints?: Partial<Record<ActionType, ActionEndpoint>>;
+    timeoutMs?: number;
+    auditFile?: string;
+  };
+}
+
+/** An alert as the API shows it. */
+export interface AlertView {
+  alertname: string;
+  group: string;
+  fingerprint: string;
+  state: Alert['state'];
+  severity: Severity;
+  labels: Labels;
+  annotations: Record<string, string>;
+  value: number;
+  /** When this state began: activeAt for pending, firedAt for firing, resolvedAt for resolved. */
+  since: string;
+  activeAt: string;
+  silencedBy: string[];
+  inhibitedBy: string | null;
+  incident: string | null;
+  action: RuleAction | null;
+}
+
+export interface RuleView {
+  alert: string;
+  severity: Severity;
+  for: string;
+  condition: Condition;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  action: RuleAction | null;
+  source: Rule['source'];
+  health: RuleHealth;
+  lastError: string | null;
+  lastEvaluation: string | null;
+  evaluationTimeMs: number | null;
+  alerts: { pending: number; firing: number };
+}
+
+export interface RuleGroupView {
+  name: string;
+  file: string;
+  intervalMs: number;
+  lastEvaluation: string | null;
+  evaluationTimeMs: number | null;
+  rules: RuleView[];
+}
+
+export interface Alerting {
+  start(): void;
+  stop(deadlineMs?: number): Promise<void>;
+  /** Evaluates every group at one time and waits (tests, `rules test`). */
+  evaluateAt(atMs: number): Promise<void>;
+  /** Resolves when no evaluation runs. */
+  settled(): Promise<void>;
+  /** Pending and firing alerts (and resolved ones with includeResolved), info included. */
+  alerts(o?: { includeResolved?: boolean }): AlertView[];
+  incidents(): IncidentView[];
+  silences: Pick<Silences, 'create' | 'expire' | 'list'>;
+  actions: Pick<Actions, 'approve' | 'list' | 'mode' | 'idle'>;
+  rules(): RuleGroupView[];
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const fmtDuration = (ms: number) => (ms % 3_600_000 === 0 && ms > 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
+
+export function createAlerting(o: AlertingOptions): Alerting {
+  const clock = o.clock ?? systemClock;
+  const notifiers = o.notifiers ?? [];
+  const resendDelayMs = o.resendDelayMs ?? 60_000;
+  const externalUrl = (o.externalUrl ?? 'http://127.0.0.1:7070').replace(/\/+$/, '');
+  const maxIntervalMs = Math.max(30_000, ...o.groups.map((g) => g.intervalMs));
+  const inhibitor = createInhibitor(o.inhibitRules ?? DEFAULT_INHIBIT_RULES);
+  const silences = createSilences({ clock, ...(o.silencesFile && { file: o.silencesFile }) });
+  const actions = createActions({ clock, ...o.actions, ...(o.logger && { logger: o.logger.child({ component: 'actions' }) }) });
+  const muted = new Map<string, { silencedBy: string[]; inhibitedBy: string | null }>();
+  let lastStreamMs = -Infinity;
+  let lastStreamHash = '';
+
+  const toNotification = (a: Alert): AlertNotification => ({
+    status: a.state === 'resolved' ? 'resolved' : 'firing',
+    labels: a.labels,
+    annotations: a.annotations,
+    startsAt: iso(a.firedAtMs ?? a.activeAtMs),
+    // Firing: valid until 4 resend periods pass without a re-send (as Prometheus sets it).
+    endsAt: iso(a.resolvedAtMs ?? clock.now() + 4 * Math.max(resendDelayMs, maxIntervalMs)),
+    generatorURL: `${externalUrl}/v1/alerts?alertname=${encodeURIComponent(a.alertname)}`,
+    fingerprint: a.fingerprint,
+    value: a.value,
+  });
+
+  const incidents: Incidents = createIncidents({
+    clock,
+    groupBy: o.groupBy ?? ['model', 'pool'],
+    groupWaitMs: o.groupWaitMs ?? 30_000,
+    groupIntervalMs: o.groupIntervalMs ?? 300_000,
+    repeatIntervalMs: o.repeatIntervalMs ?? 4 * 3_600_000,
+    toNotification,
+    notify: (batch) => {
+      for (const n of notifiers) if (n.accepts === 'incident') n.send(batch);
+    },
+  });
+
+  /** The rule behind each alert, rebuilt after every evaluation. */
+  const ruleFor = new Map<Alert, Rule>();
+  const ruleOf = (a: Alert): Rule | undefined => ruleFor.get(a);
+
+  function afterEvaluation() {
+    const nowMs = clock.now();
+    ruleFor.clear();
+    for (const g of evaluator.groups()) for (const r of g.rules) for (const a of r.alerts.values()) ruleFor.set(a, r.rule);
+    const all = [...ruleFor.keys()];
+    const inhibited = inhibitor(all);
+    muted.clear();
+    const notifiable: Alert[] = [];
+    for (const a of all) {
+      const silencedBy = silences.matching(a.labels, nowMs);
+      const inhibitedBy = inhibited.get(a.fingerprint) ?? null;
+      muted.set(a.fingerprint, { silencedBy, inhibitedBy });
+      if (a.severity !== 'info' && a.state !== 'pending' && silencedBy.length === 0 && inhibitedBy === null) notifiable.push(a);
+    }
+    incidents.update(notifiable);
+    for (const a of notifiable) {
+      if (a.state !== 'firing') continue;
+      const rule = ruleOf(a);
+      if (rule?.action) actions.propose(a, rule.action, incidents.incidentOf(a.fingerprint));
+    }
+    // The Alertmanager stream: every active alert on change, and at least every resend delay.
+    const hash = notifiable.map((a) => `${a.fingerprint}:${a.state}`).sort().join('|');
+    if (notifiable.length > 0 && (hash !== lastStreamHash || nowMs - lastStreamMs >= resendDelayMs)) {
+      const batch = { kind: 'alerts' as const, alerts: notifiable.map(toNotification) };
+      for (const n of notifiers) if (n.accepts === 'alerts') n.send(batch);
+      lastStreamMs = nowMs;
+    }
+    lastStreamHash = hash;
+  }
+
+  const evaluator: Evaluator = createEvaluator({
+    groups: o.groups,
+    queries: o.queries,
+    clock,
+    ...(o.logger && { logger: o.logger.child({ component: 'alerting' }) }),
+    onEvaluated: afterEvaluation,
+  });
+
+  if (o.registry) registerMetrics(o.registry, evaluator, notifiers, actions);
+
+  const view = (a: Alert): AlertView => {
+    const m = muted.get(a.fingerprint);
+    const rule = ruleOf(a);
+    return {
+      alertname: a.alertname,
+      group: a.group,
+      fingerprint: a.fingerprint,
+      state: a.state,
+      severity: a.severity,
+      labels: a.labels,
+      annotations: a.annotations,
+      value: a.value,
+      since: iso(a.state === 'pending' ? a.activeAtMs : a.state === 'firing' ? (a.firedAtMs ?? a.activeAtMs) : (a.resolvedAtMs ?? a.activeAtMs)),
+      activeAt: iso(a.activeAtMs),
+      silencedBy: m?.silencedBy ?? [],
+      inhibitedBy: m?.inhibitedBy ?? null,
+      incident: incidents.incidentOf(a.fingerprint) ?? null,
+      action: rule?.action ?? null,
+    };
+  };
+
+  let stopping: Promise<void> | undefined;
+  return {
+    start() {
+      for (const n of notifiers) n.start();
+      evaluator.start();
+      o.logger?.info({ groups: o.groups.length, rules: o.groups.reduce((a, g) => a + g.rules.length, 0), notifiers: notifiers.map((n) => n.name), actions: actions.mode() }, 'alerting started');
+    },
+    stop(deadlineMs = 10_000) {
+      stopping ??= (async () => {
+        evaluator.stop();
+        incidents.stop();
+        let timer: unknown;
+        await Promise.race([evaluator.settled(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs).unref()))]);
+        clearTimeout(timer as NodeJS.Timeout);
+        await Promise.all([...notifiers.map((n) => n.stop(deadlineMs)), actions.stop(deadlineMs)]);
+      })();
+      return stopping;
+    },
+    async evaluateAt(atMs) {
+      for (const g of evaluator.groups()) await evaluator.evaluateGroup(g.group.name, atMs);
+    },
+    settled: () => evaluator.settled(),
+    alerts(opts = {}) {
+      return evaluator
+        .alerts()
+        .filter((a) => opts.includeResolved || a.state !== 'resolved')
+        .map(view);
+    },
+    incidents: () => incidents.list(),
+    silences: {
+      create: (input) => {
+        const s = silences.create(input);
+        afterEvaluation();
+        return s;
+      },
+      expire: (id) => {
+        const s = silences.expire(id);
+        afterEvaluation();
+        return s;
+      },
+      list: () => silences.list(),
+    },
+    actions: {
+      approve: (id: string, by: string): ActionRecord => actions.approve(id, by),
+      list: () => actions.list(),
+      mode: () => actions.mode(),
+      idle: () => actions.idle(),
+    },
+    rules() {
+      return evaluator.groups().map((g) => ({
+        name: g.group.name,
+        file: g.group.file,
+        intervalMs: g.group.intervalMs,
+        lastEvaluation: g.lastEvalMs === null ? null : iso(g.lastEvalMs),
+        evaluationTimeMs: g.lastDurationMs,
+        rules: g.rules.map((r) => {
+          const states = [...r.alerts.values()];
+          return {
+            alert: r.rule.alert,
+            severity: r.rule.severity,
+            for: fmtDuration(r.rule.forMs),
+            condition: r.rule.condition,
+            labels: r.rule.labels,
+            annotations: r.rule.annotations,
+            action: r.rule.action ?? null,
+            source: r.rule.source,
+            health: r.health,
+            lastError: r.lastError,
+            lastEvaluation: r.lastEvalMs === null ? null : iso(r.lastEvalMs),
+            evaluationTimeMs: r.lastDurationMs,
+            alerts: { pending: states.filter((a) => a.state === 'pending').length, firing: states.filter((a) => a.state === 'firing').length },
+          };
+        }),
+      }));
+    },
+  };
+}
+
+/** Prometheus metrics read from the components' counters at scrape time. */
+function registerMetrics(registry: Registry, evaluator: Evaluator, notifiers: readonly Notifier[], actions: Actions) {
+  const counter = (name: string, help: string, read: () => number) => {
+    let last = 0;
+    new Counter({
+      name,
+      help,
+      registers: [registry],
+      collect() {
+        const v = read();
+        if (v > last) this.inc(v - last);
+        last = v;
+      },
+    });
+  };
+  counter('inferlens_alerting_group_evaluations_total', 'Rule group evaluations.', () => evaluator.stats().evaluationsTotal);
+  counter('inferlens_alerting_rule_failures_total', 'Rule evaluations that failed.', () => evaluator.stats().ruleErrorsTotal);
+  counter('inferlens_alerting_evaluations_skipped_total', 'Group ticks skipped because the previous evaluation still ran.', () => evaluator.stats().skippedTotal);
+  counter('inferlens_alerting_actions_proposed_total', 'Actions proposed by firing alerts.', () => actions.stats().proposedTotal);
+  new Gauge({
+    name: 'inferlens_alerting_alerts',
+    help: 'Alerts by state.',
+    labelNames: ['state'],
+    registers: [registry],
+    collect() {
+      const all = evaluator.alerts();
+      for (const s of ['pending', 'firing', 'resolved'] as const) this.set({ state: s }, all.filter((a) => a.state === s).length);
+    },
+  });
+  const perReceiver = (name: string, help: string, key: 'sentTotal' | 'failedTotal' | 'droppedTotal' | 'retriesTotal') => {
+    const last = new Map<string, number>();
+    new Counter({
+      name,
+      help,
+      labelNames: ['receiver'],
+      registers: [registry],
+      collect() {
+        for (const n of notifiers) {
+          const v = n.stats()[key];
+          const prev = last.get(n.name) ?? 0;
+          if (v > prev) this.inc({ receiver: n.name }, v - prev);
+          last.set(n.name, v);
+        }
+      },
+    });
+  };
+  perReceiver('inferlens_notify_sent_total', 'Notification batches delivered.', 'sentTotal');
+  perReceiver('inferlens_notify_failed_total', 'Notification batches given up after retries or a permanent error.', 'failedTotal');
+  perReceiver('inferlens_notify_dropped_total', 'Notification batches dropped (queue full or left at stop).', 'droppedTotal');
+  perReceiver('inferlens_notify_retries_total', 'Notification delivery retries.', 'retriesTotal');
+}

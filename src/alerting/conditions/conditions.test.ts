@@ -1,0 +1,128 @@
+// Each rule kind on fixture data in a real in-memory DuckDB, read through the Queries seam.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createQueries } from '../../query/index.ts';
+import type { Queries } from '../../query/index.ts';
+import type { ResourceSample } from '../../schema/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
+import { mulberry32 } from '../../analysis/index.ts';
+import { ConditionSchema } from '../rule-schema.ts';
+import type { Severity } from '../rule-schema.ts';
+import { evaluateCondition } from './index.ts';
+
+const NOW = Date.parse('2025-01-02T12:00:00Z');
+const MIN = 60_000;
+let store: Store;
+let queries: Queries;
+
+/** Events every `everyMs` in [fromMs, toMs) with fields from `f(i)`. */
+function series(fromMs: number, toMs: number, everyMs: number, f: (i: number) => Record<string, unknown>): string[] {
+  const out: string[] = [];
+  for (let ts = fromMs, i = 0; ts < toMs; ts += everyMs, i++) out.push(JSON.stringify({ ts, ...f(i) }));
+  return out;
+}
+
+beforeAll(async () => {
+  store = await createDuckDBStore({ path: ':memory:' });
+  await store.migrate();
+  const rnd = mulberry32(7);
+  const lines = [
+    // latency: model lat, replica r1 slow (1000 ms) in the last 5 min, r2 fast; 1 h earlier both fast.
+    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'lat', replica: i % 2 ? 'r1' : 'r2', total_ms: i % 2 ? 1000 : 100, status: 'ok' })),
+    ...series(NOW - 65 * MIN, NOW - 60 * MIN, 1000, (i) => ({ model: 'lat', replica: i % 2 ? 'r1' : 'r2', total_ms: 100, status: 'ok' })),
+    // errors: model err fails 10 % in the last 6 h (budget 0.5 % → burn 20 in every window).
+    ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'err', status: i % 10 === 0 ? 'error' : 'ok', total_ms: 50 })),
+    // model okish fails 0.2 % (burn 0.4: no page).
+    ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'okish', status: i % 500 === 0 ? 'error' : 'ok', total_ms: 50 })),
+    // quality: empty 2 % in the previous hour, 10 % in the last hour (model q); model q2 steady at 2 %.
+    ...series(NOW - 120 * MIN, NOW - 60 * MIN, 2000, (i) => ({ model: 'q', status: 'ok', empty: i % 50 === 0, label: i % 2 ? 'ham' : 'spam', confidence: 0.5 + 0.4 * rnd() })),
+    ...series(NOW - 60 * MIN, NOW, 2000, (i) => ({ model: 'q', status: 'ok', empty: i % 10 === 0, label: i % 5 ? 'spam' : 'ham', confidence: 0.1 + 0.4 * rnd() })),
+    ...series(NOW - 120 * MIN, NOW, 2000, (i) => ({ model: 'q2', status: 'ok', empty: i % 50 === 0, label: i % 2 ? 'ham' : 'spam', confidence: 0.5 + 0.4 * rnd() })),
+    // golden probes: v1 passes 10/10, v2 passes 6/10 (one without the attribute but with an error).
+    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: 'true' }, total_ms: 10 + i })),
+    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v2', probe: true, status: i === 9 ? 'error' : 'ok', ...(i < 9 && { attributes: { golden_pass: i < 6 ? 'true' : 'false' } }), total_ms: 10 + i })),
+    // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
+    ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
+    ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
+  ];
+  await store.appendEvents(lines);
+  const GiB = 2 ** 30;
+  const samples: ResourceSample[] = [];
+  for (let ts = NOW - 30 * MIN; ts < NOW; ts += 15_000) {
+    const k = (ts - (NOW - 30 * MIN)) / 15_000;
+    samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: (60 + k * 0.25) * GiB }); // creeps 60 → 89.75 GiB
+    samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_memory_total_bytes', value: 96 * GiB });
+    samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_used_bytes', value: 20 * GiB });
+    samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_total_bytes', value: 80 * GiB });
+    samples.push({ ts, node: 'n1', replica: 'r1', metric: 'replica_restarts_total', value: Math.floor(k / 20) }); // +5 in 30 min
+    samples.push({ ts, node: 'n1', replica: 'r2', metric: 'replica_restarts_total', value: 1 });
+  }
+  await store.appendResources(samples);
+  queries = createQueries(store);
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+async function run(condition: unknown, severity: Severity = 'warning') {
+  const c = ConditionSchema.parse(condition);
+  const obs = await evaluateCondition(c, severity, { queries, nowMs: NOW, maxSlices: 1000 });
+  return obs.sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
+}
+
+describe('rule kinds on DuckDB', () => {
+  it('threshold: P99 per replica, and relative to an hour ago', async () => {
+    const abs = await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['model', 'replica'], filters: { model: 'lat' }, op: '>', value: 500, min_count: 50 });
+    expect(abs).toEqual([{ labels: { model: 'lat', replica: 'r1' }, value: 1000 }]);
+    const rel = await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['replica'], filters: { model: 'lat' }, relative_to: { offset: '1h' }, op: '>', value: 1.5, min_count: 50 });
+    expect(rel).toEqual([{ labels: { replica: 'r1' }, value: 10 }]);
+    // min_count above the slice size: no verdict.
+    expect(await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['replica'], filters: { model: 'lat' }, op: '>', value: 500, min_count: 1000 })).toEqual([]);
+  });
+
+  it('slo_burn_rate: 10 % errors against a 99.5 % SLO burns 20× in every window → page', async () => {
+    const obs = await run({ kind: 'slo_burn_rate', objective: 0.995, by: ['model'], filters: { model: ['err', 'okish'] } }, 'critical');
+    expect(obs).toHaveLength(1);
+    expect(obs[0]!.labels).toEqual({ model: 'err' });
+    // 6 h window: 4320 events, every 10th an error → 432/4320 = 0.1 → 0.1 / 0.005 = 20.
+    expect(obs[0]!.value).toBeCloseTo(20, 1);
+    // Latency SLO on the same data: every request is 50 ms < 100 ms → no burn.
+    expect(await run({ kind: 'slo_burn_rate', objective: 0.99, latency: { field: 'total_ms', threshold_ms: 100 }, by: ['model'], filters: { model: 'err' } }, 'critical')).toEqual([]);
+  });
+
+  it('quality_change proportion: empty rate 10 % vs 2 % the hour before fires on q only', async () => {
+    const obs = await run({ kind: 'quality_change', measure: 'empty_rate', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 200, min_delta: 0.02 });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'q' }]);
+    expect(obs[0]!.value).toBeCloseTo(0.1, 2);
+    // Too few requests for a verdict.
+    expect(await run({ kind: 'quality_change', measure: 'empty_rate', window: '1h', by: ['model'], filters: { model: 'q' }, min_count: 5000 })).toEqual([]);
+  });
+
+  it('quality_change drift: label mix and confidence moved on q, not on q2', async () => {
+    const labels = await run({ kind: 'quality_change', test: 'drift', field: 'label', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 100 });
+    expect(labels.map((o) => o.labels)).toEqual([{ model: 'q' }]);
+    const conf = await run({ kind: 'quality_change', test: 'drift', field: 'confidence', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 100 });
+    expect(conf.map((o) => o.labels)).toEqual([{ model: 'q' }]);
+    expect(conf[0]!.value).toBeGreaterThan(0.5); // KS D: the two uniform ranges barely overlap
+  });
+
+  it('resource: GPU memory ratio near its limit, and restarts counted by increase', async () => {
+    const mem = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', by: ['node', 'gpu'], op: '>', value: 0.9 });
+    // GPU 0 creeps to 60 + 119·0.25 = 89.75 GiB of 96 GiB = 0.935 > 0.9; GPU 1 stays at 20/80 = 0.25.
+    expect(mem.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
+    expect(mem[0]!.value).toBeCloseTo(89.75 / 96, 3);
+    const restarts = await run({ kind: 'resource', metric: 'replica_restarts_total', window: '30m', agg: 'increase', by: ['replica'], op: '>', value: 3 });
+    expect(restarts).toEqual([{ labels: { replica: 'r1' }, value: 5 }]);
+  });
+
+  it('golden_failure: v2 passes 6 of 10 probes (the error without a verdict counts as a failure)', async () => {
+    const obs = await run({ kind: 'golden_failure', window: '15m', by: ['model', 'model_version'], min_pass_rate: 0.9, min_count: 5 });
+    expect(obs).toEqual([{ labels: { model: 'g', model_version: 'v2' }, value: 0.6 }]);
+  });
+
+  it('no_data: the replica that stopped sending, not the one still sending', async () => {
+    const obs = await run({ kind: 'no_data', window: '5m', reference: { window: '30m' }, by: ['model', 'replica'], filters: { model: 'nd' }, min_count: 10 });
+    expect(obs).toEqual([{ labels: { model: 'nd', replica: 'nd-r1' }, value: 0 }]);
+  });
+});

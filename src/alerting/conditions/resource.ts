@@ -1,0 +1,81 @@
+/**
+ * resource: a resource metric per node/replica/gpu/pool through the public resource query,
+ * optionally divided by another metric of the same slice. Worked: gpu_memory_used_bytes max 75 GiB
+ * and gpu_memory_total_bytes 80 GiB on node-1/gpu 0 → 0.9375 > 0.9 fires.
+ * `increase` (counters such as replica_restarts_total): max of the last step minus max of the first,
+ * clamped at 0 (a counter reset inside the window reads as no increase).
+ */
+import { durationMs } from '../rule-schema.ts';
+import type { ResourceCondition } from '../rule-schema.ts';
+import type { Labels } from '../labels.ts';
+import { compare, sliceKey } from './context.ts';
+import type { ConditionContext, Observation } from './context.ts';
+
+interface Row {
+  bucket: string;
+  metric: string;
+  avg: number;
+  max: number;
+  n: number;
+  node?: string | null;
+  replica?: string | null;
+  gpu?: string | null;
+  pool?: string | null;
+}
+
+function reduce(rows: Row[], agg: ResourceCondition['agg']): number | null {
+  if (rows.length === 0) return null;
+  const sorted = [...rows].sort((a, b) => a.bucket.localeCompare(b.bucket));
+  switch (agg) {
+    case 'max':
+      return Math.max(...rows.map((r) => r.max));
+    case 'avg': {
+      const n = rows.reduce((a, r) => a + r.n, 0);
+      return n > 0 ? rows.reduce((a, r) => a + r.avg * r.n, 0) / n : null;
+    }
+    case 'last':
+      return sorted[sorted.length - 1]!.avg;
+    case 'increase':
+      return Math.max(0, sorted[sorted.length - 1]!.max - sorted[0]!.max);
+  }
+}
+
+export async function evalResource(c: ResourceCondition, ctx: ConditionContext): Promise<Observation[]> {
+  const windowMs = durationMs(c.window);
+  const stepMs = c.step ? durationMs(c.step) : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
+  const metrics = c.divide_by ? [c.metric, c.divide_by] : [c.metric];
+  const { rows } = await ctx.queries.resources({
+    from: new Date(ctx.nowMs - windowMs).toISOString(),
+    to: new Date(ctx.nowMs).toISOString(),
+    step: `${Math.max(1000, Math.round(stepMs / 1000) * 1000)}ms`,
+    metrics,
+    filters: c.filters,
+    group_by: c.by,
+  });
+  const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[] }>();
+  for (const r of rows as Row[]) {
+    const labels: Labels = {};
+    for (const d of c.by) {
+      const v = r[d];
+      if (v !== null && v !== undefined) labels[d] = v;
+    }
+    const key = sliceKey(labels, c.by);
+    let s = slices.get(key);
+    if (!s) slices.set(key, (s = { labels, num: [], den: [] }));
+    (r.metric === c.metric ? s.num : s.den).push(r);
+  }
+  const out: Observation[] = [];
+  for (const s of slices.values()) {
+    const top = reduce(s.num, c.agg);
+    if (top === null) continue;
+    let value = top;
+    if (c.divide_by) {
+      // The denominator (a capacity) is read as its maximum over the window.
+      const den = reduce(s.den, 'max');
+      if (den === null || den <= 0) continue;
+      value = top / den;
+    }
+    if (compare(value, c.op, c.value)) out.push({ labels: s.labels, value });
+  }
+  return out;
+}

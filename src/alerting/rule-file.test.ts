@@ -1,0 +1,61 @@
+import { resolve } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { formatProblem, loadRuleFiles, parseRuleText } from './rule-file.ts';
+
+const ROOT = resolve(import.meta.dirname, '..', '..');
+
+describe('rule files', () => {
+  it('the default rule pack is valid and covers the required signals', () => {
+    const r = loadRuleFiles([resolve(ROOT, 'rules/default.yaml')]);
+    expect(r.problems.map(formatProblem)).toEqual([]);
+    const rules = r.groups.flatMap((g) => g.rules);
+    const names = rules.map((x) => x.alert);
+    for (const n of ['LatencyP99Up', 'LatencyP95Up', 'ErrorBudgetBurnFast', 'TimeoutRateHigh', 'QueueBacklogPersists', 'GpuMemoryNearLimit', 'ReplicaRestartingOften', 'OutputDistributionShift', 'EmptyResultRatioUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
+    expect(new Set(rules.map((x) => x.condition.kind))).toEqual(new Set(['threshold', 'slo_burn_rate', 'quality_change', 'resource', 'golden_failure', 'no_data']));
+    expect(new Set(rules.flatMap((x) => (x.action ? [x.action.type] : [])))).toEqual(new Set(['scale_out', 'switch_route', 'rate_limit', 'pause_canary', 'rollback', 'adjust_batch']));
+  });
+
+  it('lists every problem of a bad file with its line', () => {
+    const r = loadRuleFiles([resolve(ROOT, 'test/fixtures/rules/bad.yaml')]);
+    const text = r.problems.map(formatProblem);
+    expect(r.groups).toEqual([]);
+    // zod stops at the first structural layer; each listed problem names its place.
+    expect(text.some((t) => /bad\.yaml:4: groups\.0\.interval: expected a duration/.test(t))).toBe(true);
+    expect(text.some((t) => /bad\.yaml:6: groups\.0\.rules\.0\.alert: expected an alert name/.test(t))).toBe(true);
+    expect(text.some((t) => /bad\.yaml:8: groups\.0\.rules\.0\.severity/.test(t))).toBe(true);
+    expect(text.some((t) => /bad\.yaml:10: groups\.0\.rules\.1\.condition\.kind/.test(t))).toBe(true);
+    expect(text.some((t) => /bad\.yaml:17: groups\.0\.rules\.2\.action/.test(t))).toBe(true);
+  });
+
+  it('semantic problems: measures, proportions, templates, reserved labels, duplicate groups', () => {
+    const r = parseRuleText(
+      `groups:
+  - name: a
+    rules:
+      - alert: A
+        condition: { kind: threshold, measure: p99(nope_ms), window: 5m, op: '>', value: 1 }
+        severity: warning
+      - alert: B
+        expr: { kind: quality_change, measure: p99(total_ms), window: 1h }
+        severity: info
+        labels: { severity: high }
+        annotations: { summary: '{{ $labels.model | shout }}' }
+  - name: a
+`,
+      'x.yaml',
+    );
+    expect(r.problems.map(formatProblem)).toEqual([
+      expect.stringMatching(/^x\.yaml:5: groups\.0\.rules\.0\.condition\.measure: unknown numeric field "nope_ms"/),
+      expect.stringMatching(/^x\.yaml:8: groups\.0\.rules\.1\.expr\.measure: "p99\(total_ms\)" is not a proportion/),
+      'x.yaml:10: groups.0.rules.1.labels.severity: label "severity" is set from the rule; remove it here',
+      expect.stringMatching(/^x\.yaml:11: groups\.0\.rules\.1\.annotations\.summary: unknown template function "shout"/),
+      'x.yaml:12: groups.1.name: group name "a" is used twice in this file',
+    ]);
+  });
+
+  it('YAML syntax errors carry the line', () => {
+    const r = parseRuleText('groups:\n  - name: a\n    rules: [\n', 'y.yaml');
+    expect(r.problems[0]).toMatchObject({ file: 'y.yaml' });
+    expect(r.problems[0]!.line).toBeGreaterThan(0);
+  });
+});

@@ -1,0 +1,166 @@
+/**
+ * Loading rule files: YAML → zod → the checks zod cannot say (measures parse, templates compile,
+ * group names unique, windows ordered). Every problem is listed with file, line and field path.
+ */
+import { readFileSync } from 'node:fs';
+import { LineCounter, isNode, parseDocument } from 'yaml';
+import { NUMERIC_FIELDS, parseMeasure, zodIssues } from '../schema/index.ts';
+import { CATEGORICAL_FIELDS, RuleFileSchema, durationMs } from './rule-schema.ts';
+import type { Condition, Rule, RuleGroup } from './rule-schema.ts';
+import { checkTemplate } from './template.ts';
+
+/** One problem in a rule file. */
+export interface RuleProblem {
+  file: string;
+  /** 1-based line, when the place is known. */
+  line?: number;
+  /** Dotted path to the field, e.g. groups.0.rules.2.condition.measure */
+  path: string;
+  message: string;
+}
+
+export interface LoadedRules {
+  groups: RuleGroup[];
+  problems: RuleProblem[];
+}
+
+/** Default evaluation interval of a group without one (Prometheus' default is 1m; ours 30s). */
+export const DEFAULT_INTERVAL_MS = 30_000;
+
+const RATE_KINDS = new Set(['status_rate', 'error_type_rate', 'flag_rate', 'below_rate']);
+const NUMERIC_SET: ReadonlySet<string> = new Set(NUMERIC_FIELDS);
+
+/** Problems zod cannot see in one condition; paths are relative to the condition. */
+function checkCondition(c: Condition): { path: string; message: string }[] {
+  const out: { path: string; message: string }[] = [];
+  const measureProblem = (m: string | undefined, rateOnly: boolean) => {
+    if (m === undefined) return;
+    const parsed = parseMeasure(m);
+    if (typeof parsed === 'string') out.push({ path: 'measure', message: parsed });
+    else if (rateOnly && !RATE_KINDS.has(parsed.kind)) out.push({ path: 'measure', message: `"${m}" is not a proportion: use a rate such as empty_rate, refused_rate, error_rate or below_rate(confidence, 0.6)` });
+  };
+  switch (c.kind) {
+    case 'threshold':
+      measureProblem(c.measure, false);
+      break;
+    case 'slo_burn_rate':
+      (c.windows ?? []).forEach((w, i) => {
+        if (durationMs(w.short) >= durationMs(w.long)) out.push({ path: `windows.${i}.short`, message: 'the short window must be shorter than the long one' });
+      });
+      if (c.latency && c.bad_statuses.join() !== 'error,timeout') out.push({ path: 'bad_statuses', message: 'give either latency (a latency SLO) or bad_statuses (an error SLO), not both' });
+      break;
+    case 'quality_change':
+      if (c.test === 'proportion') {
+        if (c.measure === undefined) out.push({ path: 'measure', message: 'required for test: proportion (e.g. empty_rate)' });
+        measureProblem(c.measure, true);
+        if (c.field !== undefined) out.push({ path: 'field', message: 'only for test: drift' });
+      } else {
+        if (c.field === undefined) out.push({ path: 'field', message: 'required for test: drift (e.g. confidence, label or features.<name>)' });
+        else if (!/^features\.[\w.-]{1,64}$/.test(c.field) && !CATEGORICAL_FIELDS.has(c.field) && !NUMERIC_SET.has(c.field))
+          out.push({ path: 'field', message: `unknown field "${c.field}": expected a numeric event field, label, finish_reason, status, error_type or features.<name>` });
+        if (c.measure !== undefined) out.push({ path: 'measure', message: 'only for test: proportion' });
+      }
+      break;
+    case 'resource':
+      if (c.step !== undefined && durationMs(c.step) > durationMs(c.window)) out.push({ path: 'step', message: 'must not be longer than the window' });
+      if (c.step !== undefined && durationMs(c.step) < 1000) out.push({ path: 'step', message: 'must be at least 1s' });
+      break;
+    default:
+      break;
+  }
+  return out;
+}
+
+/** Parses and checks one rule file's text. `file` names it in problems. */
+export function parseRuleText(text: string, file: string): LoadedRules {
+  const lc = new LineCounter();
+  const doc = parseDocument(text, { lineCounter: lc, prettyErrors: true, uniqueKeys: true });
+  const problems: RuleProblem[] = [];
+  for (const e of doc.errors) problems.push({ file, line: e.linePos?.[0].line, path: '', message: e.message.split('\n')[0] ?? e.message });
+  if (problems.length > 0) return { groups: [], problems };
+
+  /** The line of the deepest node that exists along a path. */
+  const lineOf = (path: (string | number)[]): number | undefined => {
+    for (let n = path.length; n >= 0; n--) {
+      const node = doc.getIn(path.slice(0, n), true);
+      if (isNode(node) && node.range) return lc.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+  const problem = (path: (string | number)[], message: string) => {
+    const line = lineOf(path);
+    problems.push({ file, ...(line !== undefined && { line }), path: path.join('.'), message });
+  };
+
+  const raw = doc.toJS() as unknown;
+  const r = RuleFileSchema.safeParse(raw ?? {});
+  if (!r.success) {
+    // Discriminated-union errors on a rule point at `kind`; report them as zod words them.
+    for (const i of zodIssues(r.error)) problem(i.path === '' ? [] : i.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), i.message);
+    return { groups: [], problems: sortProblems(problems) };
+  }
+
+  const groups: RuleGroup[] = [];
+  const seen = new Set<string>();
+  r.data.groups.forEach((g, gi) => {
+    if (seen.has(g.name)) problem(['groups', gi, 'name'], `group name "${g.name}" is used twice in this file`);
+    seen.add(g.name);
+    const rules: Rule[] = [];
+    g.rules.forEach((rule, ri) => {
+      const at = ['groups', gi, 'rules', ri];
+      const condKey = (doc.getIn([...at, 'expr']) !== undefined ? 'expr' : 'condition') as string;
+      for (const p of checkCondition(rule.condition)) problem([...at, condKey, ...p.path.split('.')], p.message);
+      for (const [k, t] of Object.entries(rule.annotations)) for (const m of checkTemplate(t)) problem([...at, 'annotations', k], m);
+      for (const [k, v] of Object.entries(rule.action?.params ?? {})) if (typeof v === 'string') for (const m of checkTemplate(v)) problem([...at, 'action', 'params', k], m);
+      for (const k of ['alertname', 'severity']) if (k in rule.labels) problem([...at, 'labels', k], `label "${k}" is set from the rule; remove it here`);
+      const line = lineOf(at);
+      rules.push({
+        alert: rule.alert,
+        group: g.name,
+        condition: rule.condition,
+        forMs: durationMs(rule.for),
+        severity: rule.severity,
+        labels: rule.labels,
+        annotations: rule.annotations,
+        ...(rule.action && { action: rule.action }),
+        source: { file, ...(line !== undefined && { line }) },
+      });
+    });
+    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, limit: g.limit, rules });
+  });
+  return { groups: problems.length > 0 ? [] : groups, problems: sortProblems(problems) };
+}
+
+function sortProblems(ps: RuleProblem[]): RuleProblem[] {
+  return ps.sort((a, b) => (a.line ?? 0) - (b.line ?? 0));
+}
+
+/** Reads and checks rule files; group names must be unique across all of them. */
+export function loadRuleFiles(files: readonly string[]): LoadedRules {
+  const groups: RuleGroup[] = [];
+  const problems: RuleProblem[] = [];
+  const owner = new Map<string, string>();
+  for (const file of files) {
+    let text: string;
+    try {
+      text = readFileSync(file, 'utf8');
+    } catch (e) {
+      problems.push({ file, path: '', message: `cannot read: ${(e as Error).message}` });
+      continue;
+    }
+    const r = parseRuleText(text, file);
+    problems.push(...r.problems);
+    for (const g of r.groups) {
+      const first = owner.get(g.name);
+      if (first !== undefined && first !== file) problems.push({ file, path: 'groups', message: `group "${g.name}" is also defined in ${first}` });
+      owner.set(g.name, file);
+      groups.push(g);
+    }
+  }
+  return { groups: problems.length > 0 ? [] : groups, problems };
+}
+
+/** Formats a problem as `file:line: path: message`. */
+export function formatProblem(p: RuleProblem): string {
+  return `${p.file}${p.line !== undefined ? `:${p.line}` : ''}: ${p.path ? `${p.path}: ` : ''}${p.message}`;
+}

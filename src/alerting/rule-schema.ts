@@ -1,0 +1,230 @@
+/**
+ * The rule file format, shaped like Prometheus rule files:
+ *
+ *   groups:
+ *     - name: latency
+ *       interval: 30s
+ *       rules:
+ *         - alert: HighP99Latency
+ *           condition: { kind: threshold, measure: p99(total_ms), window: 5m, by: [model, replica], op: '>', value: 800, min_count: 50 }
+ *           for: 5m
+ *           severity: warning            # critical pages, warning tickets, info: trend report only
+ *           labels: { signal: latency }
+ *           annotations: { summary: 'P99 of {{ $labels.model }} on {{ $labels.replica }} is {{ $value | humanize }} ms' }
+ *           action: { type: switch_route, params: { replica: '{{ $labels.replica }}' } }
+ *
+ * `expr:` is accepted as another name for `condition:`; `action: scale_out` as short for
+ * `action: { type: scale_out }`. Durations are `30s`, `5m`, `6h`, `3d`.
+ */
+import { z } from 'zod';
+import { FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, parseDurationMs } from '../schema/index.ts';
+import { LABEL_NAME_RE } from './labels.ts';
+
+export const SEVERITIES = ['critical', 'warning', 'info'] as const;
+export type Severity = (typeof SEVERITIES)[number];
+
+export const ACTION_TYPES = ['scale_out', 'switch_route', 'rate_limit', 'pause_canary', 'rollback', 'adjust_batch'] as const;
+export type ActionType = (typeof ACTION_TYPES)[number];
+
+/** Event fields a drift test treats as categories by default. */
+export const CATEGORICAL_FIELDS: ReadonlySet<string> = new Set(['label', 'finish_reason', 'status', 'error_type']);
+
+export const OPS = ['>', '>=', '<', '<=', '==', '!='] as const;
+export type Op = (typeof OPS)[number];
+
+const duration = z.string().refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 30s, 5m, 6h, 3d' });
+const by = z.array(z.enum(GROUP_KEYS)).max(4).default([]);
+const filters = FiltersSchema.default({});
+const minCount = z.number().int().min(0).default(0);
+const resourceLabel = z.enum(['node', 'replica', 'gpu', 'pool']);
+const labelFilter = z.union([z.string(), z.array(z.string()).min(1).max(100)]);
+
+/** A measure of `POST /v1/query` over a window, per slice, compared with a value. */
+export const ThresholdSchema = z
+  .object({
+    kind: z.literal('threshold'),
+    measure: z.string().min(1),
+    window: duration,
+    by,
+    filters,
+    op: z.enum(OPS),
+    value: z.number(),
+    /** Fewest stored rows in a slice (and in its reference) for a verdict. */
+    min_count: minCount,
+    /** Compare current / reference instead: `value` is then a ratio (1.5 = 50 % up). */
+    relative_to: z.object({ offset: duration }).strict().optional(),
+  })
+  .strict();
+
+/** SRE Workbook multi-window, multi-burn-rate: fires when both windows of a pair burn faster than `factor`. */
+export const BurnWindowSchema = z.object({ long: duration, short: duration, factor: z.number().positive() }).strict();
+export const SloBurnRateSchema = z
+  .object({
+    kind: z.literal('slo_burn_rate'),
+    /** SLO target, e.g. 0.999: error budget = 1 − objective. */
+    objective: z.number().gt(0).lt(1),
+    /** Error SLO (default): these statuses are bad. */
+    bad_statuses: z.array(z.enum(['error', 'timeout', 'rejected', 'rate_limited', 'aborted'])).min(1).default(['error', 'timeout']),
+    /** Latency SLO instead: a request slower than threshold_ms is bad. */
+    latency: z.object({ field: z.enum(NUMERIC_FIELDS), threshold_ms: z.number().positive() }).strict().optional(),
+    /** Default by severity: critical → 1h/5m 14.4× and 6h/30m 6×; otherwise 3d/6h 1×. */
+    windows: z.array(BurnWindowSchema).min(1).max(4).optional(),
+    by,
+    filters,
+    min_count: minCount,
+  })
+  .strict();
+
+/** A proportion now vs a reference window (two-proportion test, BH across slices) or a drift test. */
+export const QualityChangeSchema = z
+  .object({
+    kind: z.literal('quality_change'),
+    test: z.enum(['proportion', 'drift']).default('proportion'),
+    /** proportion: a rate measure, e.g. empty_rate, refused_rate, below_rate(confidence, 0.6). */
+    measure: z.string().min(1).optional(),
+    /** drift: an event field (numeric field, label, finish_reason, status) or features.<name>. */
+    field: z.string().min(1).optional(),
+    field_kind: z.enum(['numeric', 'categorical']).optional(),
+    window: duration,
+    /** The reference is the window `offset` earlier (default: the window just before). */
+    reference: z.object({ offset: duration }).strict().optional(),
+    by,
+    filters,
+    /** Fewest requests on each side (proportion) or rows (drift) for a verdict. */
+    min_count: z.number().int().min(1).default(200),
+    /** Level of the test (proportion: on BH q-values across slices). */
+    alpha: z.number().gt(0).lt(1).default(0.01),
+    /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
+    min_delta: z.number().min(0).default(0),
+    direction: z.enum(['up', 'down', 'both']).default('up'),
+    /** drift: most rows read per window and slice set. */
+    max_rows: z.number().int().min(100).max(100_000).default(5000),
+  })
+  .strict();
+
+/** A resource metric (optionally divided by another) per node/replica/gpu/pool. */
+export const ResourceConditionSchema = z
+  .object({
+    kind: z.literal('resource'),
+    metric: z.string().min(1).max(128),
+    /** Ratio to this metric of the same slice, e.g. gpu_memory_total_bytes. */
+    divide_by: z.string().min(1).max(128).optional(),
+    window: duration,
+    /** avg and max over the window; last = the last step's average; increase = counter growth over the window. */
+    agg: z.enum(['avg', 'max', 'last', 'increase']).default('max'),
+    /** Bucket for last / increase (default 1m; the whole window for avg / max). */
+    step: duration.optional(),
+    by: z.array(resourceLabel).max(4).default([]),
+    filters: z.partialRecord(resourceLabel, labelFilter).default({}),
+    op: z.enum(OPS),
+    value: z.number(),
+  })
+  .strict();
+
+/** Pass rate of golden-sample probes (events with probe: true and attributes[pass_attribute]). */
+export const GoldenFailureSchema = z
+  .object({
+    kind: z.literal('golden_failure'),
+    window: duration,
+    by,
+    filters,
+    /** Fires when the pass rate is below this share. */
+    min_pass_rate: z.number().min(0).max(1),
+    min_count: z.number().int().min(1).default(5),
+    pass_attribute: z.string().min(1).max(64).default('golden_pass'),
+    max_rows: z.number().int().min(100).max(100_000).default(10_000),
+  })
+  .strict();
+
+/** A slice that sent at least min_count rows in the reference window sends none in the current one. */
+export const NoDataSchema = z
+  .object({
+    kind: z.literal('no_data'),
+    window: duration,
+    /** How far back before the current window to look for the slice (default 1h). */
+    reference: z.object({ window: duration }).strict().default({ window: '1h' }),
+    by,
+    filters,
+    min_count: z.number().int().min(1).default(1),
+  })
+  .strict();
+
+export const ConditionSchema = z.discriminatedUnion('kind', [ThresholdSchema, SloBurnRateSchema, QualityChangeSchema, ResourceConditionSchema, GoldenFailureSchema, NoDataSchema]);
+
+const labelName = z.string().regex(LABEL_NAME_RE, { error: 'expected a label name [a-zA-Z_][a-zA-Z0-9_]*' });
+const paramValue = z.union([z.string().max(1024), z.number(), z.boolean()]);
+
+export const ActionSchema = z.union([
+  z.enum(ACTION_TYPES).transform((type) => ({ type, params: {} as Record<string, string | number | boolean> })),
+  z.object({ type: z.enum(ACTION_TYPES), params: z.record(z.string().max(64), paramValue).default({}) }).strict(),
+]);
+
+export const RuleSchema = z.preprocess(
+  (r) => {
+    if (typeof r === 'object' && r !== null && 'expr' in r && !('condition' in r)) {
+      const { expr, ...rest } = r as Record<string, unknown>;
+      return { ...rest, condition: expr };
+    }
+    return r;
+  },
+  z
+    .object({
+      alert: z.string().regex(LABEL_NAME_RE, { error: 'expected an alert name [a-zA-Z_][a-zA-Z0-9_]*' }),
+      condition: ConditionSchema,
+      for: duration.default('0s'),
+      severity: z.enum(SEVERITIES),
+      labels: z.record(labelName, z.string().max(256)).default({}),
+      annotations: z.record(labelName, z.string().max(4096)).default({}),
+      action: ActionSchema.optional(),
+    })
+    .strict(),
+);
+
+export const GroupSchema = z
+  .object({
+    name: z.string().min(1).max(128),
+    interval: duration.optional(),
+    /** Most alerts (label sets) one rule may hold; more is a rule error. */
+    limit: z.number().int().min(1).max(100_000).default(1000),
+    rules: z.array(RuleSchema).max(1000).default([]),
+  })
+  .strict();
+
+export const RuleFileSchema = z.object({ groups: z.array(GroupSchema).max(1000) }).strict();
+
+export type Condition = z.infer<typeof ConditionSchema>;
+export type ThresholdCondition = z.infer<typeof ThresholdSchema>;
+export type SloBurnRateCondition = z.infer<typeof SloBurnRateSchema>;
+export type QualityChangeCondition = z.infer<typeof QualityChangeSchema>;
+export type ResourceCondition = z.infer<typeof ResourceConditionSchema>;
+export type GoldenFailureCondition = z.infer<typeof GoldenFailureSchema>;
+export type NoDataCondition = z.infer<typeof NoDataSchema>;
+export type RuleAction = { type: ActionType; params: Record<string, string | number | boolean> };
+
+/** A validated rule with its group and where it was written. */
+export interface Rule {
+  alert: string;
+  group: string;
+  condition: Condition;
+  forMs: number;
+  severity: Severity;
+  labels: Record<string, string>;
+  annotations: Record<string, string>;
+  action?: RuleAction;
+  source: { file: string; line?: number };
+}
+
+export interface RuleGroup {
+  name: string;
+  file: string;
+  intervalMs: number;
+  limit: number;
+  rules: Rule[];
+}
+
+/** Milliseconds of a duration the schema already validated. */
+export function durationMs(s: string): number {
+  const ms = parseDurationMs(s);
+  if (ms === undefined) throw new Error(`not a duration: ${s}`);
+  return ms;
+}

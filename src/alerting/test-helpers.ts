@@ -1,0 +1,22 @@
+/** Test helpers: a Queries fake whose aggregate answers come from a function the test changes. */
+import type { Queries } from '../query/index.ts';
+import type { QueryRow, QuerySpec } from '../schema/index.ts';
+import { parseRuleText } from './rule-file.ts';
+import type { RuleGroup } from './rule-schema.ts';
+
+export type AggregateFn = (spec: QuerySpec) => QueryRow[] | Promise<QueryRow[]>;
+
+/** Only `aggregate` answers; any other read throws (the tests that need them use a real DuckDB). */
+export function fakeQueries(aggregate: AggregateFn): Queries {
+  const no = () => {
+    throw new Error('not in this fake');
+  };
+  return { aggregate: async (s: QuerySpec) => aggregate(s), query: no, events: no, request: no, labels: no, searchEvents: no, histogram: no, errorSlices: no, stageAttribution: no, saturation: no, resources: no } as unknown as Queries;
+}
+
+/** Parses rule YAML or throws with the problems. */
+export function rulesFrom(yaml: string): RuleGroup[] {
+  const r = parseRuleText(yaml, 'test.yaml');
+  if (r.problems.length > 0) throw new Error(r.problems.map((p) => `${p.line}: ${p.path}: ${p.message}`).join('\n'));
+  return r.groups;
+}

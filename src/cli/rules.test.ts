@@ -1,0 +1,63 @@
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { printRulesCheck, printRulesTest, rulesCheck, rulesTest } from './rules.ts';
+
+const FIX = resolve(import.meta.dirname, '../../test/fixtures/rules');
+const tmp = mkdtempSync(join(tmpdir(), 'inferlens-rules-'));
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
+
+describe('rules check', () => {
+  it('passes the default pack and lists every problem of a bad file', () => {
+    const good = rulesCheck([resolve(FIX, '../../../rules/default.yaml'), join(FIX, 'errors.yaml')]);
+    expect(good).toMatchObject({ ok: true, problems: [], groups: 6 });
+    const bad = rulesCheck([join(FIX, 'bad.yaml'), join(tmp, 'missing.yaml')]);
+    expect(bad.ok).toBe(false);
+    expect(bad.problems.length).toBeGreaterThanOrEqual(6);
+    expect(bad.problems.some((p) => p.startsWith(`${join(FIX, 'bad.yaml')}:4: groups.0.interval`))).toBe(true);
+    expect(bad.problems.some((p) => p.includes('missing.yaml: cannot read'))).toBe(true);
+    const out: string[] = [];
+    expect(printRulesCheck(bad, (l) => out.push(l))).toBe(1);
+    expect(out.at(-1)).toMatch(/^FAILED: \d+ problems$/);
+  });
+});
+
+describe('rules test', () => {
+  it('passes a good test file (small rule file)', async () => {
+    const r = await rulesTest(join(FIX, 'errors.test.yaml'));
+    expect(r.problems).toEqual([]);
+    expect(r.cases.map((c) => c.ok)).toEqual([true, true]);
+    expect(r.ok).toBe(true);
+  });
+
+  it('fails with a diff on a wrong expectation', async () => {
+    const text = readFileSync(join(FIX, 'errors.test.yaml'), 'utf8').replace('rule_files: [errors.yaml]', `rule_files: [${join(FIX, 'errors.yaml')}]`).replace('tenant: globex, severity', 'tenant: acme, severity');
+    const file = join(tmp, 'wrong.test.yaml');
+    writeFileSync(file, text);
+    const r = await rulesTest(file);
+    expect(r.ok).toBe(false);
+    const failed = r.cases.find((c) => !c.ok)!;
+    expect(failed.evalTime).toBe('7m');
+    expect(failed.diff).toContain('- exp {"labels":{"model":"m","severity":"warning","tenant":"acme"}');
+    expect(failed.diff).toContain('+ got {"labels":{"model":"m","severity":"warning","tenant":"globex"}');
+    const out: string[] = [];
+    expect(printRulesTest(file, r, (l) => out.push(l))).toBe(1);
+    expect(out.join('\n')).toMatch(/FAILED: alertname: TenantErrors, time: 7m/);
+  });
+
+  it('reports a broken test file instead of running it', async () => {
+    const file = join(tmp, 'broken.test.yaml');
+    writeFileSync(file, 'rule_files: []\nalert_rule_test: []\n');
+    const r = await rulesTest(file);
+    expect(r.ok).toBe(false);
+    expect(r.problems.length).toBeGreaterThan(0);
+  });
+
+  it('the default pack: slow replica, GPU memory, failing golden samples', async () => {
+    const r = await rulesTest(join(FIX, 'default.test.yaml'));
+    expect(r.problems).toEqual([]);
+    expect(r.cases.filter((c) => !c.ok)).toEqual([]);
+    expect(r.cases).toHaveLength(5);
+  });
+});

@@ -1,0 +1,65 @@
+/** A Notifier that turns each batch into one HTTP POST, delivered through a bounded retrying queue. */
+import type { Logger } from 'pino';
+import { createDeliveryQueue } from './delivery-queue.ts';
+import type { DeliveryTimers } from './delivery-queue.ts';
+import { expectSuccess, postJson } from './http.ts';
+import type { NotificationBatch, Notifier } from './types.ts';
+
+/** Queue and retry settings shared by every HTTP receiver. */
+export interface DeliveryOptions {
+  timeoutMs?: number;
+  maxQueue?: number;
+  maxAttempts?: number;
+  initialBackoffMs?: number;
+  maxBackoffMs?: number;
+  timers?: DeliveryTimers;
+  random?: () => number;
+  logger?: Logger;
+}
+
+export interface HttpRequestParts {
+  url: string;
+  body: string;
+  headers?: Record<string, string>;
+}
+
+export function createHttpNotifier(
+  name: string,
+  accepts: NotificationBatch['kind'],
+  toRequest: (batch: NotificationBatch) => HttpRequestParts,
+  o: DeliveryOptions,
+): Notifier & { idle(): Promise<void> } {
+  const timeoutMs = o.timeoutMs ?? 10_000;
+  // One warn line per run of failures, not per batch: reset by the next success.
+  let warned = false;
+  const queue = createDeliveryQueue<NotificationBatch>({
+    deliver: async (batch, signal) => {
+      const req = toRequest(batch);
+      expectSuccess(req.url, await postJson(req.url, req.body, { timeoutMs, signal, ...(req.headers ? { headers: req.headers } : {}) }));
+      warned = false;
+    },
+    ...(o.maxQueue !== undefined && { maxQueue: o.maxQueue }),
+    ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
+    ...(o.initialBackoffMs !== undefined && { initialBackoffMs: o.initialBackoffMs }),
+    ...(o.maxBackoffMs !== undefined && { maxBackoffMs: o.maxBackoffMs }),
+    ...(o.timers && { timers: o.timers }),
+    ...(o.random && { random: o.random }),
+    onGiveUp: (err) => {
+      if (warned) return;
+      warned = true;
+      o.logger?.warn({ receiver: name, err: (err as Error).message }, 'notification dropped after retries; further failures are only counted');
+    },
+  });
+  return {
+    name,
+    accepts,
+    send(batch) {
+      queue.push(batch);
+    },
+    // Nothing to start: the queue delivers as soon as a batch is pushed.
+    start() {},
+    stop: (deadlineMs = 5_000) => queue.stop(deadlineMs),
+    stats: () => ({ name, ...queue.stats() }),
+    idle: () => queue.idle(),
+  };
+}
