@@ -4,7 +4,7 @@
  * event JSON lines as `Store.appendEvents` takes them (ts in epoch ms).
  *
  * Stage medians / log-sd: ingress 2 ms / 0.3, queue 5 / 0.8, batch 3 / 0.5, exec 40 / 0.35,
- * post 2 / 0.3; total = their sum (median ≈ 55 ms, P99 ≈ 125 ms).
+ * post 2 / 0.3; total = their sum (P99 ≈ 110 ms).
  */
 import { mulberry32 } from '../analysis/index.ts';
 
