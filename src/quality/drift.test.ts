@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createDuckDBStore } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
-import { driftQuery, expandCounts } from './drift.ts';
+import { MAX_NUMERIC_ROWS, STRATA, driftQuery, expandCounts, numericValues } from './drift.ts';
 import type { QualityReads } from './reads.ts';
 import { MIN, T0, iso, lines, readsOver } from './testing.ts';
 
@@ -92,5 +92,28 @@ describe('drift query', () => {
     // 300 000 a + 100 000 b, cap 4 → 3 a + 1 b.
     expect(expandCounts({ b: 100_000, a: 300_000 }, 4)).toEqual({ values: ['a', 'a', 'a', 'b'], sampled: true });
     expect(expandCounts({ a: 2 })).toEqual({ values: ['a', 'a'], sampled: false });
+  });
+});
+
+describe('numeric samples stay bounded', () => {
+  it('falls back to a stratified subsample when a window holds more than MAX_NUMERIC_ROWS', async () => {
+    const calls: { fromMs: number; toMs: number; limit: number }[] = [];
+    // A fake window with more rows than the bound: every list call returns `limit` rows.
+    const reads = {
+      aggregate: async () => [],
+      feedbackStats: async () => ({ rows: [], orphans: 0 }),
+      events: async (s: { fromMs: number; toMs: number; limit: number }) => {
+        calls.push({ fromMs: s.fromMs, toMs: s.toMs, limit: s.limit });
+        return Array.from({ length: s.limit }, () => ({ ts: iso(s.fromMs), confidence: 0.5 }));
+      },
+    } as unknown as QualityReads;
+    const { values, sampled } = await numericValues(reads, { fromMs: T0, toMs: T0 + 20 * MIN, filters: {} }, 'confidence');
+    expect(sampled).toBe(true);
+    expect(values).toHaveLength(MAX_NUMERIC_ROWS);
+    // First the bounded probe (20 001 rows), then 20 one-minute strata of 1000 rows each.
+    expect(calls[0]).toEqual({ fromMs: T0, toMs: T0 + 20 * MIN, limit: MAX_NUMERIC_ROWS + 1 });
+    expect(calls.slice(1)).toHaveLength(STRATA);
+    expect(calls[1]).toEqual({ fromMs: T0, toMs: T0 + MIN, limit: 1000 });
+    expect(calls[STRATA]).toEqual({ fromMs: T0 + 19 * MIN, toMs: T0 + 20 * MIN, limit: 1000 });
   });
 });

@@ -19,7 +19,7 @@ import { FiltersSchema, InferlensError } from '../schema/index.ts';
 import type { Filters } from '../schema/index.ts';
 import { parseOrThrow, timeRange } from '../query/index.ts';
 import type { QualityReads } from './reads.ts';
-import { specOf } from './reads.ts';
+import { rfc3339, specOf } from './reads.ts';
 
 export const NUMERIC_DRIFT_FIELDS = ['confidence', 'output_length', 'score'] as const;
 export const CATEGORICAL_DRIFT_FIELDS = ['label', 'finish_reason'] as const;
@@ -36,8 +36,6 @@ export const MAX_CATEGORICAL_ROWS = 200_000;
  * values below −2^51 are outside any confidence, length or score we expect.
  */
 const NOT_NULL_BOUND = -(2 ** 51) - 0.5;
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
 
 export const DriftQuerySchema = z
   .object({

@@ -8,10 +8,8 @@ import { DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
 import type { Filters } from '../schema/index.ts';
 import { parseOrThrow, timeRange } from '../query/index.ts';
 import type { FeedbackStatsQuery, FeedbackStatsRow, QualityReads } from './reads.ts';
-import { isoBucket } from './reads.ts';
+import { STEP, isoBucket, rfc3339 } from './reads.ts';
 
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-export const STEP = z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 10s, 1m, 1h' });
 
 export const FeedbackQuerySchema = z
   .object({

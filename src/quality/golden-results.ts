@@ -6,12 +6,10 @@
 import { z } from 'zod';
 import { parseDurationMs } from '../schema/index.ts';
 import { parseOrThrow, timeRange } from '../query/index.ts';
-import { STEP } from './feedback.ts';
+import { STEP, rfc3339 } from './reads.ts';
 import type { QualityReads } from './reads.ts';
 
 export const MAX_PROBE_ROWS = 20_000;
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
 
 export const GoldenResultsQuerySchema = z
   .object({

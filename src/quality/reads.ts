@@ -4,6 +4,7 @@
  * types mirror `Store.feedbackStats` (src/store/store.ts); main.ts wires the store method in and
  * the compiler checks that the two shapes agree.
  */
+import { z } from 'zod';
 import { parseMeasure } from '../schema/index.ts';
 import type { Dimension, Filters, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
@@ -71,3 +72,8 @@ function parseMeasureOrThrow(name: string): Measure {
 export function isoBucket(ms: number | undefined): { bucket?: string } {
   return ms === undefined ? {} : { bucket: new Date(ms).toISOString() };
 }
+
+/** An RFC 3339 timestamp in a request body or query string. */
+export const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
+/** A time-bucket step such as 10s, 1m, 1h. */
+export const STEP = z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 10s, 1m, 1h' });

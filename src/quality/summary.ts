@@ -13,14 +13,12 @@ import { benjaminiHochberg, proportionTest } from '../analysis/index.ts';
 import { DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
 import type { Dimension, Filters, GroupKey, QueryRow } from '../schema/index.ts';
 import { parseOrThrow, timeRange } from '../query/index.ts';
-import { STEP, flattenFeedbackRow } from './feedback.ts';
+import { flattenFeedbackRow } from './feedback.ts';
 import type { FeedbackReplyRow } from './feedback.ts';
 import { detectModelTypes } from './model-type.ts';
 import type { ModelType, ModelTypeInfo } from './model-type.ts';
 import type { QualityReads } from './reads.ts';
-import { specOf } from './reads.ts';
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
+import { STEP, rfc3339, specOf } from './reads.ts';
 
 export const SummarySchema = z
   .object({
