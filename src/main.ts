@@ -10,13 +10,14 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
-import { createApi, mountUi } from './api/index.ts';
+import { createApi, mountUi, releaseRoutes } from './api/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createPipeline, createRetention } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries } from './query/index.ts';
+import { createComparer } from './release/index.ts';
 import type { Queries } from './query/index.ts';
 import { createDuckDBStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
@@ -79,7 +80,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    mounts: [releaseRoutes({ comparer: createComparer(queries) }), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.

@@ -6,3 +6,6 @@ export type { ApiOptions } from './app.ts';
 export { HTTP_STATUS, toErrorResponse } from './errors.ts';
 /** Serves the built dashboard (web/dist) with an index.html fallback for client routes. */
 export { mountUi } from './ui.ts';
+/** `POST /v1/compare`: release verdicts with their evidence. */
+export { releaseRoutes } from './release-routes.ts';
+export type { ReleaseRoutesOptions } from './release-routes.ts';

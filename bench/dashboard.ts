@@ -1,0 +1,116 @@
+// First render of the runtime view on a large store, in real Chromium.
+// Usage: npm run bench:dashboard -- --json [--events 10000000] [--hours 6]
+// Loads N synthetic events straight into a fresh DuckDB file (the read path is what is measured),
+// starts `inferlens serve` on it, opens /runtime in Debian's Chromium and times navigation →
+// first complete render (every panel drawn). Baseline in the same run: the same page on a store
+// holding 1 % of the events. The last line is one JSON object.
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { chromium } from 'playwright-core';
+import { createDuckDBStore } from '../src/store/index.ts';
+import { DuckDBInstance } from '@duckdb/node-api';
+
+const args = process.argv.slice(2);
+const arg = (name: string, def: number) => {
+  const i = args.indexOf(`--${name}`);
+  return i >= 0 ? Number(args[i + 1]) : def;
+};
+const N = arg('events', 10_000_000);
+const HOURS = arg('hours', 6);
+const ROOT = resolve(import.meta.dirname, '..');
+
+if (!existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
+  console.log('building the dashboard…');
+  await new Promise<void>((res, rej) => spawn('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' }).once('exit', (c) => (c === 0 ? res() : rej(new Error(`build failed ${c}`)))));
+}
+
+/** Fills a fresh data dir with n events over the last `hours`, generated inside DuckDB. */
+async function fill(dir: string, n: number): Promise<void> {
+  const file = join(dir, 'inferlens.duckdb');
+  const store = await createDuckDBStore({ path: file });
+  await store.migrate();
+  await store.close();
+  const inst = await DuckDBInstance.create(file);
+  const conn = await inst.connect();
+  const end = Date.now() - 30_000;
+  const span = HOURS * 3_600_000;
+  await conn.run('SELECT setseed(0.42)');
+  await conn.run(`
+    INSERT INTO events (ts, request_id, model, model_version, tenant, entry, node, replica, service_tier,
+                        ingress_ms, queue_ms, batch_ms, exec_ms, post_ms, total_ms, batch_size, status, error_type, input_tokens, output_tokens)
+    SELECT make_timestamp(CAST((${end - span} + i * ${span / n}) * 1000 AS BIGINT)),
+           printf('%012x', i * 2654435761 % 281474976710655),
+           'model-' || (i % 20), 'v' || (1 + (hash(i) % 3)), 'tenant-' || CAST(floor(50 * pow(random(), 3)) AS INT),
+           ['api', 'batch', 'web'][1 + i % 3], 'node-' || ((i % 16) // 4), 'replica-' || (i % 16), 'standard',
+           round(0.4 * exp(0.5 * (random() - 0.5)), 3) AS ing, round(3 * exp(1.5 * (random() - 0.5)), 3) AS q,
+           round(2 * exp(0.6 * (random() - 0.5)), 3) AS b, round((15 + i % 20) * exp(0.5 * (random() - 0.5)), 3) AS e,
+           round(0.6 * exp(0.4 * (random() - 0.5)), 3) AS p, round(ing + q + b + e + p, 3),
+           1 + CAST(random() * 16 AS INT), CASE WHEN random() < 0.01 THEN 'error' ELSE 'ok' END, NULL,
+           50 + CAST(random() * 400 AS INT), 1 + CAST(random() * 200 AS INT)
+    FROM range(${n}) t(i)`);
+  await conn.run('CHECKPOINT');
+  conn.closeSync();
+  inst.closeSync();
+}
+
+async function serve(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
+  const child = spawn(process.execPath, [join(ROOT, 'bin', 'inferlens.js'), 'serve', '--port', '0', '--data', dir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, INFERLENS_RETENTION_DAYS: '30' } });
+  const url = await new Promise<string>((res, rej) => {
+    let out = '';
+    child.stdout!.on('data', (d: Buffer) => {
+      out += d.toString();
+      const m = /listening on (\S+)/.exec(out);
+      if (m) res(m[1]!);
+    });
+    child.once('exit', (c) => rej(new Error(`server exited ${c}`)));
+  });
+  return {
+    url,
+    stop: () =>
+      new Promise<void>((r) => {
+        child.once("exit", () => r());
+        child.kill("SIGTERM");
+      }),
+  };
+}
+
+async function firstRenderMs(url: string, runs = 3): Promise<number[]> {
+  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const times: number[] = [];
+  try {
+    for (let r = 0; r < runs; r++) {
+      const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
+      const t0 = performance.now();
+      await page.goto(`${url}/runtime?from=now-1h&to=now`);
+      await page.waitForFunction(() => Number(document.body.dataset['renders'] ?? 0) >= 1 && document.querySelectorAll('[data-panel][data-state="loading"]').length === 0, undefined, { timeout: 120_000 });
+      times.push(performance.now() - t0);
+      await page.close();
+    }
+  } finally {
+    await browser.close();
+  }
+  return times;
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
+const results: Record<string, number> = {};
+for (const [name, n] of [
+  ['baseline', Math.max(1000, Math.round(N / 100))],
+  ['full', N],
+] as const) {
+  const dir = mkdtempSync(join(tmpdir(), `inferlens-dash-${name}-`));
+  const t = performance.now();
+  await fill(dir, n);
+  console.log(`${name}: ${n} events loaded in ${((performance.now() - t) / 1000).toFixed(1)} s (${(statSync(join(dir, 'inferlens.duckdb')).size / n).toFixed(1)} bytes/event)`);
+  const server = await serve(dir);
+  const times = await firstRenderMs(server.url);
+  await server.stop();
+  rmSync(dir, { recursive: true, force: true });
+  console.log(`  first render of /runtime (last 1 h): ${times.map((x) => x.toFixed(0)).join(', ')} ms`);
+  results[`${name}_events`] = n;
+  results[`${name}_first_render_ms`] = Math.round(median(times));
+}
+const out = { ...results, hours: HOURS, render_ratio: +(results.full_first_render_ms! / results.baseline_first_render_ms!).toFixed(2) };
+console.log(JSON.stringify(out));
