@@ -81,13 +81,14 @@ describe('actions', () => {
     const a = createActions({
       clock: createManualClock(T0),
       mode: 'auto',
-      endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' }, rollback: { url: `${base}/admin/fail`, body: 'params' } },
+      endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' }, rollback: { url: `${base}/admin/fail`, body: 'params', params: { percent: 0 } } },
     });
     a.propose(alert('r3'), { type: 'pause_canary', params: { rule: 'canary' } }, undefined);
     a.propose(alert('r4'), { type: 'rollback', params: {} }, undefined);
     a.propose(alert('r5'), { type: 'scale_out', params: {} }, undefined);
     await a.idle();
     expect(got.find((g) => g.url === '/admin/pause_canary')!.body).toEqual({ rule: 'canary' });
+    expect(got.find((g) => g.url === '/admin/fail')!.body).toEqual({ percent: 0 });
     const byAction = Object.fromEntries(a.list().map((r) => [r.action, r]));
     expect(byAction.pause_canary).toMatchObject({ state: 'answered', approvedBy: 'auto' });
     expect(byAction.rollback).toMatchObject({ state: 'failed', answer: { status: 400 } });

@@ -26,6 +26,8 @@ export interface ActionEndpoint {
   /** `envelope` (default): `{ action, params, alert, incident }`; `params`: the params object alone. */
   body?: 'envelope' | 'params';
   headers?: Record<string, string>;
+  /** Fixed params merged under the rule's (e.g. `{ percent: 0 }` when rollback maps to the demo's set_canary). */
+  params?: Record<string, string | number | boolean>;
 }
 
 export interface ActionsOptions {
@@ -106,7 +108,8 @@ export function createActions(o: ActionsOptions): Actions {
     maxQueue: o.maxQueue ?? 100,
     deliver: async (r, signal) => {
       const ep = endpointFor(r.action)!;
-      const body = ep.body === 'params' ? r.params : { action: r.action, params: r.params, alert: r.alert, incident: r.incident };
+      const params = { ...ep.params, ...r.params };
+      const body = ep.body === 'params' ? params : { action: r.action, params, alert: r.alert, incident: r.incident };
       r.state = 'sent';
       r.sentAt = iso();
       r.url = ep.url;

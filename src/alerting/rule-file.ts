@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import { NUMERIC_FIELDS, parseMeasure, zodIssues } from '../schema/index.ts';
-import { CATEGORICAL_FIELDS, RuleFileSchema, durationMs } from './rule-schema.ts';
+import { CATEGORICAL_FIELDS, ConditionSchema, GroupShellSchema, RuleFileShellSchema, RuleSchema, durationMs } from './rule-schema.ts';
 import type { Condition, Rule, RuleGroup } from './rule-schema.ts';
 import { checkTemplate } from './template.ts';
 
@@ -92,43 +92,75 @@ export function parseRuleText(text: string, file: string): LoadedRules {
     problems.push({ file, ...(line !== undefined && { line }), path: path.join('.'), message });
   };
 
+  const zodProblems = (prefix: (string | number)[], error: Parameters<typeof zodIssues>[0]) => {
+    for (const i of zodIssues(error)) problem([...prefix, ...(i.path === '' ? [] : i.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)))], i.message);
+  };
   const raw = doc.toJS() as unknown;
-  const r = RuleFileSchema.safeParse(raw ?? {});
+  // The outer shape first, then every rule on its own: one bad rule does not hide the others' problems.
+  const r = RuleFileShellSchema.safeParse(raw ?? {});
   if (!r.success) {
-    // Discriminated-union errors on a rule point at `kind`; report them as zod words them.
-    for (const i of zodIssues(r.error)) problem(i.path === '' ? [] : i.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)), i.message);
+    zodProblems([], r.error);
     return { groups: [], problems: sortProblems(problems) };
   }
 
   const groups: RuleGroup[] = [];
   const seen = new Set<string>();
-  r.data.groups.forEach((g, gi) => {
-    if (seen.has(g.name)) problem(['groups', gi, 'name'], `group name "${g.name}" is used twice in this file`);
-    seen.add(g.name);
+  r.data.groups.forEach((rawGroup, gi) => {
+    const name = (rawGroup as { name?: unknown } | null)?.name;
+    if (typeof name === 'string') {
+      if (seen.has(name)) problem(['groups', gi, 'name'], `group name "${name}" is used twice in this file`);
+      seen.add(name);
+    }
+    const gs = GroupShellSchema.safeParse(rawGroup);
+    if (!gs.success) {
+      zodProblems(['groups', gi], gs.error);
+      // Still check the rules of a group whose own fields are wrong.
+      const rawRules = (rawGroup as { rules?: unknown } | null)?.rules;
+      if (Array.isArray(rawRules)) rawRules.forEach((input, ri) => checkRule(input, ['groups', gi, 'rules', ri], ''));
+      return;
+    }
+    const g = gs.data;
     const rules: Rule[] = [];
-    g.rules.forEach((rule, ri) => {
-      const at = ['groups', gi, 'rules', ri];
-      const condKey = (doc.getIn([...at, 'expr']) !== undefined ? 'expr' : 'condition') as string;
-      for (const p of checkCondition(rule.condition)) problem([...at, condKey, ...p.path.split('.')], p.message);
-      for (const [k, t] of Object.entries(rule.annotations)) for (const m of checkTemplate(t)) problem([...at, 'annotations', k], m);
-      for (const [k, v] of Object.entries(rule.action?.params ?? {})) if (typeof v === 'string') for (const m of checkTemplate(v)) problem([...at, 'action', 'params', k], m);
-      for (const k of ['alertname', 'severity']) if (k in rule.labels) problem([...at, 'labels', k], `label "${k}" is set from the rule; remove it here`);
-      const line = lineOf(at);
-      rules.push({
-        alert: rule.alert,
-        group: g.name,
-        condition: rule.condition,
-        forMs: durationMs(rule.for),
-        severity: rule.severity,
-        labels: rule.labels,
-        annotations: rule.annotations,
-        ...(rule.action && { action: rule.action }),
-        source: { file, ...(line !== undefined && { line }) },
-      });
+    g.rules.forEach((input, ri) => {
+      const rule = checkRule(input, ['groups', gi, 'rules', ri], g.name);
+      if (rule) rules.push(rule);
     });
     groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, limit: g.limit, rules });
   });
   return { groups: problems.length > 0 ? [] : groups, problems: sortProblems(problems) };
+
+  /** Checks one rule; the Rule when it parsed (its semantic problems are reported beside). */
+  function checkRule(input: unknown, at: (string | number)[], group: string): Rule | undefined {
+    // The checks beyond zod run on the raw parts too, so a rule with one structural problem still
+    // has its other problems listed.
+    const raw = (typeof input === 'object' && input !== null ? input : {}) as Record<string, unknown>;
+    const condKey = 'expr' in raw && !('condition' in raw) ? 'expr' : 'condition';
+    const cond = ConditionSchema.safeParse(raw[condKey]);
+    if (cond.success) for (const p of checkCondition(cond.data)) problem([...at, condKey, ...p.path.split('.')], p.message);
+    const strings = (v: unknown): [string, string][] => (typeof v === 'object' && v !== null ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : []);
+    for (const [k, t] of strings(raw.annotations)) for (const m of checkTemplate(t)) problem([...at, 'annotations', k], m);
+    const params = typeof raw.action === 'object' && raw.action !== null ? (raw.action as { params?: unknown }).params : undefined;
+    for (const [k, t] of strings(params)) for (const m of checkTemplate(t)) problem([...at, 'action', 'params', k], m);
+    for (const [k] of strings(raw.labels)) if (k === 'alertname' || k === 'severity') problem([...at, 'labels', k], `label "${k}" is set from the rule; remove it here`);
+    const parsed = RuleSchema.safeParse(input);
+    if (!parsed.success) {
+      zodProblems(at, parsed.error);
+      return undefined;
+    }
+    const rule = parsed.data;
+    const line = lineOf(at);
+    return {
+      alert: rule.alert,
+      group,
+      condition: rule.condition,
+      forMs: durationMs(rule.for),
+      severity: rule.severity,
+      labels: rule.labels,
+      annotations: rule.annotations,
+      ...(rule.action && { action: rule.action }),
+      source: { file, ...(line !== undefined && { line }) },
+    };
+  }
 }
 
 function sortProblems(ps: RuleProblem[]): RuleProblem[] {

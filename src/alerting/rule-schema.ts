@@ -154,10 +154,13 @@ export const ConditionSchema = z.discriminatedUnion('kind', [ThresholdSchema, Sl
 const labelName = z.string().regex(LABEL_NAME_RE, { error: 'expected a label name [a-zA-Z_][a-zA-Z0-9_]*' });
 const paramValue = z.union([z.string().max(1024), z.number(), z.boolean()]);
 
-export const ActionSchema = z.union([
-  z.enum(ACTION_TYPES).transform((type) => ({ type, params: {} as Record<string, string | number | boolean> })),
-  z.object({ type: z.enum(ACTION_TYPES), params: z.record(z.string().max(64), paramValue).default({}) }).strict(),
-]);
+export const ActionSchema = z.union(
+  [
+    z.enum(ACTION_TYPES).transform((type) => ({ type, params: {} as Record<string, string | number | boolean> })),
+    z.object({ type: z.enum(ACTION_TYPES), params: z.record(z.string().max(64), paramValue).default({}) }).strict(),
+  ],
+  { error: `expected an action (${ACTION_TYPES.join(', ')}) or { type: <action>, params: { … } }` },
+);
 
 export const RuleSchema = z.preprocess(
   (r) => {
@@ -191,6 +194,10 @@ export const GroupSchema = z
   .strict();
 
 export const RuleFileSchema = z.object({ groups: z.array(GroupSchema).max(1000) }).strict();
+
+/** The file's outer shape; each group and each rule is then checked (and reported) on its own. */
+export const RuleFileShellSchema = z.object({ groups: z.array(z.unknown()).max(1000) }).strict();
+export const GroupShellSchema = GroupSchema.extend({ rules: z.array(z.unknown()).max(1000).default([]) }).strict();
 
 export type Condition = z.infer<typeof ConditionSchema>;
 export type ThresholdCondition = z.infer<typeof ThresholdSchema>;

@@ -17,15 +17,15 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
   const rows = await ctx.queries.events({
     fromMs: ctx.nowMs - durationMs(c.window),
     toMs: ctx.nowMs,
-    filters: c.filters,
+    // Probes only, so the row limit is spent on them and not on user traffic.
+    filters: { ...c.filters, probe: 'true' },
     includeProbes: true,
-    columns: ['probe', 'attributes', 'status', ...c.by],
+    columns: ['attributes', 'status', ...c.by],
     limit: c.max_rows,
     order: 'ts_desc',
   });
   const slices = new Map<string, { labels: Labels; n: number; pass: number }>();
   for (const e of rows) {
-    if (e.probe !== true) continue;
     const mark = e.attributes?.[c.pass_attribute]?.toLowerCase();
     const passed = mark !== undefined && PASS.has(mark) ? true : mark !== undefined && FAIL.has(mark) ? false : e.status != null && e.status !== 'ok' ? false : undefined;
     if (passed === undefined) continue;
