@@ -10,13 +10,21 @@ import pino from 'pino';
 import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
-import { createApi, mountUi, releaseRoutes } from './api/index.ts';
+import { readFileSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes } from './api/index.ts';
+import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
+import type { Alerting } from './alerting/index.ts';
+import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
+import type { Notifier } from './notify/index.ts';
+import { InferlensError } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createPipeline, createRetention } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries } from './query/index.ts';
+import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import { createComparer } from './release/index.ts';
 import type { Queries } from './query/index.ts';
 import { createDuckDBStore } from './store/index.ts';
@@ -44,6 +52,7 @@ export interface InferlensServer {
   pipeline: Pipeline;
   queries: Queries;
   retention: Retention;
+  alerting: Alerting | undefined;
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -71,6 +80,25 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   retention.start();
 
   const queries = createQueries(store);
+
+  const golden = createGoldenRegistry({
+    sets: config.quality.goldenFiles.flatMap((f) => parseGoldenYaml(readFileSync(f, 'utf8'))),
+    ...(config.storage.dataDir === ':memory:' ? {} : { file: join(config.storage.dataDir, 'golden-sets.yaml') }),
+  });
+  const probeSchedule = config.quality.probes;
+  const probes =
+    probeSchedule.targets.length > 0
+      ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
+      : undefined;
+  const alerting = config.alerting.enabled ? buildAlerting(config, { queries, logger, registry, now: options.now }) : undefined;
+
+  const quality = qualityRoutes({
+    reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
+    golden,
+    ...(probes ? { probes } : {}),
+    maxBodyBytes: config.server.maxBodyBytes,
+    modelTypes: config.quality.modelTypes,
+  });
   let ready = false;
   const app = createApi({
     sink: pipeline,
@@ -80,7 +108,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [releaseRoutes({ comparer: createComparer(queries) }), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
@@ -105,6 +133,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const host = addr.family === 'IPv6' ? `[${addr.address}]` : addr.address;
   const url = `http://${host}:${addr.port}`;
   for (const p of pulls) p.start();
+  probes?.start();
+  alerting?.start();
   ready = true;
   logger.info({ url, data: databasePath(config) }, 'inferlens listening');
 
@@ -116,10 +146,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     pipeline,
     queries,
     retention,
+    alerting,
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {
         ready = false;
         for (const p of pulls) await p.stop();
+        await probes?.stop();
+        await alerting?.stop(deadlineMs);
         await new Promise<void>((r) => {
           server.close(() => r());
           server.closeIdleConnections?.();
@@ -136,4 +169,36 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       return stopped;
     },
   };
+}
+
+/** Alert rules (the default pack plus configured files), notifiers and actions. */
+function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+  const ac = config.alerting;
+  const defaultRules = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
+  const loaded = loadRuleFiles([...(ac.defaultRules ? [defaultRules] : []), ...ac.ruleFiles]);
+  if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
+  const notifiers: Notifier[] = ac.receivers.map((r) => {
+    const common = { name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }) };
+    return r.type === 'webhook'
+      ? createWebhookNotifier({ ...common, tiers: r.tiers, ...(r.secret && { secret: r.secret }), ...(ac.externalUrl && { externalUrl: ac.externalUrl }) })
+      : createAlertmanagerNotifier(common);
+  });
+  const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
+  return createAlerting({
+    groups: loaded.groups,
+    queries: d.queries,
+    logger: d.logger.child({ component: 'alerting' }),
+    registry: d.registry,
+    notifiers,
+    ...(d.now && { clock: { ...systemClock, now: d.now } }),
+    groupBy: ac.groupBy,
+    groupWaitMs: ac.groupWaitMs,
+    groupIntervalMs: ac.groupIntervalMs,
+    repeatIntervalMs: ac.repeatIntervalMs,
+    resendDelayMs: ac.resendDelayMs,
+    ...(ac.inhibitRules && { inhibitRules: ac.inhibitRules }),
+    externalUrl: ac.externalUrl ?? `http://${config.server.host}:${config.server.port}`,
+    ...(dataDir && { silencesFile: join(dataDir, 'silences.json') }),
+    actions: { ...ac.actions, ...(dataDir && { auditFile: join(dataDir, 'actions.jsonl') }) },
+  });
 }

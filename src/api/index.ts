@@ -9,3 +9,8 @@ export { mountUi } from './ui.ts';
 /** `POST /v1/compare`: release verdicts with their evidence. */
 export { releaseRoutes } from './release-routes.ts';
 export type { ReleaseRoutesOptions } from './release-routes.ts';
+/** Quality summaries, drift, feedback, golden sets and probe results. */
+export { qualityRoutes } from './quality-routes.ts';
+/** Alerting routes: alerts, incidents, silences, actions (audit + approve), rules. */
+export { alertRoutes } from './alert-routes.ts';
+export type { AlertRoutesDeps } from './alert-routes.ts';

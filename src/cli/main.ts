@@ -8,6 +8,7 @@ import type { ConfigInput } from '../config/index.ts';
 import { isInferlensError } from '../schema/index.ts';
 import { startServer } from '../main.ts';
 import { importFile } from './import.ts';
+import { printRulesCheck, printRulesTest, rulesCheck, rulesTest } from './rules.ts';
 import { formatTable } from './table.ts';
 import { parseTime } from './time.ts';
 
@@ -95,6 +96,22 @@ program
     const r = await importFile(file, { url: o.url, batchRows: o.batch, apiKey: o.apiKey, quiet: !process.stderr.isTTY });
     console.log(`imported ${r.accepted} events in ${r.batches} requests; ${r.rejected} rejected`);
     if (r.accepted === 0) process.exitCode = 1;
+  });
+
+const rules = program.command('rules').description('check and test alert rule files');
+rules
+  .command('check <files...>')
+  .description('validate rule files; lists every problem with file:line')
+  .action((files: string[]) => {
+    process.exitCode = printRulesCheck(rulesCheck(files), console.log);
+  });
+rules
+  .command('test <files...>')
+  .description('evaluate rules against fixture data at given times (like promtool test rules)')
+  .action(async (files: string[]) => {
+    let code = 0;
+    for (const f of files) code = Math.max(code, printRulesTest(f, await rulesTest(f), console.log));
+    process.exitCode = code;
   });
 
 program.parseAsync(process.argv).catch((e: unknown) => {

@@ -9,9 +9,66 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { hostname } from 'node:os';
 import { ScrapeTargetSchema } from '../ingest/index.ts';
+import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
 import { InferlensError, zodIssues } from '../schema/index.ts';
 
 const MiB = 1024 * 1024;
+const httpUrl = z.url({ protocol: /^https?$/ });
+const delivery = {
+  timeoutMs: z.number().int().min(100).max(120_000).default(10_000),
+  maxQueue: z.number().int().min(1).max(100_000).default(1000),
+  maxAttempts: z.number().int().min(1).max(20).default(5),
+};
+
+const AlertingSchema = z
+  .object({
+    enabled: z.boolean().default(true),
+    /** Load the built-in rule pack (rules/default.yaml). */
+    defaultRules: z.boolean().default(true),
+    ruleFiles: z.array(z.string().min(1)).max(100).default([]),
+    groupBy: z.array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/)).max(10).default(['model', 'pool']),
+    groupWaitMs: z.number().int().min(0).default(30_000),
+    groupIntervalMs: z.number().int().min(1000).default(300_000),
+    repeatIntervalMs: z.number().int().min(60_000).default(14_400_000),
+    resendDelayMs: z.number().int().min(1000).default(60_000),
+    externalUrl: httpUrl.optional(),
+    inhibitRules: z
+      .array(z.object({ source_matchers: z.array(z.string()).min(1), target_matchers: z.array(z.string()).min(1), equal: z.array(z.string()).default([]) }).strict())
+      .max(100)
+      .optional(),
+    receivers: z
+      .array(
+        z.discriminatedUnion('type', [
+          z.object({ type: z.literal('webhook'), name: z.string().min(1).max(64), url: httpUrl, secret: z.string().min(16).optional(), tiers: z.array(z.enum(['page', 'ticket'])).min(1).default(['page', 'ticket']), ...delivery }).strict(),
+          z.object({ type: z.literal('alertmanager'), name: z.string().min(1).max(64).default('alertmanager'), url: httpUrl, ...delivery }).strict(),
+        ]),
+      )
+      .max(20)
+      .default([]),
+    actions: z
+      .object({
+        /** dry_run (default): actions are proposed and audited, never sent. */
+        mode: z.enum(['dry_run', 'approval', 'auto']).default('dry_run'),
+        url: httpUrl.optional(),
+        endpoints: z
+          .partialRecord(
+            z.enum(['scale_out', 'switch_route', 'rate_limit', 'pause_canary', 'rollback', 'adjust_batch']),
+            z
+              .object({
+                url: httpUrl,
+                body: z.enum(['envelope', 'params']).default('envelope'),
+                params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean()])).optional(),
+                headers: z.record(z.string(), z.string()).optional(),
+              })
+              .strict(),
+          )
+          .default({}),
+        timeoutMs: z.number().int().min(100).max(60_000).default(10_000),
+      })
+      .strict()
+      .prefault({}),
+  })
+  .strict();
 
 export const ConfigSchema = z
   .object({
@@ -62,6 +119,18 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    alerting: AlertingSchema.prefault({}),
+    quality: z
+      .object({
+        /** Declared model types (otherwise inferred from the fields present). */
+        modelTypes: z.record(z.string(), z.enum(MODEL_TYPES)).default({}),
+        /** Golden set YAML files loaded at start (sets registered through the API persist under the data dir). */
+        goldenFiles: z.array(z.string()).default([]),
+        /** Probe schedule: which inference endpoints to call with the golden sets. */
+        probes: ProbeScheduleSchema.prefault({}),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()
@@ -83,6 +152,8 @@ export const ENV_VARS: Record<string, { path: string[]; type: 'string' | 'number
   INFERLENS_MEMORY_LIMIT: { path: ['storage', 'memoryLimit'], type: 'string' },
   INFERLENS_CARDINALITY_CAP: { path: ['pipeline', 'cardinalityCap'], type: 'number' },
   INFERLENS_LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
+  INFERLENS_ALERT_RULES: { path: ['alerting', 'ruleFiles'], type: 'list' },
+  INFERLENS_ACTIONS_MODE: { path: ['alerting', 'actions', 'mode'], type: 'string' },
 };
 
 type Obj = Record<string, unknown>;
