@@ -8,3 +8,8 @@ export { OVERFLOW_VALUE } from './cardinality.ts';
 /** Periodic deletion of data older than the retention window. */
 export { createRetention } from './retention.ts';
 export type { Retention, RetentionOptions } from './retention.ts';
+/** The capture policy: which payloads are kept as samples (redacted, weighted, bounded), and its config schema. */
+export { createCapturePolicy, CapturePolicySchema } from './capture.ts';
+export type { CapturePolicy, CapturePolicyConfig, CapturePolicyInput, CapturePolicyOptions } from './capture.ts';
+/** PII redaction of captured text. */
+export { redact } from './redact.ts';

@@ -15,6 +15,9 @@ import type { Store } from '../store/index.ts';
 import type { Sink, WriteOptions } from './sink.ts';
 import { CardinalityLimiter } from './cardinality.ts';
 import { createRequestMetrics } from './request-metrics.ts';
+import { createCapturePolicy, withoutPayload } from './capture.ts';
+import type { CapturePolicy } from './capture.ts';
+import type { SampleRow } from '../store/index.ts';
 
 export interface PipelineOptions {
   store: Store;
@@ -30,6 +33,8 @@ export interface PipelineOptions {
   maxQueueRows: number;
   /** Most rows in one store transaction. */
   maxBatchRows: number;
+  /** Which payloads are kept as samples (default: the capture policy's defaults). */
+  capture?: CapturePolicy;
 }
 
 export interface Pipeline extends Sink {
@@ -64,6 +69,8 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const batchRows = new Histogram({ name: 'inferlens_store_write_batch_rows', help: 'Rows per store transaction.', buckets: [1, 10, 100, 1000, 5000, 20000, 50000, 100000], registers: [registry] });
 
   const requestMetrics = createRequestMetrics(registry);
+  const capture = options.capture ?? createCapturePolicy({ registry, now });
+  const samplesRefused = new Counter({ name: 'inferlens_capture_write_dropped_total', help: 'Kept samples not stored because the write queue was full or the write failed.', registers: [registry] });
 
   const queue: Job[] = [];
   let queued = 0;
@@ -176,6 +183,17 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     }
   }
 
+  /** Queues kept samples behind the events; a refused or failed sample write is counted, never fails the request. */
+  async function writeSamples(samples: SampleRow[]): Promise<void> {
+    if (samples.length === 0) return;
+    try {
+      await write(samples.length, () => store.appendSamples(samples));
+    } catch (e) {
+      samplesRefused.inc(samples.length);
+      logger.warn({ err: e, samples: samples.length }, 'captured samples not stored');
+    }
+  }
+
   function minTsMs(t: number): number {
     return t - options.retentionDays * 86_400_000;
   }
@@ -206,6 +224,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       let warnedRows = 0;
       const lines: string[] = [];
       const events: EventInput[] = [];
+      const samples: SampleRow[] = [];
       for (let i = 0; i < rows.length; i++) {
         const res = checkEvent(rows[i], t, oldest);
         if (!res.event) {
@@ -227,14 +246,20 @@ export function createPipeline(options: PipelineOptions): Pipeline {
             canonical = false;
           }
         }
-        const serialised = canonical && opts.lines ? null : normalise(ev, limiter);
+        // Capture: payloads go to the samples table (when the policy keeps them), never to events.
+        const sample = capture.sample(ev, (d, v) => limiter.map(d, v));
+        if (sample) samples.push(sample);
+        const stored = withoutPayload(ev);
+        if (stored !== ev) canonical = false;
+        const serialised = canonical && opts.lines ? null : normalise(stored, limiter);
         lines.push(serialised ?? opts.lines![i]!);
-        events.push(ev);
+        events.push(stored);
       }
       rowsTotal.inc({ kind: 'event', outcome: 'rejected' }, rejectedRows);
       if (rejectedRows) dropped.inc({ reason: 'invalid' }, rejectedRows);
       if (lines.length > 0) {
-        await writeEventLines(lines, events);
+        const eventsWritten = writeEventLines(lines, events);
+        await Promise.all([eventsWritten, writeSamples(samples)]);
         rowsTotal.inc({ kind: 'event', outcome: 'accepted' }, lines.length);
         requestMetrics.observe(events);
       }

@@ -1,8 +1,9 @@
 /** The query service handed to the API and the other consumers: every read goes through here. */
 import type { QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
-import type { ListSpec, Store } from '../store/index.ts';
+import type { ListSpec, Store, StoredSample } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
 import { errorSlices, histogram, resourceSeries, saturation, searchEvents, stageAttribution } from './runtime-analyses.ts';
+import { searchSamples } from './samples.ts';
 
 export interface Queries {
   /** `POST /v1/query`: validates the body, answers rows with RFC 3339 buckets. */
@@ -11,7 +12,8 @@ export interface Queries {
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   /** Raw events for statistics that need per-request values (bounded by spec.limit). */
   events(spec: ListSpec): Promise<StoredEvent[]>;
-  request(requestId: string): Promise<{ events: StoredEvent[] }>;
+  /** The stored events of one request and its captured samples. */
+  request(requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }>;
   labels(dimension: string, fromMs: number, toMs: number, limit?: number): Promise<string[]>;
   searchEvents(input: unknown): ReturnType<typeof searchEvents>;
   histogram(input: unknown): ReturnType<typeof histogram>;
@@ -19,6 +21,8 @@ export interface Queries {
   stageAttribution(input: unknown): ReturnType<typeof stageAttribution>;
   saturation(input: unknown): ReturnType<typeof saturation>;
   resources(input: unknown): ReturnType<typeof resourceSeries>;
+  /** `POST /v1/samples/search`: captured samples by slice, time bucket, reason, tag, request id. */
+  samples(input: unknown): ReturnType<typeof searchSamples>;
 }
 
 export function createQueries(store: Store): Queries {
@@ -34,5 +38,6 @@ export function createQueries(store: Store): Queries {
     stageAttribution: (i) => stageAttribution(store, i),
     saturation: (i) => saturation(store, i),
     resources: (i) => resourceSeries(store, i),
+    samples: (i) => searchSamples(store, i),
   };
 }

@@ -1,7 +1,7 @@
 /** Runtime queries: the aggregate query, request lookup, dimension values. */
 import { DIMENSIONS, InferlensError } from '../schema/index.ts';
 import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
-import type { Store } from '../store/index.ts';
+import type { Store, StoredSample } from '../store/index.ts';
 import { toQuerySpec } from './spec.ts';
 
 /** `(spec, at) => result`: the seam alerting, release and reports use. */
@@ -17,11 +17,14 @@ export async function runQuery(store: Store, input: unknown): Promise<{ rows: Qu
   return { rows: withIsoBuckets(await store.aggregate(spec)) };
 }
 
-export async function lookupRequest(store: Store, requestId: string): Promise<{ events: StoredEvent[] }> {
+export async function lookupRequest(store: Store, requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }> {
   if (!requestId || requestId.length > 128) throw new InferlensError('invalid_argument', 'request id must be 1–128 characters');
   const events = await store.getEvents(requestId);
   if (events.length === 0) throw new InferlensError('not_found', `no request with id "${requestId}" is stored (it may be older than the retention window)`);
-  return { events };
+  // Samples carry their event's ts: look in [first event, last event] (to exclusive, so + 1 ms).
+  const times = events.map((e) => Date.parse(e.ts));
+  const samples = await store.listSamples({ fromMs: Math.min(...times), toMs: Math.max(...times) + 1, filters: {}, requestId, limit: 100 });
+  return { events, samples };
 }
 
 export async function dimensionValues(store: Store, dimension: string, fromMs: number, toMs: number, limit = 200): Promise<string[]> {

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QuerySpec } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
-import type { Store } from './store.ts';
+import type { SampleListSpec, SampleRow, Store } from './store.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const MIN = 60_000;
@@ -269,6 +269,48 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       const rows = await store.listEvents({ fromMs: T0, toMs: T0 + MIN, filters: { probe: 'true' }, limit: 10, columns: ['total_ms'] });
       expect(rows.map((r) => r.total_ms)).toEqual([1000]);
       await expect(store.aggregate(spec(['count'], { filters: { probe: 'yes' } }))).rejects.toThrow(/probe/);
+    });
+
+    test('samples: appended, searched by slice, reason, tag, request id and time, newest first, deleted by retention', async () => {
+      const sample = (i: number, o: Partial<SampleRow> = {}): SampleRow => ({
+        ts: T0 + i * 1000,
+        request_id: `s${i}`,
+        model: 'm1',
+        model_version: i < 3 ? 'v1' : 'v2',
+        tenant: 'a',
+        entry: null,
+        node: null,
+        replica: 'r0',
+        route_rule: null,
+        status: i === 4 ? 'error' : 'ok',
+        error_type: i === 4 ? 'internal' : null,
+        label: 'cat',
+        confidence: 0.25 * (i % 4),
+        reasons: i === 4 ? ['error', 'new_version'] : ['baseline'],
+        risk_tags: i === 1 ? ['pii'] : [],
+        sample_weight: i === 4 ? 1 : 100,
+        input: `input ${i} ✓ "quoted"\nnext line`,
+        output: i === 2 ? null : `output ${i}`,
+        ...o,
+      });
+      await store.appendSamples([0, 1, 2, 3, 4].map((i) => sample(i)));
+      await store.appendSamples([]);
+      const all = await store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 100 });
+      expect(all.map((s) => s.request_id)).toEqual(['s4', 's3', 's2', 's1', 's0']);
+      expect(all[0]).toEqual({ ...sample(4), ts: new Date(T0 + 4000).toISOString() });
+      expect(all[2]!.output).toBeNull();
+      const ids = async (o: Partial<SampleListSpec>) => (await store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 100, ...o })).map((s) => s.request_id);
+      expect(await ids({ filters: { model_version: 'v1' } })).toEqual(['s2', 's1', 's0']);
+      expect(await ids({ filters: { status: ['error', 'timeout'], model: 'm1' } })).toEqual(['s4']);
+      expect(await ids({ reasons: ['new_version', 'risk_tag'] })).toEqual(['s4']);
+      expect(await ids({ tags: ['pii'] })).toEqual(['s1']);
+      expect(await ids({ requestId: 's3' })).toEqual(['s3']);
+      // The time range is [from, to): a chart point's bucket.
+      expect(await ids({ fromMs: T0 + 1000, toMs: T0 + 3000 })).toEqual(['s2', 's1']);
+      expect(await ids({ limit: 2 })).toEqual(['s4', 's3']);
+      await expect(store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: { pool: 'x' } as never, limit: 10 })).rejects.toThrow(/pool/);
+      await store.deleteBefore(T0 + 2000);
+      expect(await ids({})).toEqual(['s4', 's3', 's2']);
     });
   });
 }

@@ -129,6 +129,16 @@ export interface Store {
    * ts in [fromMs, toMs) whose request_id has no stored event.
    */
   feedbackStats(spec: FeedbackStatsSpec): Promise<FeedbackStats>;
+  /**
+   * Stores captured samples (already redacted and bounded by the capture policy). Not idempotent:
+   * the pipeline writes each kept sample once. Resolves once the rows are durable.
+   */
+  appendSamples(rows: readonly SampleRow[]): Promise<void>;
+  /**
+   * Samples with ts in [fromMs, toMs), newest first, at most `limit` (≤ 1000): filtered by
+   * dimensions / status / label, by any of `reasons`, by any of `tags` (risk tags), by request id.
+   */
+  listSamples(spec: SampleListSpec): Promise<StoredSample[]>;
 }
 
 /** Time range and filters apply to the events (request time); probes are excluded. */
@@ -172,4 +182,63 @@ export interface FeedbackStatsRow {
 export interface FeedbackStats {
   rows: FeedbackStatsRow[];
   orphans: number;
+}
+
+/** Why a sample was kept (the capture policy's rules, in priority order). */
+export const SAMPLE_REASONS = [
+  'error',
+  'low_confidence',
+  'refused',
+  'empty',
+  'malformed',
+  'risk_tag',
+  'new_version',
+  'edge_input_long',
+  'edge_input_short',
+  'long_tail_tenant',
+  'baseline',
+] as const;
+export type SampleReason = (typeof SAMPLE_REASONS)[number];
+
+/** Dimensions and outcome fields a sample carries (and can be filtered by). */
+export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
+export type SampleFilterKey = (typeof SAMPLE_FILTER_KEYS)[number];
+
+/** One captured request/response, as written. */
+export interface SampleRow {
+  /** The request time, epoch ms. */
+  ts: number;
+  request_id: string | null;
+  model: string;
+  model_version: string | null;
+  tenant: string | null;
+  entry: string | null;
+  node: string | null;
+  replica: string | null;
+  route_rule: string | null;
+  status: string | null;
+  error_type: string | null;
+  label: string | null;
+  confidence: number | null;
+  reasons: SampleReason[];
+  risk_tags: string[];
+  /** How many requests this sample stands for (1 / probability it was kept × the event's own weight). */
+  sample_weight: number;
+  input: string | null;
+  output: string | null;
+}
+
+/** A stored sample as read back: `ts` is RFC 3339 UTC. */
+export type StoredSample = Omit<SampleRow, 'ts' | 'reasons'> & { ts: string; reasons: string[] };
+
+export interface SampleListSpec {
+  fromMs: number;
+  toMs: number;
+  filters: Partial<Record<SampleFilterKey, string | string[]>>;
+  /** Samples kept for any of these reasons. */
+  reasons?: readonly string[];
+  /** Samples carrying any of these risk tags. */
+  tags?: readonly string[];
+  requestId?: string;
+  limit: number;
 }

@@ -62,4 +62,9 @@ export const MIGRATIONS: readonly string[] = [
       ts TIMESTAMP, request_id VARCHAR, kind VARCHAR, value_num DOUBLE, value_str VARCHAR,
       source VARCHAR, received_at TIMESTAMP)`,
   ].join(';\n'),
+  // 2: captured samples (src/pipeline/capture.ts), bounded by the capture policy's quotas.
+  `CREATE TABLE IF NOT EXISTS samples (
+      ts TIMESTAMP, request_id VARCHAR, model VARCHAR, model_version VARCHAR, tenant VARCHAR, entry VARCHAR,
+      node VARCHAR, replica VARCHAR, route_rule VARCHAR, status VARCHAR, error_type VARCHAR, label VARCHAR,
+      confidence DOUBLE, reasons VARCHAR[], risk_tags VARCHAR[], sample_weight DOUBLE, input VARCHAR, output VARCHAR)`,
 ];

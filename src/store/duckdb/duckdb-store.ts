@@ -28,6 +28,7 @@ import type {
 import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
 import { Params, aggregateSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
+import { appendSamples, listSamples } from './samples-sql.ts';
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -312,6 +313,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const e = await writer.run(`DELETE FROM events WHERE ts < ${cutoff}`, p.values as never);
         const r = await writer.run(`DELETE FROM resources WHERE ts < ${cutoff}`, p.values as never);
         const f = await writer.run(`DELETE FROM feedback WHERE ts < ${cutoff}`, p.values as never);
+        await writer.run(`DELETE FROM samples WHERE ts < ${cutoff}`, p.values as never);
         return { events: Number(e.rowsChanged), resources: Number(r.rowsChanged), feedback: Number(f.rowsChanged) };
       });
     },
@@ -333,6 +335,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     },
 
     feedbackStats: (spec) => feedbackStats(read, spec),
+
+    appendSamples: (rows) => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows),
+    listSamples: (spec) => listSamples(read, spec),
 
     async close() {
       if (closed) return;
