@@ -4,8 +4,7 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi } from '../src/api/index.ts';
-import { samplesRoutes } from '../src/api/samples-routes.ts';
+import { createApi, samplesRoutes } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';

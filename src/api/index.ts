@@ -14,3 +14,6 @@ export { qualityRoutes } from './quality-routes.ts';
 /** Alerting routes: alerts, incidents, silences, actions (audit + approve), rules. */
 export { alertRoutes } from './alert-routes.ts';
 export type { AlertRoutesDeps } from './alert-routes.ts';
+/** `POST /v1/samples/search`: captured samples behind a chart point (slice + time bucket). */
+export { samplesRoutes } from './samples-routes.ts';
+export type { SamplesRoutesOptions } from './samples-routes.ts';
