@@ -1,16 +1,13 @@
 // Quality routes over real HTTP: the real server and pipeline on an in-memory store, a real model
-// server for the golden probes, and the wiring main.ts will do (qualityRoutes in mounts).
+// server for the golden probes configured as a user would (quality.probes).
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { qualityRoutes } from '../src/api/quality-routes.ts';
-import type { QualityRouteDeps } from '../src/api/quality-routes.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
-import { ProbeTargetSchema, createGoldenRegistry, createProbeRunner } from '../src/quality/index.ts';
 
 let server: InferlensServer;
 let model: Server;
@@ -39,23 +36,16 @@ beforeAll(async () => {
   await new Promise<void>((r) => model.listen(0, '127.0.0.1', () => r()));
   modelUrl = `http://127.0.0.1:${(model.address() as AddressInfo).port}`;
 
-  const golden = createGoldenRegistry();
-  const deps: QualityRouteDeps = {
-    golden,
-    reads: {
-      aggregate: (s) => server.queries.aggregate(s),
-      events: (s) => server.queries.events(s),
-      feedbackStats: (s) => server.store.feedbackStats(s),
+  // The server wires the quality routes and the probe runner from its configuration.
+  const config = loadConfig({
+    flags: {
+      server: { port: 0 },
+      storage: { dataDir: ':memory:' },
+      alerting: { enabled: false },
+      quality: { probes: { interval_ms: 3_600_000, targets: ['v1', 'v2'].map((v) => ({ model: 'spam', model_version: v, url: `${modelUrl}/${v}`, body: { text: '{{input}}' } })) } },
     },
-  };
-  const config = loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } });
-  server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, mounts: [qualityRoutes(deps)] });
-  deps.probes = createProbeRunner({
-    sets: golden.list,
-    targets: ['v1', 'v2'].map((v) => ProbeTargetSchema.parse({ model: 'spam', model_version: v, url: `${modelUrl}/${v}`, body: { text: '{{input}}' } })),
-    sink: server.pipeline,
-    intervalMs: 60_000,
   });
+  server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false });
 });
 afterAll(async () => {
   await server.stop();
