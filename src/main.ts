@@ -12,7 +12,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes } from './api/index.ts';
+import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
 import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
@@ -21,7 +21,7 @@ import { InferlensError } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
-import { createPipeline, createRetention } from './pipeline/index.ts';
+import { createCapturePolicy, createPipeline, createRetention } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
@@ -73,6 +73,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     cardinalityCap: config.pipeline.cardinalityCap,
     maxQueueRows: config.pipeline.maxQueueRows,
     maxBatchRows: config.pipeline.maxBatchRows,
+    capture: createCapturePolicy({ config: config.capture, registry, now: options.now }),
   });
   await pipeline.start();
   const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
@@ -108,7 +109,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.

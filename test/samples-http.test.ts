@@ -29,8 +29,7 @@ describe('samples over HTTP (startServer)', () => {
   let server: InferlensServer;
   beforeAll(async () => {
     const config = loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } });
-    const late = { samples: (input: unknown) => server.queries.samples(input) };
-    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, mounts: [samplesRoutes({ queries: late })] });
+    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false });
   });
   afterAll(() => server.stop());
 

@@ -5,20 +5,14 @@
 import type { Context, Hono } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
 import { InferlensError } from '../schema/index.ts';
+import { readJson } from './json-body.ts';
 
 export interface AlertRoutesDeps {
   alerting: Alerting;
 }
 
-async function jsonBody(c: Context): Promise<unknown> {
-  const text = await c.req.text();
-  if (text.length > 64 * 1024) throw new InferlensError('payload_too_large', 'alerting request bodies are at most 64 KiB');
-  try {
-    return text === '' ? {} : (JSON.parse(text) as unknown);
-  } catch (e) {
-    throw new InferlensError('invalid_argument', `body is not valid JSON: ${(e as Error).message}`);
-  }
-}
+/** Alerting request bodies are small JSON objects. */
+const jsonBody = (c: Context) => readJson(c, 64 * 1024, { emptyAs: {} });
 
 export function alertRoutes(deps: AlertRoutesDeps): (app: Hono) => void {
   const a = deps.alerting;

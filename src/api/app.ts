@@ -13,6 +13,7 @@ import { handleOtlp, ingestEvents, ingestFeedback, parseRows, readBody } from '.
 import type { Sink } from '../pipeline/index.ts';
 import type { Queries } from '../query/index.ts';
 import { toErrorResponse } from './errors.ts';
+import { readJson } from './json-body.ts';
 
 export interface ApiOptions {
   sink: Sink;
@@ -72,14 +73,7 @@ export function createApi(o: ApiOptions): Hono {
   });
 
   const body = (c: Context) => readBody(c.req.raw.body, c.req.header('content-encoding'), o.maxBodyBytes);
-  const jsonBody = async (c: Context): Promise<unknown> => {
-    const buf = await body(c);
-    try {
-      return JSON.parse(buf.toString('utf8'));
-    } catch (e) {
-      throw new InferlensError('invalid_argument', `body is not valid JSON: ${(e as Error).message}`);
-    }
-  };
+  const jsonBody = (c: Context) => readJson(c, o.maxBodyBytes);
 
   app.get('/healthz', (c) => c.text('ok'));
   app.get('/readyz', (c) => (o.ready() ? c.text('ready') : c.text('not ready', 503)));

@@ -6,6 +6,7 @@
 import type { Context, Hono } from 'hono';
 import { InferlensError } from '../schema/index.ts';
 import { readBody } from '../ingest/index.ts';
+import { readJson } from './json-body.ts';
 import { compileGoldenSet, driftQuery, feedbackQuality, goldenResults, goldenYamlDocs, qualitySummary } from '../quality/index.ts';
 import type { CompiledSet, GoldenRegistry, ModelType, ProbeRunner, QualityReads } from '../quality/index.ts';
 
@@ -25,14 +26,7 @@ const describeSet = (s: CompiledSet) => ({ name: s.name, model: s.model ?? null,
 export function qualityRoutes(deps: QualityRouteDeps): (app: Hono) => void {
   const maxBytes = deps.maxBodyBytes ?? 1 << 20;
   const text = async (c: Context) => (await readBody(c.req.raw.body, c.req.header('content-encoding'), maxBytes)).toString('utf8');
-  const json = async (c: Context): Promise<unknown> => {
-    const body = await text(c);
-    try {
-      return JSON.parse(body);
-    } catch (e) {
-      throw new InferlensError('invalid_argument', `body is not valid JSON: ${(e as Error).message}`);
-    }
-  };
+  const json = (c: Context) => readJson(c, maxBytes);
   return (app) => {
     app.post('/v1/quality/summary', async (c) => c.json({ status: 'success', data: await qualitySummary(deps.reads, await json(c), { modelTypes: deps.modelTypes ?? {} }) }));
     app.post('/v1/quality/drift', async (c) => c.json({ status: 'success', data: await driftQuery(deps.reads, await json(c)) }));

@@ -3,7 +3,7 @@
  * `ApiOptions.mounts`; errors thrown here are turned into statuses by the app's one error table.
  */
 import type { Hono } from 'hono';
-import { InferlensError } from '../schema/index.ts';
+import { readJson } from './json-body.ts';
 import type { Comparer } from '../release/index.ts';
 
 export interface ReleaseRoutesOptions {
@@ -17,15 +17,7 @@ const MAX_BODY_BYTES = 64 * 1024;
 export function releaseRoutes(o: ReleaseRoutesOptions): (app: Hono) => void {
   return (app) => {
     app.post('/v1/compare', async (c) => {
-      const text = await c.req.text();
-      if (text.length > MAX_BODY_BYTES) throw new InferlensError('payload_too_large', `compare body over ${MAX_BODY_BYTES} bytes: send the filters and windows only`);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (e) {
-        throw new InferlensError('invalid_argument', `body is not valid JSON: ${(e as Error).message}`);
-      }
-      return c.json({ status: 'success', data: await o.comparer.compare(body) });
+      return c.json({ status: 'success', data: await o.comparer.compare(await readJson(c, MAX_BODY_BYTES)) });
     });
   };
 }

@@ -4,7 +4,7 @@
  * the app's one error table.
  */
 import type { Hono } from 'hono';
-import { InferlensError } from '../schema/index.ts';
+import { readJson } from './json-body.ts';
 import type { Queries } from '../query/index.ts';
 
 export interface SamplesRoutesOptions {
@@ -21,15 +21,7 @@ const MAX_BODY_BYTES = 256 * 1024;
 export function samplesRoutes(o: SamplesRoutesOptions): (app: Hono) => void {
   return (app) => {
     app.post('/v1/samples/search', async (c) => {
-      const text = await c.req.text();
-      if (text.length > MAX_BODY_BYTES) throw new InferlensError('payload_too_large', `sample search body over ${MAX_BODY_BYTES} bytes: send the filters and the time range only`);
-      let body: unknown;
-      try {
-        body = JSON.parse(text);
-      } catch (e) {
-        throw new InferlensError('invalid_argument', `body is not valid JSON: ${(e as Error).message}`);
-      }
-      return c.json({ status: 'success', data: await o.queries.samples(body) });
+      return c.json({ status: 'success', data: await o.queries.samples(await readJson(c, MAX_BODY_BYTES)) });
     });
   };
 }

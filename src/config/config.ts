@@ -9,6 +9,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { hostname } from 'node:os';
 import { ScrapeTargetSchema } from '../ingest/index.ts';
+import { CapturePolicySchema } from '../pipeline/index.ts';
 import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
 import { InferlensError, zodIssues } from '../schema/index.ts';
 
@@ -101,6 +102,8 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /** Which request/response payloads are kept as samples (src/pipeline/capture.ts). */
+    capture: CapturePolicySchema.prefault({}),
     /** This node's name in resource samples (default: the host name). */
     node: z.string().min(1).max(256).default(hostname()),
     scrape: z.object({ targets: z.array(ScrapeTargetSchema).max(1000).default([]) }).strict().prefault({}),

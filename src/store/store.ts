@@ -105,7 +105,11 @@ export interface StoreStats {
 export interface Store {
   /** Creates or upgrades tables; safe to call on every start. */
   migrate(): Promise<void>;
-  appendEvents(lines: readonly string[]): Promise<AppendResult>;
+  /**
+   * `hint`, when given, must bound every row's ts (epoch ms): the duplicate check then reads only
+   * that range of stored rows.
+   */
+  appendEvents(lines: readonly string[], hint?: { minTsMs: number; maxTsMs: number }): Promise<AppendResult>;
   appendResources(samples: readonly ResourceSample[]): Promise<void>;
   appendFeedback(rows: readonly Feedback[]): Promise<void>;
   /** The aggregate query behind `POST /v1/query`. Rows carry `bucket` (epoch ms) when stepMs is set. */

@@ -2,9 +2,9 @@
  * The embedded default store: DuckDB in one file (or `:memory:` for tests).
  *
  * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to a staging file
- * and loaded with DuckDB's own NDJSON reader into a temp table, then inserted with an anti-join on
- * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One
- * transaction per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
+ * and loaded with DuckDB's own NDJSON reader in one INSERT … SELECT with an anti-join on
+ * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One statement
+ * (one transaction) per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
  */
 import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -115,28 +115,23 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       }
     },
 
-    async appendEvents(lines): Promise<AppendResult> {
+    async appendEvents(lines, hint): Promise<AppendResult> {
       if (lines.length === 0) return { inserted: 0 };
       const file = stageFile(lines);
       try {
-        return await inTransaction(writer, async () => {
-          await writer.run(
-            `CREATE OR REPLACE TEMP TABLE stage AS SELECT ${eventStageSelect}
-             FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`,
-            [file],
-          );
-          const range = (await writer.runAndReadAll('SELECT epoch_us(min(ts)) AS lo, epoch_us(max(ts)) AS hi FROM stage')).getRowObjectsJS()[0]!;
-          const res = await writer.run(
-            `INSERT INTO events SELECT ${eventColumnList} FROM stage s
-             WHERE (s.request_id IS NULL OR NOT EXISTS (
-               SELECT 1 FROM events e
-               WHERE e.ts >= make_timestamp(CAST($1 AS BIGINT)) AND e.ts <= make_timestamp(CAST($2 AS BIGINT))
-                 AND e.request_id = s.request_id AND e.ts = s.ts))
-             QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
-            [range.lo, range.hi] as never,
-          );
-          return { inserted: Number(res.rowsChanged) };
-        });
+        // The anti-join looks for stored copies only inside the batch's time range (zone maps
+        // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
+        const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
+        const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
+        const res = await writer.run(
+          `INSERT INTO events SELECT ${eventColumnList} FROM (
+             SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)
+           ) s
+           WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
+           QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
+          params as never,
+        );
+        return { inserted: Number(res.rowsChanged) };
       } finally {
         rmSync(file, { force: true });
       }
