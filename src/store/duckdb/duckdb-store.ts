@@ -98,7 +98,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     return file;
   }
 
-  const eventStageColumns = `{${EVENT_COLUMNS.map((c) => `${c.name}: '${c.kind === 'ts' ? 'JSON' : c.type}'`).join(', ')}}`;
+  const eventStageColumns = `{${EVENT_COLUMNS.map((c) => `${c.name}: '${c.kind === 'ts' ? 'VARCHAR' : c.type}'`).join(', ')}}`;
   const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
   const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
 
