@@ -1,0 +1,133 @@
+/**
+ * The incidents the demo injects, where they hit, and when. A schedule is a list of incident
+ * specs with offsets from the scenario's start; `fullSchedule` is the live demo's 40-minute cycle,
+ * `compressedSchedule` the seconds-long one tests use, and `clean` injects nothing.
+ */
+export type IncidentKind = 'slow_replica' | 'tenant_errors' | 'input_drift' | 'load_spike' | 'canary_regression' | 'gpu_memory_creep';
+export const INCIDENT_KINDS: readonly IncidentKind[] = ['slow_replica', 'tenant_errors', 'input_drift', 'load_spike', 'canary_regression', 'gpu_memory_creep'];
+
+/** Where an incident hits: the dimensions a view or an alert should single out. */
+export interface IncidentWhere {
+  model?: string;
+  model_version?: string;
+  replica?: string;
+  tenant?: string;
+  tenants?: string[];
+  node?: string;
+  gpu?: string;
+}
+
+export interface IncidentSpec {
+  /** Unique in a run, e.g. `slow_replica` or `slow_replica#2` in the second cycle. */
+  id: string;
+  kind: IncidentKind;
+  title: string;
+  where: IncidentWhere;
+  /** What the views and alerts should show while it lasts. */
+  expect: string;
+  startOffsetMs: number;
+  durationMs: number;
+}
+
+/** Who the incidents target; fixed by the demo's wiring (replica names, tenants, node). */
+export interface IncidentTargets {
+  model: string;
+  slowReplica: string;
+  /** A low-traffic tenant with part of its traffic on v2. */
+  errorTenant: string;
+  canaryTenants: string[];
+  node: string;
+  creepGpu: string;
+  creepReplica: string;
+}
+
+/** Incident parameters, shared by the live actions and the backfill so both mean the same thing. */
+export const INCIDENT_PARAMS = {
+  slowFactor: 3,
+  tenantErrorRate: 1,
+  driftShare: 0.6,
+  spikeRateMultiplier: 5,
+  spikeBurst: { size: 120, everyMs: 1_500 },
+  canaryPercent: 30,
+  regression: { slowdownFactor: 2.5, flipRate: 0.15 },
+  /** The creep reaches this much extra GPU memory by the incident's end. */
+  creepBytesAtEnd: 40 * 1024 ** 3,
+} as const;
+
+/** Title, where and what to expect of one kind against the targets. */
+export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<IncidentSpec, 'title' | 'where' | 'expect'> {
+  const p = INCIDENT_PARAMS;
+  switch (kind) {
+    case 'slow_replica':
+      return {
+        title: `replica ${t.slowReplica} becomes slow (exec ×${p.slowFactor})`,
+        where: { model: t.model, replica: t.slowReplica, node: t.node },
+        expect: `Runtime view, P99 exec_ms by replica: ${t.slowReplica} about ${p.slowFactor}× the others; the slow-requests slice finder points at replica=${t.slowReplica}.`,
+      };
+    case 'tenant_errors':
+      return {
+        title: `tenant ${t.errorTenant} starts erroring on v2 only`,
+        where: { model: t.model, tenant: t.errorTenant, model_version: 'v2' },
+        expect: `Fleet error rate barely moves (the tenant is small); errors by tenant × version show ${t.errorTenant} on v2 at ~100 % (error_type internal, HTTP 500), v1 clean.`,
+      };
+    case 'input_drift':
+      return {
+        title: `input drift: ${Math.round(p.driftShare * 100)} % of messages come from the hard (never trained on) subset`,
+        where: { model: t.model },
+        expect: 'Model-quality view: confidence drops (below_rate(confidence, 0.9) rises), spam share shifts, and `correct` feedback turns worse a few seconds to minutes later.',
+      };
+    case 'load_spike':
+      return {
+        title: `load spike past capacity (rate ×${p.spikeRateMultiplier} plus batch dumps of ${p.spikeBurst.size})`,
+        where: { model: t.model },
+        expect: 'Throughput: QPS jumps, queue_ms and P99 total_ms climb, `rejected` (queue full, 503) and `rate_limited` (429) appear; the saturation analysis flags it.',
+      };
+    case 'canary_regression':
+      return {
+        title: `canary regression: v2 at ${p.canaryPercent} % of ${t.canaryTenants.join(' and ')}, ${p.regression.slowdownFactor}× slower exec and ${p.regression.flipRate * 100} % of labels flipped`,
+        where: { model: t.model, model_version: 'v2', tenants: t.canaryTenants },
+        expect: 'Release comparison v2 vs v1: exec_ms P50/P99 up, confidently wrong answers (correct=false feedback, lower conversion); the verdict should say roll back / hold.',
+      };
+    case 'gpu_memory_creep':
+      return {
+        title: `GPU memory creep on ${t.node} gpu ${t.creepGpu} (simulated)`,
+        where: { node: t.node, gpu: t.creepGpu, replica: t.creepReplica },
+        expect: `Resources view: gpu_memory_used_bytes of gpu ${t.creepGpu} climbs steadily by ~${Math.round(p.creepBytesAtEnd / 1024 ** 3)} GiB towards the 80 GiB total while utilisation stays flat; samples are marked simulated.`,
+      };
+  }
+}
+
+const MINUTE_MS = 60_000;
+
+/** The live demo: six incidents over a 40-minute cycle, each followed by a quiet gap as a baseline. */
+export function fullSchedule(t: IncidentTargets): IncidentSpec[] {
+  const plan: [IncidentKind, number, number][] = [
+    ['slow_replica', 3, 5],
+    ['tenant_errors', 9, 5],
+    ['input_drift', 15, 5],
+    ['load_spike', 21, 3],
+    ['canary_regression', 25, 6],
+    ['gpu_memory_creep', 32, 6],
+  ];
+  return plan.map(([kind, startMin, lengthMin]) => ({ id: kind, kind, ...describeIncident(kind, t), startOffsetMs: startMin * MINUTE_MS, durationMs: lengthMin * MINUTE_MS }));
+}
+export const FULL_CYCLE_MS = 40 * MINUTE_MS;
+
+export interface CompressedTiming {
+  /** Quiet time before the first incident. */
+  warmupMs: number;
+  durationMs: number;
+  /** Quiet time between incidents. */
+  gapMs: number;
+}
+
+/** The given kinds one after the other: warm-up, incident, gap, incident, … */
+export function compressedSchedule(kinds: readonly IncidentKind[], t: IncidentTargets, timing: CompressedTiming): IncidentSpec[] {
+  return kinds.map((kind, i) => ({
+    id: kind,
+    kind,
+    ...describeIncident(kind, t),
+    startOffsetMs: timing.warmupMs + i * (timing.durationMs + timing.gapMs),
+    durationMs: timing.durationMs,
+  }));
+}
