@@ -74,7 +74,7 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `input drift: ${Math.round(p.driftShare * 100)} % of messages come from the hard (never trained on) subset`,
         where: { model: t.model },
-        expect: 'Model-quality view: confidence drops (below_rate(confidence, 0.9) rises), spam share shifts, and `correct` feedback turns worse a few seconds to minutes later.',
+        expect: 'Model-quality view: v2 confidence drops (below_rate(confidence, 0.9) from ~0 to ~35 %); v1 (naive Bayes) stays overconfident, so its drop shows as `correct` = false feedback (marketing-like ham called spam) seconds to minutes later; the spam share shifts.',
       };
     case 'load_spike':
       return {
