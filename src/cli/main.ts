@@ -7,6 +7,7 @@ import { loadConfig } from '../config/index.ts';
 import type { ConfigInput } from '../config/index.ts';
 import { isInferlensError } from '../schema/index.ts';
 import { startServer } from '../main.ts';
+import { registerDemoCommand } from './demo.ts';
 import { importFile } from './import.ts';
 import { printRulesCheck, printRulesTest, rulesCheck, rulesTest } from './rules.ts';
 import { formatTable } from './table.ts';
@@ -113,6 +114,8 @@ rules
     for (const f of files) code = Math.max(code, printRulesTest(f, await rulesTest(f), console.log));
     process.exitCode = code;
   });
+
+registerDemoCommand(program);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(isInferlensError(e) ? e.message : e instanceof Error ? e.message : String(e));
