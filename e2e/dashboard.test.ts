@@ -9,11 +9,11 @@ import type { Browser, Page } from 'playwright-core';
 import type uPlot from 'uplot';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountUi } from '../src/api/ui.ts';
+import { mountUi, samplesRoutes } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
-import { SPIKE_MINUTES_AGO, XSS_INPUT, XSS_OUTPUT, seedEvents, seedResources } from './seed.ts';
+import { SPIKE_MINUTES_AGO, XSS_INPUT, XSS_OUTPUT, seedEvents, seedFeedback, seedProbes, seedResources } from './seed.ts';
 
 /** What the dashboard exposes for tests (web/src/charts/registry.ts). */
 type WithCharts = { inferlens?: { charts: Map<string, uPlot> } };
@@ -33,6 +33,18 @@ const NOW = Date.now();
 async function post(pathname: string, rows: unknown[]): Promise<void> {
   const res = await fetch(server.url + pathname, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.map((r) => JSON.stringify(r)).join('\n') });
   expect(res.status, await res.clone().text()).toBe(200);
+}
+
+async function postJson(pathname: string, body: unknown): Promise<unknown> {
+  const res = await fetch(server.url + pathname, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  expect(res.status, pathname).toBe(200);
+  return ((await res.json()) as { data: unknown }).data;
+}
+
+/** Requests with feedback joined (to wait for the feedback writes). */
+async function joinedFeedback(): Promise<number> {
+  const data = (await postJson('/v1/quality/feedback', { from: new Date(NOW - 7_200_000).toISOString(), to: new Date(NOW + 60_000).toISOString() })) as { rows: { withFeedback: number }[] };
+  return data.rows.reduce((a, r) => a + r.withFeedback, 0);
 }
 
 async function storedCount(): Promise<number> {
@@ -77,13 +89,24 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const dist = path.join(tmp, 'dist');
     // Build the current web/ sources, so the test never runs against a stale web/dist.
     await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') } } });
-    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, mounts: [(app) => mountUi(app, dist)] });
+    // Alerting on (the default rule pack), actions waiting for approval so the approve button shows.
+    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, actions: { mode: 'approval' } } } });
+    // The samples search is mounted here until main.ts mounts it (bound late: it needs the server's queries).
+    const samples = samplesRoutes({ queries: { samples: (input) => server.queries.samples(input) } });
+    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, mounts: [samples, (app) => mountUi(app, dist)] });
     const events = seedEvents(NOW);
+    await post('/v1/events', seedProbes(NOW));
     await post('/v1/events', events);
     await post('/v1/resources', seedResources(NOW));
     for (let i = 0; i < 100 && (await storedCount()) < events.length; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await storedCount()).toBe(events.length);
+    const feedback = seedFeedback(events);
+    await post('/v1/feedback', feedback);
+    const joined = new Set(feedback.map((f) => f['request_id'])).size;
+    for (let i = 0; i < 100 && (await joinedFeedback()) < joined; i++) await new Promise((r) => setTimeout(r, 100));
+    expect(await joinedFeedback()).toBe(joined);
+    // One evaluation now, so what fires does not depend on where the 30 s rule ticks fall.
+    await server.alerting!.evaluateAt(Date.now());
     mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
@@ -151,8 +174,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await page.waitForSelector('#drawer[data-state="ready"][data-kind="samples"]');
     const ids = await page.$$eval('#drawer tbody tr', (trs) => trs.map((tr) => (tr as HTMLElement).dataset['requestId']));
     expect(ids).toContain('req-xss');
+    // The event carries no payload any more: its text comes from the captured sample, as text.
     const row = await page.textContent('#drawer tr[data-request-id="req-xss"]');
     expect(row).toContain('<script>');
+    expect(await page.getAttribute('#drawer tr[data-request-id="req-xss"] td.captured', 'title')).toBe(XSS_INPUT);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
     expect(await page.$$eval('#drawer script, #drawer img', (els) => els.length)).toBe(0);
     await shot('samples');
@@ -163,7 +188,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(page.url()).toContain('request=req-xss');
     expect(await page.textContent('#drawer pre[data-captured="input"]')).toBe(XSS_INPUT);
     expect(await page.textContent('#drawer pre[data-captured="output"]')).toBe(XSS_OUTPUT);
+    expect(await page.textContent('#drawer .sample')).toContain('error');
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    expect(await page.$$eval('#drawer script, #drawer img', (els) => els.length)).toBe(0);
     await shot('request');
   });
 
@@ -205,29 +232,142 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await shot('runtime-legacy');
   });
 
-  it('compares two versions side by side and reads the verdict when the API has it', async () => {
-    await page.goto(`${server.url}/release?from=now-1h&to=now&baseline=v1&candidate=v2`);
+  it('compares two versions and reads the verdict: the slower candidate is rolled back', async () => {
+    // No versions in the URL: the two most frequent ones, the lower as baseline.
+    await page.goto(`${server.url}/release?from=now-1h&to=now`);
     await rendered(0);
-    await page.waitForSelector('[data-panel="side-by-side"][data-state="ready"]');
+    await page.waitForSelector('[data-panel="verdict"][data-state="ready"]');
+    expect(await page.inputValue('#baseline')).toBe('v1');
+    expect(await page.inputValue('#candidate')).toBe('v2');
+    expect(await page.getAttribute('[data-verdict]', 'data-verdict')).toBe('rollback');
+    expect(Number(await page.getAttribute('[data-score]', 'data-score'))).toBeLessThan(75);
+    expect(await page.textContent('[data-panel="verdict"] ul.reasons')).toContain('p99(total_ms)');
+    // The evidence: the critical P99 is beyond its band, with its interval and q-value.
+    const p99 = '[data-panel="evidence"] tr[data-metric="p99(total_ms)"]';
+    expect(await page.getAttribute(p99, 'data-classification')).toBe('high');
+    expect(await page.getAttribute(p99, 'data-direction')).toBe('worse');
+    expect(await page.textContent(p99)).toMatch(/\[\+[\d.]+ s, \+[\d.]+ s\]/);
     expect(await page.textContent('[data-panel="side-by-side"]')).toContain('candidate v2');
-    const verdictState = await page.getAttribute('[data-panel="verdict"]', 'data-state');
-    if (verdictState === 'ready') {
-      expect(await page.getAttribute('[data-verdict]', 'data-verdict')).toMatch(/\w/);
-    } else {
-      expect(verdictState).toBe('missing-api');
-      expect(await page.textContent('[data-panel="verdict"]')).toContain('/v1/compare');
-    }
     await shot('release');
+
+    // Picking versions keeps both in the URL; the same pair reads the same verdict.
+    const before = await renders();
+    await page.selectOption('#candidate', 'v2');
+    await rendered(before);
+    expect(page.url()).toMatch(/baseline=v1&candidate=v2/);
+    await page.waitForSelector('[data-panel="verdict"][data-state="ready"]');
+    expect(await page.getAttribute('[data-verdict]', 'data-verdict')).toBe('rollback');
   });
 
-  it('renders every other role view without an empty chart', async () => {
-    for (const view of ['quality', 'cost', 'business', 'alerts']) {
+  it('explores samples kept for errors: a captured <script> is text and never runs', async () => {
+    await page.goto(`${server.url}/quality?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="quality-samples"][data-state="ready"]');
+    const before = await renders();
+    await page.selectOption('#sample-reason', 'error');
+    await page.click('#sample-search');
+    await rendered(before);
+    expect(page.url()).toContain('sreason=error');
+    await page.waitForSelector('[data-panel="quality-samples"] .sample[data-request-id="req-xss"]');
+    const card = '[data-panel="quality-samples"] .sample[data-request-id="req-xss"]';
+    expect(await page.textContent(`${card} pre[data-captured="input"]`)).toBe(XSS_INPUT);
+    expect(await page.textContent(`${card} pre[data-captured="output"]`)).toBe(XSS_OUTPUT);
+    expect(await page.textContent(card)).toContain('error');
+    // Every sample listed was kept for an error.
+    const reasons = await page.$$eval('[data-panel="quality-samples"] .sample', (els) => els.map((e) => [...e.querySelectorAll('.chip.reason')].map((c) => c.textContent)));
+    for (const r of reasons) expect(r).toContain('error');
+    expect(await page.$$eval('#content script, #content img', (els) => els.length)).toBe(0);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await page.click(`${card} a.reqlink`);
+    await page.waitForSelector('#drawer[data-state="ready"][data-kind="request"]');
+    expect(await page.textContent('#drawer pre[data-captured="input"]')).toBe(XSS_INPUT);
+    expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
+    await shot('quality-samples');
+  });
+
+  it('shows the drift verdict for the shifted confidence against a chosen version', async () => {
+    await page.goto(`${server.url}/quality?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="quality-drift"][data-state="ready"]');
+    // Against the previous window (empty): no verdict, and the sizes say why.
+    expect(await page.getAttribute('[data-panel="quality-drift"] tr[data-field="confidence"]', 'data-verdict')).toBe('not_enough_data');
+    const before = await renders();
+    await page.selectOption('#drift-reference', 'version:v1');
+    await rendered(before);
+    await page.waitForSelector('[data-panel="quality-drift"][data-state="ready"]');
+    expect(await page.inputValue('#drift-current')).toBe('v2');
+    const row = '[data-panel="quality-drift"] tr[data-field="confidence"]';
+    expect(await page.getAttribute(row, 'data-verdict')).toBe('drift');
+    expect(await page.textContent(row)).toContain('ks');
+    expect(await page.getAttribute('[data-panel="quality-drift"] tr[data-field="output_length"]', 'data-verdict')).toBe('no_drift');
+    // The rest of the view: model type, labels by version, feedback hit rate, golden failures.
+    expect(await page.getAttribute('[data-panel="quality-model"] [data-model="ranker"]', 'data-model-type')).toBe('classifier');
+    expect(await page.textContent('[data-panel="quality-labels"] tr[data-label="spam"]')).toMatch(/%.*%/);
+    expect(await page.getAttribute('[data-panel="quality-feedback"]', 'data-state')).toBe('ready');
+    expect(await page.textContent('[data-panel="quality-golden"] tr[data-golden-id="g3"]')).toContain('v2');
+    await shot('quality');
+  });
+
+  it('lists alerts and rules, creates and expires a silence, approves an action, and is empty where nothing fires', async () => {
+    // GoldenSamplesFailing (for: 5m) on v2: pending since the first evaluation, firing 6 minutes
+    // later, proposing a rollback (waiting for approval); then back to now, as the next tick would.
+    await server.alerting!.evaluateAt(Date.now() + 6 * 60_000);
+    expect(server.alerting!.actions.list().map((a) => a.state)).toContain('awaiting_approval');
+    await server.alerting!.evaluateAt(Date.now());
+    await page.goto(`${server.url}/alerts?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="alerts-rules"][data-state="ready"]');
+    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('LatencyP99Up');
+    expect(await page.getAttribute('[data-panel="alerts-alerts"]', 'data-state')).toBe('ready');
+    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('ErrorBudgetBurnFast');
+    expect(await page.getAttribute('[data-panel="alerts-incidents"]', 'data-state')).toBe('ready');
+
+    await page.fill('#silence-matchers', 'alertname="ErrorBudgetBurnFast", model="ranker"');
+    await page.fill('#silence-comment', 'e2e');
+    await page.click('#silence-create');
+    await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="active"]');
+    expect(await page.textContent('[data-panel="alerts-silences"] tr[data-state="active"]')).toContain('alertname="ErrorBudgetBurnFast"');
+
+    const approve = '[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] button.approve';
+    await page.waitForSelector(approve);
+    await shot('alerts');
+    await page.click(approve);
+    await page.waitForSelector('[data-panel="alerts-actions"] tr:not([data-state="awaiting_approval"]) ul.trail li:nth-child(2)');
+    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('approved');
+    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('by dashboard');
+
+    await page.click('[data-panel="alerts-silences"] tr[data-state="active"] button.expire');
+    await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="expired"]');
+    expect(await page.$$eval('[data-panel="alerts-silences"] tr[data-state="active"]', (els) => els.length)).toBe(0);
+
+    // Nothing fires for the legacy model: the alerts panel says so instead of an empty table.
+    expect(server.alerting!.alerts().filter((a) => a.labels['model'] === 'legacy')).toEqual([]);
+    await page.goto(`${server.url}/alerts?from=now-1h&to=now&model=legacy`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="alerts-alerts"][data-state="empty"]');
+    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('Nothing firing or pending for model=legacy');
+    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('GoldenSamplesFailing');
+    await shot('alerts-empty');
+  });
+
+  it('renders every role view without an empty chart', async () => {
+    for (const view of ['runtime', 'quality', 'release', 'cost', 'business', 'alerts']) {
       await page.goto(`${server.url}/${view}?from=now-1h&to=now`);
       await rendered(0);
       const states = await page.$$eval('[data-panel][data-state]', (els) => els.map((e) => `${(e as HTMLElement).dataset['panel']}:${(e as HTMLElement).dataset['state']}`));
       expect(states.length, view).toBeGreaterThan(0);
-      for (const s of states) expect(s, view).toMatch(/:(ready|needs|missing-api|empty)$/);
-      await shot(view);
+      for (const s of states) expect(s, view).toMatch(/:(ready|needs|empty|ok|saturated)$/);
+      await shot(`view-${view}`);
     }
+    // Cost: input tokens are sent, output tokens are not: one column, and a note for the other.
+    await page.goto(`${server.url}/cost?from=now-1h&to=now`);
+    await rendered(0);
+    expect(await page.textContent('[data-panel="cost-usage"] thead')).toContain('input tokens');
+    expect(await page.getAttribute('[data-panel="cost-usage"] [data-needs]', 'data-needs')).toBe('output_tokens');
+    // Business: conversion by version and tenant from the feedback join.
+    await page.goto(`${server.url}/business?from=now-1h&to=now`);
+    await rendered(0);
+    expect(await page.textContent('[data-panel="business-versions"] tr[data-version="v1"]')).toMatch(/%/);
+    expect(await page.$$eval('[data-panel="business-feedback"] tbody tr', (els) => els.length)).toBeGreaterThanOrEqual(3);
   });
 });

@@ -4,7 +4,12 @@
  * - a latency spike in v2 ten minutes ago (queue_ms ≈ 1.4 s, total ≈ 1.5–2.5 s);
  * - replica r3 failing 15 % with replica_fault (the rest 1 % internal): the slice finder's answer;
  * - tenant globex rate-limited 3 %;
- * - request "req-xss" in the spike with captured text holding a script tag;
+ * - request "req-xss" in the spike, an error (the capture policy keeps every error) whose captured
+ *   input holds a script tag and whose output an <img onerror>;
+ * - labels and confidence: v2 shifted (lower confidence, more "spam") against v1, for drift and the
+ *   label distribution; input_tokens (cost); every fifth request carries captured text (samples);
+ * - feedback (conversion, thumbs, correct) on every third request, v1 converting more than v2;
+ * - golden probes (probe: true) every 2 minutes per version, v2 failing golden id "g3";
  * - model "legacy" sending only ts, model, total_ms, status (staged adoption);
  * - GPU/CPU readings for nodes n1 (real) and n2 (simulated).
  * Deterministic: a seeded PRNG, times relative to `nowMs`.
@@ -12,6 +17,7 @@
 export const XSS_INPUT = '<script>window.__pwned = 1</script>hello';
 export const XSS_OUTPUT = '<img src=x onerror="window.__pwned = 2">';
 export const SPIKE_MINUTES_AGO = 10;
+export const LABELS = ['relevant', 'irrelevant', 'spam'] as const;
 
 function prng(seed: number): () => number {
   let s = seed >>> 0;
@@ -71,8 +77,12 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
         batch_size: 1 + Math.floor(rand() * (spike ? 4 : 8)),
         status,
         ...(errorType ? { error_type: errorType } : {}),
-        confidence: round(0.5 + rand() * 0.5),
+        label: pickLabel(version, rand()),
+        // v2 is less sure of itself: confidence shifted down by 0.15.
+        confidence: round((version === 'v1' ? 0.5 : 0.35) + rand() * 0.5),
         output_length: 20 + Math.floor(rand() * 80),
+        input_tokens: 40 + Math.floor(rand() * 200),
+        ...(i % 5 === 0 ? { input: `query ${i} of minute ${m / minuteMs}`, output: `answer ${i}` } : {}),
       });
     }
     events.push({ ts: new Date(m + 30_000).toISOString(), request_id: `legacy-${m / minuteMs}`, model: 'legacy', total_ms: round(80 + rand() * 40), status: 'ok' });
@@ -93,11 +103,58 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
     post_ms: 2,
     total_ms: 3000,
     batch_size: 2,
-    status: 'ok',
+    status: 'error',
+    error_type: 'internal',
     input: XSS_INPUT,
     output: XSS_OUTPUT,
   });
   return events;
+}
+
+function pickLabel(version: string, r: number): string {
+  const cut = version === 'v1' ? [0.6, 0.9] : [0.45, 0.8];
+  return r < cut[0]! ? 'relevant' : r < cut[1]! ? 'irrelevant' : 'spam';
+}
+
+/** Feedback on every third ranker request: conversion (v1 30 %, v2 15 %), thumbs, correct (v1 90 %, v2 80 %). */
+export function seedFeedback(events: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+  const rand = prng(13);
+  const out: Record<string, unknown>[] = [];
+  events.forEach((e, i) => {
+    if (e['model'] !== 'ranker' || i % 3 !== 0 || typeof e['request_id'] !== 'string') return;
+    const ts = new Date(Date.parse(String(e['ts'])) + 5_000).toISOString();
+    const rate = e['model_version'] === 'v1' ? 0.3 : 0.15;
+    out.push({ ts, request_id: e['request_id'], kind: 'conversion', value: rand() < rate });
+    out.push({ ts, request_id: e['request_id'], kind: 'thumbs', value: rand() < 0.8 });
+    out.push({ ts, request_id: e['request_id'], kind: 'correct', value: rand() < (e['model_version'] === 'v1' ? 0.9 : 0.8) });
+  });
+  return out;
+}
+
+/** Golden probes every 2 minutes per version: g1–g3 pass on v1; v2 fails g3. */
+export function seedProbes(nowMs: number): Record<string, unknown>[] {
+  const minuteMs = 60_000;
+  const start = Math.floor(nowMs / minuteMs) * minuteMs - 40 * minuteMs;
+  const rows: Record<string, unknown>[] = [];
+  for (let m = start; m < nowMs - minuteMs; m += 2 * minuteMs) {
+    for (const version of ['v1', 'v2']) {
+      for (const id of ['g1', 'g2', 'g3']) {
+        const pass = !(version === 'v2' && id === 'g3');
+        rows.push({
+          ts: new Date(m + 45_000).toISOString(),
+          request_id: `probe-${m / minuteMs}-${version}-${id}`,
+          model: 'ranker',
+          model_version: version,
+          total_ms: 40,
+          status: 'ok',
+          label: 'relevant',
+          probe: true,
+          attributes: { golden_set: 'smoke', golden_id: id, golden_pass: String(pass), ...(pass ? {} : { golden_reason: 'label irrelevant, expected relevant' }) },
+        });
+      }
+    }
+  }
+  return rows;
 }
 
 export function seedResources(nowMs: number): Record<string, unknown>[] {

@@ -30,7 +30,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
-export async function call(method: 'GET' | 'POST', path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
+export async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
   const init: RequestInit = { method, headers: { accept: 'application/json' } };
   if (signal) init.signal = signal;
   if (body !== undefined) {
@@ -115,4 +115,75 @@ export async function searchEvents(body: SearchBody, signal?: AbortSignal): Prom
 
 export async function request(id: string, signal?: AbortSignal): Promise<unknown> {
   return call('GET', `/v1/requests/${encodeURIComponent(id)}`, undefined, signal);
+}
+
+/** Keys `POST /v1/samples/search` filters on (src/store/store.ts SAMPLE_FILTER_KEYS). */
+export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
+/** Why a sample was kept (the capture policy's rules, in priority order). */
+export const SAMPLE_REASONS = ['error', 'low_confidence', 'refused', 'empty', 'malformed', 'risk_tag', 'new_version', 'edge_input_long', 'edge_input_short', 'long_tail_tenant', 'baseline'] as const;
+
+/** A captured sample as the API returns it: redacted, bounded text. */
+export interface Sample {
+  ts: string;
+  request_id: string | null;
+  model: string | null;
+  model_version: string | null;
+  tenant: string | null;
+  replica: string | null;
+  status: string | null;
+  error_type: string | null;
+  label: string | null;
+  confidence: number | null;
+  reasons: string[];
+  risk_tags: string[];
+  sample_weight: number | null;
+  input: string | null;
+  output: string | null;
+}
+
+function strings(v: unknown): string[] {
+  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
+}
+
+export function asSample(r: Record<string, unknown>): Sample {
+  return {
+    ts: str(r['ts']) ?? '',
+    request_id: str(r['request_id']),
+    model: str(r['model']),
+    model_version: str(r['model_version']),
+    tenant: str(r['tenant']),
+    replica: str(r['replica']),
+    status: str(r['status']),
+    error_type: str(r['error_type']),
+    label: str(r['label']),
+    confidence: num(r['confidence']),
+    reasons: strings(r['reasons']),
+    risk_tags: strings(r['risk_tags']),
+    sample_weight: num(r['sample_weight']),
+    input: str(r['input']),
+    output: str(r['output']),
+  };
+}
+
+/** Only the filters the samples search understands (the others would be refused). */
+export function sampleFilters(f: Filters): Filters {
+  const out: Filters = {};
+  for (const k of SAMPLE_FILTER_KEYS) {
+    const v = (f as Record<string, string | string[] | undefined>)[k];
+    if (v !== undefined) (out as Record<string, string | string[]>)[k] = v;
+  }
+  return out;
+}
+
+export interface SampleSearch extends Window {
+  filters: Filters;
+  reasons?: string[];
+  tags?: string[];
+  request_id?: string;
+  limit: number;
+}
+
+export async function searchSamples(body: SampleSearch, signal?: AbortSignal): Promise<Sample[]> {
+  const data = await call('POST', '/v1/samples/search', { ...body, filters: sampleFilters(body.filters) }, signal);
+  return records(field(data, 'samples')).map(asSample);
 }

@@ -1,11 +1,13 @@
 /**
- * The drawer on the right: the samples behind a chart point (`POST /v1/events/search` with the
- * slice's filters and the bucket's [start, start + step)), or a whole request by id
- * (`GET /v1/requests/:id`). Captured input/output is shown as text in <pre> via text nodes: a
- * `<script>` in a sample is displayed, never run.
+ * The drawer on the right: the requests behind a chart point (`POST /v1/events/search` with the
+ * slice's filters and the bucket's [start, start + step)) with the text of their captured samples
+ * (`POST /v1/samples/search` on the same slice, joined by request_id: payloads are stored as
+ * samples, never on events), or a whole request by id (`GET /v1/requests/:id`: its events and
+ * samples). Captured input/output is shown as text via text nodes: a `<script>` in a sample is
+ * displayed, never run.
  */
-import { ApiError, field, isRecord, records, request, searchEvents } from './api.ts';
-import type { Filters } from './api.ts';
+import { ApiError, asSample, field, isRecord, records, request, searchEvents, searchSamples } from './api.ts';
+import type { Filters, Sample } from './api.ts';
 import { h, replace } from './dom.ts';
 import { fmtMs, fmtTime } from './format.ts';
 
@@ -17,7 +19,10 @@ export interface SampleQuery {
   min?: { column: string; value: number };
 }
 
-const TABLE_COLUMNS = ['ts', 'request_id', 'model', 'model_version', 'replica', 'tenant', 'status', 'error_type', 'total_ms', 'queue_ms', 'exec_ms', 'input', 'output'] as const;
+/** The captured text first (the drawer is narrow), then the slice and the timings. */
+const TABLE_COLUMNS = ['ts', 'request_id', 'input', 'output', 'reasons', 'status', 'error_type', 'model', 'model_version', 'replica', 'tenant', 'total_ms', 'queue_ms', 'exec_ms'] as const;
+const EVENT_LIMIT = 200;
+const SAMPLE_LIMIT = 1000;
 const MS = new Set(['total_ms', 'queue_ms', 'exec_ms', 'ingress_ms', 'batch_ms', 'post_ms', 'ttft_ms', 'tpot_ms']);
 const TEXT_PREVIEW_CHARS = 80;
 
@@ -81,22 +86,37 @@ export class Drawer {
       ...chips,
     );
     try {
-      const events = await searchEvents(
-        { from: new Date(q.fromMs).toISOString(), to: new Date(q.toMs).toISOString(), filters: q.filters, limit: 200, ...(q.min ? { min: q.min } : {}) },
-        signal,
-      );
+      const win = { from: new Date(q.fromMs).toISOString(), to: new Date(q.toMs).toISOString() };
+      const [events, samples] = await Promise.all([
+        searchEvents({ ...win, filters: q.filters, limit: EVENT_LIMIT, ...(q.min ? { min: q.min } : {}) }, signal),
+        // Samples of the same slice; a server without the samples API just shows no text.
+        searchSamples({ ...win, filters: q.filters, limit: SAMPLE_LIMIT }, signal).catch((e: unknown) => {
+          if (e instanceof ApiError && e.missingEndpoint) return null;
+          throw e;
+        }),
+      ]);
       if (signal.aborted) return;
       this.el.dataset['state'] = 'ready';
       if (events.length === 0) {
-        replace(this.body, head, h('div', { class: 'placeholder' }, 'No stored samples in this slice.'));
+        replace(this.body, head, h('div', { class: 'placeholder' }, 'No stored requests in this slice.'));
         return;
       }
-      replace(this.body, head, h('p', { class: 'drawer-sub' }, `${events.length} sample${events.length === 1 ? '' : 's'}${events.length === 200 ? ' (first 200)' : ''}`), this.sampleTable(events));
+      const byRequest = new Map<string, Sample>();
+      for (const x of samples ?? []) if (x.request_id && !byRequest.has(x.request_id)) byRequest.set(x.request_id, x);
+      const rows = events.map((e) => {
+        const id = typeof e['request_id'] === 'string' ? e['request_id'] : null;
+        const smp = id ? byRequest.get(id) : undefined;
+        return smp ? { ...e, input: smp.input, output: smp.output, reasons: smp.reasons.join(', ') } : e;
+      });
+      const withText = rows.filter((r) => r['input'] != null || r['output'] != null).length;
+      const count = `${events.length} request${events.length === 1 ? '' : 's'}${events.length === EVENT_LIMIT ? ` (first ${EVENT_LIMIT})` : ''}`;
+      const text = samples === null ? ' · captured text needs POST /v1/samples/search' : ` · ${withText} with a captured sample`;
+      replace(this.body, head, h('p', { class: 'drawer-sub', data: { samples: String(withText) } }, count + text), this.sampleTable(rows));
     } catch (e) {
       if (signal.aborted) return;
       this.el.dataset['state'] = 'error';
       if (e instanceof ApiError && e.missingEndpoint) {
-        replace(this.body, head, h('div', { class: 'needs' }, h('strong', null, 'This needs ', h('code', null, 'POST /v1/events/search')), h('p', null, 'The server does not list samples yet.')));
+        replace(this.body, head, h('div', { class: 'needs' }, h('strong', null, 'This needs ', h('code', null, 'POST /v1/events/search')), h('p', null, 'The server does not list requests yet.')));
       } else replace(this.body, head, h('div', { class: 'error' }, (e as Error).message));
     }
   }
@@ -125,8 +145,24 @@ export class Drawer {
       if (signal.aborted) return;
       const events = records(field(data, 'events'));
       const feedback = records(field(data, 'feedback'));
+      let samples = records(field(data, 'samples')).map(asSample);
+      // Older servers answer events only: ask the samples search for this request id.
+      if (field(data, 'samples') === undefined && events.length) {
+        const times = events.map((e) => Date.parse(String(e['ts']))).filter(Number.isFinite);
+        if (times.length) {
+          const from = new Date(Math.min(...times)).toISOString();
+          const to = new Date(Math.max(...times) + 1).toISOString();
+          samples = await searchSamples({ from, to, filters: {}, request_id: id, limit: 100 }, signal).catch(() => []);
+          if (signal.aborted) return;
+        }
+      }
       this.el.dataset['state'] = 'ready';
-      replace(this.body, ...events.map((e) => this.eventDetail(e)), feedback.length ? this.feedbackList(feedback) : h('p', { class: 'drawer-sub' }, 'No feedback joined to this request.'));
+      replace(
+        this.body,
+        ...events.map((e) => this.eventDetail(e, samples.length === 0)),
+        samples.length ? h('div', { class: 'samples-block' }, ...samples.map((x) => sampleCard(x, null))) : h('p', { class: 'drawer-sub' }, 'No captured sample of this request (the capture policy keeps errors, low confidence, risky and a random share).'),
+        feedback.length ? this.feedbackList(feedback) : h('p', { class: 'drawer-sub' }, 'No feedback joined to this request.'),
+      );
     } catch (e) {
       if (signal.aborted) return;
       this.el.dataset['state'] = 'error';
@@ -134,13 +170,14 @@ export class Drawer {
     }
   }
 
-  private eventDetail(e: Record<string, unknown>): HTMLElement {
+  /** `withText`: show text still stored on the event (data written before samples existed). */
+  private eventDetail(e: Record<string, unknown>, withText: boolean): HTMLElement {
     const skip = new Set(['input', 'output']);
     const rows = Object.entries(e)
       .filter(([k, v]) => v != null && !skip.has(k))
       .map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, k === 'ts' || MS.has(k) ? cellText(k, v) : typeof v === 'object' ? JSON.stringify(v) : String(v))));
     const text = (k: 'input' | 'output') =>
-      typeof e[k] === 'string' ? h('div', { class: 'captured-block' }, h('h4', null, k), h('pre', { data: { captured: k } }, e[k] as string)) : null;
+      withText && typeof e[k] === 'string' ? h('div', { class: 'captured-block' }, h('h4', null, k), h('pre', { data: { captured: k } }, e[k] as string)) : null;
     return h('div', { class: 'event-detail' }, h('table', { class: 'kv' }, h('tbody', null, ...rows)), text('input'), text('output'));
   }
 
@@ -152,4 +189,33 @@ export class Drawer {
       h('ul', null, ...items.map((f) => h('li', null, Object.entries(f).filter(([, v]) => v != null && !isRecord(v)).map(([k, v]) => `${k}: ${String(v)}`).join(' · ')))),
     );
   }
+}
+
+/**
+ * One captured sample: why it was kept, its weight, and the input/output as text in <pre>
+ * (`data-captured`). `open` links the request id when given.
+ */
+export function sampleCard(x: Sample, open: ((id: string) => void) | null): HTMLElement {
+  const t = Date.parse(x.ts);
+  const id = x.request_id;
+  return h(
+    'div',
+    { class: 'sample', data: { requestId: id ?? '' } },
+    h(
+      'div',
+      { class: 'sample-head' },
+      id && open ? h('a', { href: '#', class: 'reqlink', on: { click: (ev) => (ev.preventDefault(), open(id)) } }, id) : h('strong', null, id ?? 'sample'),
+      ` ${Number.isFinite(t) ? fmtTime(t) : x.ts}`,
+      x.model_version ? ` · ${x.model_version}` : '',
+      x.status ? ` · ${x.status}${x.error_type ? ` (${x.error_type})` : ''}` : '',
+      x.label != null ? ` · label ${x.label}` : '',
+      x.confidence != null ? ` · confidence ${x.confidence.toFixed(3)}` : '',
+      x.sample_weight != null ? ` · weight ${x.sample_weight}` : '',
+      ' ',
+      ...x.reasons.map((r) => h('span', { class: 'chip reason' }, r)),
+      ...x.risk_tags.map((r) => h('span', { class: 'chip risk' }, `tag:${r}`)),
+    ),
+    x.input != null ? h('div', { class: 'captured-block' }, h('h4', null, 'input'), h('pre', { data: { captured: 'input' } }, x.input)) : null,
+    x.output != null ? h('div', { class: 'captured-block' }, h('h4', null, 'output'), h('pre', { data: { captured: 'output' } }, x.output)) : null,
+  );
 }

@@ -1,33 +1,296 @@
-/** Alerts: firing and pending alerts, incidents, silences, and actions with their audit trail. */
-import { call, field, records } from '../api.ts';
+/**
+ * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
+ * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
+ * audit trail and an approve button, and the loaded rules with their health (`GET /v1/rules`).
+ */
+import { ApiError, call, field, num, records, str } from '../api.ts';
 import { h, replace } from '../dom.ts';
+import type { Child } from '../dom.ts';
+import { fmtNum, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
+import { FILTER_DIMS } from '../state.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
-import { guard, recordTable } from './common.ts';
+import { guard, table, tag } from './common.ts';
 
-const LISTS = [
-  ['alerts', 'Alerts', 'firing and pending, by severity tier'],
-  ['incidents', 'Incidents', 'open and recent'],
-  ['silences', 'Silences', 'active silences'],
-  ['actions', 'Actions', 'proposed, approved, sent and answered (audit trail)'],
-] as const;
+type Rec = Record<string, unknown>;
+
+const ALERTING_OFF = 'The alerting API is not mounted: start inferlens with alerting enabled (alerting.enabled).';
+const SEVERITY_ORDER: Record<string, number> = { critical: 0, warning: 1, info: 2 };
+const STATE_ORDER: Record<string, number> = { firing: 0, pending: 1, resolved: 2 };
+
+function when(v: unknown): string {
+  const t = Date.parse(str(v) ?? '');
+  return Number.isFinite(t) ? fmtTime(t) : '–';
+}
+
+function labelChips(labels: unknown, skip: readonly string[] = ['alertname', 'severity']): Child[] {
+  if (typeof labels !== 'object' || labels === null) return [];
+  return Object.entries(labels as Rec)
+    .filter(([k, v]) => !skip.includes(k) && v !== '' && v != null)
+    .map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`));
+}
+
+/** `a="x", b=~"y.*"` → ['a="x"', 'b=~"y.*"'] (commas inside quotes kept). */
+export function splitMatchers(text: string): string[] {
+  return text
+    .split(/,\s*(?=[a-zA-Z_][a-zA-Z0-9_]*\s*(?:=~|!~|!=|=))/)
+    .map((s) => s.trim())
+    .filter(Boolean);
+}
+
+const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"`;
 
 export function alertsView(root: HTMLElement): ViewHandle {
-  const panels = LISTS.map(([id, title, sub]) => ({ id, panel: new Panel(`alerts-${id}`, title, sub, true) }));
-  replace(root, h('div', { class: 'grid' }, ...panels.map((p) => p.panel.el)));
+  const alerts = new Panel('alerts-alerts', 'Alerts', 'firing and pending, most severe first · the global filters narrow them by label', true);
+  const incidents = new Panel('alerts-incidents', 'Incidents', 'alerts grouped for notification, open and recently resolved', true);
+  const silences = new Panel('alerts-silences', 'Silences', 'a matching alert is not notified and proposes no action', true);
+  const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
+  const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
+  const all = [alerts, incidents, silences, actions, rules];
+  replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
+  let last: ViewContext | null = null;
+
+  /** Reloads after a change (silence created or expired, action approved), unless the view moved on. */
+  const reload = () => {
+    if (last && !last.signal.aborted) void load(last);
+  };
+
+  async function load(ctx: ViewContext): Promise<void> {
+    const { signal } = ctx;
+    await Promise.all([
+      guard(alerts, signal, 'GET /v1/alerts', ALERTING_OFF, () => loadAlerts(ctx)),
+      guard(incidents, signal, 'GET /v1/incidents', ALERTING_OFF, async () => {
+        const rows = records(await call('GET', '/v1/incidents', undefined, signal));
+        if (rows.length === 0) return incidents.empty('No incidents.');
+        incidents.ready(
+          table(
+            ['incident', 'status', 'tier', 'group', 'opened', 'resolved', 'notifications', 'alerts'],
+            rows.map((r) => [
+              str(r['id']) ?? '',
+              tag(str(r['status']) ?? ''),
+              tag(str(r['tier']) ?? ''),
+              h('span', null, ...labelChips(r['groupLabels'], [])),
+              when(r['openedAt']),
+              when(r['resolvedAt']),
+              fmtNum(num(r['notifications']), 0),
+              h('span', null, ...records(r['alerts']).map((a) => h('span', { class: 'chip' }, `${str(a['alertname']) ?? ''} (${str(a['state']) ?? ''})`))),
+            ]),
+            (i) => ({ incident: str(rows[i]!['id']) ?? '' }),
+          ),
+        );
+      }),
+      guard(silences, signal, 'GET /v1/silences', ALERTING_OFF, () => loadSilences(ctx)),
+      guard(actions, signal, 'GET /v1/actions', ALERTING_OFF, () => loadActions(ctx)),
+      guard(rules, signal, 'GET /v1/rules', ALERTING_OFF, () => loadRules(ctx)),
+    ]);
+  }
+
+  async function loadAlerts(ctx: ViewContext): Promise<void> {
+    const { signal, state } = ctx;
+    const data = records(await call('GET', '/v1/alerts', undefined, signal));
+    // The global filters apply to alerts that carry that label (an alert without it stays).
+    const active = FILTER_DIMS.filter((d) => state.filters[d]);
+    const rows = data
+      .filter((a) => active.every((d) => {
+        const v = field(a['labels'], d);
+        return v == null || v === '' || v === state.filters[d];
+      }))
+      .sort((a, b) => (STATE_ORDER[str(a['state']) ?? ''] ?? 9) - (STATE_ORDER[str(b['state']) ?? ''] ?? 9) || (SEVERITY_ORDER[str(a['severity']) ?? ''] ?? 9) - (SEVERITY_ORDER[str(b['severity']) ?? ''] ?? 9));
+    const firing = rows.filter((a) => a['state'] === 'firing').length;
+    const pending = rows.filter((a) => a['state'] === 'pending').length;
+    alerts.setMeta(`${firing} firing · ${pending} pending`);
+    const scope = active.length ? ` for ${active.map((d) => `${d}=${state.filters[d]}`).join(', ')}` : '';
+    if (rows.length === 0) return alerts.empty(`Nothing firing or pending${scope}.`);
+    alerts.ready(
+      table(
+        ['state', 'severity', 'alert', 'labels', 'summary', 'value', 'since', 'muted', 'incident', ''],
+        rows.map((a) => {
+          const silenced = Array.isArray(a['silencedBy']) ? (a['silencedBy'] as unknown[]).length : 0;
+          const inhibited = str(a['inhibitedBy']);
+          return [
+            tag(str(a['state']) ?? ''),
+            tag(str(a['severity']) ?? ''),
+            h('strong', null, str(a['alertname']) ?? ''),
+            h('span', null, ...labelChips(a['labels'])),
+            h('span', { class: 'wrap' }, str(field(a['annotations'], 'summary')) ?? ''),
+            fmtNum(num(a['value'])),
+            when(a['since']),
+            silenced ? 'silenced' : inhibited ? `inhibited by ${inhibited}` : '',
+            str(a['incident']) ?? '',
+            h('button', { class: 'silence-alert', title: 'silence this alert for 1 hour', on: { click: () => void silenceAlert(ctx, a) } }, 'silence 1h'),
+          ];
+        }),
+        (i) => ({ alertname: str(rows[i]!['alertname']) ?? '', state: str(rows[i]!['state']) ?? '' }),
+        (i) => (rows[i]!['state'] === 'firing' ? 'significant' : ''),
+      ),
+    );
+  }
+
+  async function silenceAlert(ctx: ViewContext, a: Rec): Promise<void> {
+    const labels = (typeof a['labels'] === 'object' && a['labels'] !== null ? a['labels'] : {}) as Rec;
+    const matchers = Object.entries(labels)
+      .filter(([, v]) => typeof v === 'string' && v !== '')
+      .map(([k, v]) => `${k}=${quote(String(v))}`);
+    try {
+      await call('POST', '/v1/silences', { matchers, duration_s: 3600, createdBy: 'dashboard', comment: `silenced from the dashboard: ${str(a['alertname']) ?? ''}` }, ctx.signal);
+    } catch (e) {
+      alerts.setMeta(`silence failed: ${(e as Error).message}`);
+      return;
+    }
+    reload();
+  }
+
+  async function loadSilences(ctx: ViewContext): Promise<void> {
+    const { signal } = ctx;
+    const rows = records(await call('GET', '/v1/silences', undefined, signal)).sort((a, b) => (a['state'] === 'expired' ? 1 : 0) - (b['state'] === 'expired' ? 1 : 0));
+    const matchersIn = h('input', { id: 'silence-matchers', placeholder: 'alertname="LatencyP99Up", model="ranker"', label: 'matchers' });
+    const duration = h('select', { id: 'silence-duration', label: 'duration' }, ...[['1h', 3600], ['4h', 14_400], ['1d', 86_400], ['7d', 604_800]].map(([t, s]) => h('option', { value: String(s) }, String(t))));
+    const comment = h('input', { id: 'silence-comment', placeholder: 'why', label: 'comment' });
+    const by = h('input', { id: 'silence-by', value: 'dashboard', label: 'created by' });
+    const msg = h('span', { class: 'form-msg', id: 'silence-msg' });
+    const form = h(
+      'form',
+      {
+        class: 'controls',
+        on: {
+          submit: (e) => {
+            e.preventDefault();
+            const matchers = splitMatchers(matchersIn.value);
+            if (matchers.length === 0) {
+              msg.textContent = 'give at least one matcher, e.g. alertname="LatencyP99Up"';
+              return;
+            }
+            call('POST', '/v1/silences', { matchers, duration_s: Number(duration.value), createdBy: by.value.trim() || 'dashboard', comment: comment.value }, signal)
+              .then(reload)
+              .catch((err: unknown) => (msg.textContent = err instanceof ApiError ? err.message : String(err)));
+          },
+        },
+      },
+      h('label', null, 'Matchers ', matchersIn),
+      h('label', null, 'for ', duration),
+      h('label', null, 'Comment ', comment),
+      h('label', null, 'By ', by),
+      h('button', { type: 'submit', id: 'silence-create' }, 'create silence'),
+      msg,
+    );
+    const list = rows.length
+      ? table(
+          ['state', 'matchers', 'starts', 'ends', 'by', 'comment', ''],
+          rows.map((s) => [
+            tag(str(s['state']) ?? ''),
+            h('span', null, ...records(s['matchers']).map((m) => h('span', { class: 'chip' }, `${str(m['name']) ?? ''}${m['isEqual'] === false ? '!' : ''}${m['isRegex'] === true ? '=~' : '='}"${str(m['value']) ?? ''}"`))),
+            when(s['startsAt']),
+            when(s['endsAt']),
+            str(s['createdBy']) ?? '',
+            str(s['comment']) ?? '',
+            s['state'] !== 'expired'
+              ? h(
+                  'button',
+                  {
+                    class: 'expire',
+                    on: {
+                      click: () =>
+                        void call('DELETE', `/v1/silences/${encodeURIComponent(str(s['id']) ?? '')}`, undefined, signal)
+                          .then(reload)
+                          .catch((err: unknown) => (msg.textContent = (err as Error).message)),
+                    },
+                  },
+                  'expire',
+                )
+              : '',
+          ]),
+          (i) => ({ silence: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '' }),
+        )
+      : h('div', { class: 'placeholder' }, 'No silences.');
+    silences.setMeta(`${rows.filter((s) => s['state'] === 'active').length} active`);
+    silences.ready(form, list);
+  }
+
+  async function loadActions(ctx: ViewContext): Promise<void> {
+    const { signal } = ctx;
+    const data = await call('GET', '/v1/actions', undefined, signal);
+    const mode = str(field(data, 'mode')) ?? 'unknown';
+    const rows = records(field(data, 'actions')).sort((a, b) => (str(b['proposedAt']) ?? '').localeCompare(str(a['proposedAt']) ?? ''));
+    const modeLine = h('p', { class: 'panel-sub', data: { mode } }, 'Mode ', tag(mode), mode === 'dry_run' ? ' · proposed and audited, never sent' : mode === 'approval' ? ' · sent once approved here' : ' · sent at once');
+    actions.setMeta(`${rows.length} action${rows.length === 1 ? '' : 's'}`);
+    if (rows.length === 0) return actions.ready(modeLine, h('div', { class: 'placeholder' }, 'No actions proposed (a firing alert whose rule has an action proposes one).'));
+    const trail = (r: Rec): Child => {
+      const steps: Child[] = [h('li', null, `proposed ${when(r['proposedAt'])}`)];
+      if (r['approvedAt']) steps.push(h('li', null, `approved ${when(r['approvedAt'])} by ${str(r['approvedBy']) ?? '?'}`));
+      if (r['sentAt']) steps.push(h('li', null, `sent ${when(r['sentAt'])}${str(r['url']) ? ` to ${str(r['url'])}` : ''}`));
+      const answer = r['answer'];
+      if (r['answeredAt']) steps.push(h('li', null, `answered ${when(r['answeredAt'])}: HTTP ${fmtNum(num(field(answer, 'status')), 0)} ${str(field(answer, 'bodyExcerpt')) ?? ''}`));
+      if (r['error']) steps.push(h('li', { class: 'bad' }, `error: ${str(r['error']) ?? ''}`));
+      return h('ul', { class: 'trail' }, ...steps);
+    };
+    actions.ready(
+      modeLine,
+      table(
+        ['action', 'params', 'alert', 'incident', 'state', 'audit trail', ''],
+        rows.map((r) => {
+          const params = field(r, 'params');
+          const id = str(r['id']) ?? '';
+          return [
+            h('strong', null, str(r['action']) ?? ''),
+            h('span', null, ...(typeof params === 'object' && params !== null ? Object.entries(params as Rec).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`)) : [])),
+            h('span', null, str(field(r['alert'], 'alertname')) ?? '', ' ', ...labelChips(field(r['alert'], 'labels'))),
+            str(r['incident']) ?? '',
+            tag(str(r['state']) ?? ''),
+            trail(r),
+            r['state'] === 'awaiting_approval'
+              ? h(
+                  'button',
+                  {
+                    class: 'approve',
+                    data: { action: id },
+                    on: {
+                      click: () =>
+                        void call('POST', `/v1/actions/${encodeURIComponent(id)}/approve`, { by: 'dashboard' }, signal)
+                          .then(reload)
+                          .catch((err: unknown) => actions.setMeta(`approve failed: ${(err as Error).message}`)),
+                    },
+                  },
+                  'approve',
+                )
+              : '',
+          ];
+        }),
+        (i) => ({ action: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '' }),
+      ),
+    );
+  }
+
+  async function loadRules(ctx: ViewContext): Promise<void> {
+    const data = await call('GET', '/v1/rules', undefined, ctx.signal);
+    const groups = records(field(data, 'groups'));
+    const rows = groups.flatMap((g) => records(g['rules']).map((r) => ({ g, r })));
+    if (rows.length === 0) return rules.needs(['alerting rules'], 'Load a rule file (alerting.ruleFiles) or the default pack (alerting.defaultRules).');
+    const bad = rows.filter(({ r }) => r['health'] !== 'ok' && r['health'] != null).length;
+    rules.setMeta(`${groups.length} groups · ${rows.length} rules${bad ? ` · ${bad} unhealthy` : ''}`);
+    rules.ready(
+      table(
+        ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'last evaluation', 'last error'],
+        rows.map(({ g, r }) => [
+          str(g['name']) ?? '',
+          h('strong', null, str(r['alert']) ?? ''),
+          tag(str(r['severity']) ?? ''),
+          str(field(r['condition'], 'kind')) ?? '',
+          str(r['for']) ?? '',
+          tag(str(r['health']) ?? 'unknown'),
+          `${fmtNum(num(field(r['alerts'], 'pending')), 0)} / ${fmtNum(num(field(r['alerts'], 'firing')), 0)}`,
+          when(r['lastEvaluation']),
+          h('span', { class: 'wrap' }, str(r['lastError']) ?? ''),
+        ]),
+        (i) => ({ rule: str(rows[i]!.r['alert']) ?? '' }),
+      ),
+    );
+  }
+
   return {
     async update(ctx: ViewContext) {
-      const { signal } = ctx;
-      await Promise.all(
-        panels.map(({ id, panel }) => {
-          panel.loading();
-          return guard(panel, signal, `GET /v1/${id}`, `The ${id} list comes from the alerting API.`, async () => {
-            const data = await call('GET', `/v1/${id}`, undefined, signal);
-            const rows = records(Array.isArray(data) ? data : field(data, id));
-            panel.ready(rows.length ? recordTable(rows) : h('div', { class: 'placeholder' }, `No ${id}.`));
-          });
-        }),
-      );
+      last = ctx;
+      for (const p of all) p.loading();
+      await load(ctx);
     },
     destroy() {
       replace(root);

@@ -1,23 +1,87 @@
-/** Business: conversion and feedback by version and tenant, from the feedback API when it lands. */
-import { call, field, records } from '../api.ts';
+/**
+ * Business: conversion and feedback by version and tenant (`POST /v1/quality/feedback`, feedback and
+ * business events joined to requests by request_id at query time), the conversion rate by version
+ * over time, and the feedback that has no stored request yet (orphans).
+ */
+import { call, field, num, records, str } from '../api.ts';
 import { h, replace } from '../dom.ts';
+import { colorFor, fmtNum, fmtPct } from '../format.ts';
 import { Panel } from '../panel.ts';
+import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
-import { guard, recordTable } from './common.ts';
+import { guard, shareBar, table } from './common.ts';
+
+type Rec = Record<string, unknown>;
+
+const NEEDS_WHY = 'Send feedback or business events (POST /v1/feedback with request_id and kind conversion, click, thumbs, rating, correct or label) to see them here.';
+
+/** The columns of a feedback row: rate, the count it rests on, and the feedback kind that fills it. */
+const RATES = [
+  ['conversion', 'conversionRate', 'conversions', 'conversion'],
+  ['click', 'clickRate', 'clicks', 'click'],
+  ['thumbs up', 'thumbsUpRate', 'thumbsN', 'thumbs'],
+  ['correct', 'correctRate', 'correctN', 'correct'],
+  ['label accuracy', 'labelAccuracy', 'labelN', 'label'],
+] as const;
+
+function feedbackTable(rows: Rec[], dims: string[]): { el: HTMLElement; missing: string[] } {
+  // A rate shows only where its kind of feedback arrived; a column with none anywhere is left out.
+  const present = RATES.filter(([, , n]) => rows.some((r) => (num(r[n]) ?? 0) > 0));
+  const missing: string[] = RATES.filter((x) => !present.includes(x)).map(([, , , kind]) => kind);
+  const hasRating = rows.some((r) => (num(r['ratingN']) ?? 0) > 0);
+  if (!hasRating) missing.push('rating');
+  const el = table(
+    [...dims, 'requests', 'with feedback', ...present.map(([t]) => t), ...(hasRating ? ['rating'] : [])],
+    rows.map((r) => [
+      ...dims.map((d) => str(r[d]) ?? '(none)'),
+      fmtNum(num(r['requests']), 0),
+      fmtPct((num(r['withFeedback']) ?? 0) / (num(r['requests']) || 1), 1),
+      ...present.map(([, rate]) => shareBar(num(r[rate]), colorFor(rate, 0))),
+      ...(hasRating ? [fmtNum(num(r['ratingMean']), 2)] : []),
+    ]),
+    (i) => Object.fromEntries(dims.map((d) => [d === 'model_version' ? 'version' : d, str(rows[i]![d]) ?? ''])),
+  );
+  return { el, missing };
+}
 
 export function businessView(root: HTMLElement): ViewHandle {
-  const conv = new Panel('business-feedback', 'Conversion and feedback by version and tenant', 'feedback and business events joined to requests by request_id', true);
-  replace(root, h('div', { class: 'grid' }, conv.el));
+  const byVersion = new Panel('business-versions', 'Conversion and feedback by version', 'window totals, feedback joined to requests by request_id', true);
+  const conv = new Panel('business-feedback', 'By version and tenant', 'the same rates per version × tenant', true);
+  const trend = new Panel('business-trend', 'Conversion rate over time', 'by version, per request-time bucket', true);
+  const all = [byVersion, conv, trend];
+  replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   return {
     async update(ctx: ViewContext) {
       const { win, filters, signal } = ctx;
-      conv.loading();
-      await guard(conv, signal, 'POST /v1/quality/feedback', 'Conversion and feedback rates are joined to requests by the quality API (POST /v1/feedback stores them).', async () => {
-        const data = await call('POST', '/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: ['model_version', 'tenant'] }, signal);
-        const rows = records(field(data, 'rows'));
-        if (rows.length === 0) return conv.needs(['feedback'], 'Send feedback or conversion events (POST /v1/feedback with request_id) to see them here.');
-        conv.ready(recordTable(rows));
-      });
+      for (const p of all) p.loading();
+      const fetch = (groupBy: string[], step?: string) => call('POST', '/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: groupBy, ...(step ? { step } : {}) }, signal);
+      const what = 'Conversion and feedback rates are joined to requests by the quality API (POST /v1/feedback stores them).';
+      await Promise.all([
+        guard(byVersion, signal, 'POST /v1/quality/feedback', what, async () => {
+          const data = await fetch(['model_version']);
+          const rows = records(field(data, 'rows')).filter((r) => (num(r['requests']) ?? 0) > 0);
+          if (!rows.some((r) => (num(r['withFeedback']) ?? 0) > 0)) return byVersion.needs(['feedback'], NEEDS_WHY);
+          const orphans = num(field(data, 'orphans')) ?? 0;
+          byVersion.setMeta(orphans ? `${orphans} feedback rows wait for their request` : 'every feedback row joined');
+          const t = feedbackTable(rows, ['model_version']);
+          byVersion.ready(t.el, t.missing.length ? h('p', { class: 'panel-sub' }, `No ${t.missing.join(', ')} feedback in this window.`) : null);
+        }),
+        guard(conv, signal, 'POST /v1/quality/feedback', what, async () => {
+          const rows = records(field(await fetch(['model_version', 'tenant']), 'rows')).filter((r) => (num(r['requests']) ?? 0) > 0);
+          if (!rows.some((r) => (num(r['withFeedback']) ?? 0) > 0)) return conv.needs(['feedback'], NEEDS_WHY);
+          if (!rows.some((r) => r['tenant'] != null)) conv.setMeta('tenant not sent');
+          conv.ready(feedbackTable(rows, ['model_version', 'tenant']).el);
+        }),
+        guard(trend, signal, 'POST /v1/quality/feedback', what, async () => {
+          const rows = records(field(await fetch(['model_version'], win.step), 'rows'));
+          if (!rows.some((r) => (num(r['conversions']) ?? 0) > 0)) return trend.needs(['conversion feedback'], 'Send conversion events (kind conversion) keyed by request_id.');
+          const versions = [...new Set(rows.map((r) => str(r['model_version'])).filter((v): v is string => v != null))].sort();
+          const series = versions.map((v, i) => ({ label: v, color: colorFor(v, i), values: onGrid(win.buckets, rows.filter((r) => r['model_version'] === v)).map((r) => num(r?.['conversionRate'])) }));
+          if (!trend.body.querySelector(':scope > .chart')) trend.ready(h('div', { class: 'chart' }));
+          else trend.ready();
+          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'business-trend', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: (v) => fmtPct(v, 0), syncKey: 'business', height: 200 });
+        }),
+      ]);
     },
     destroy() {
       replace(root);

@@ -1,6 +1,7 @@
 /** Helpers the role views share: a guarded panel load and a generic table of records. */
 import { ApiError } from '../api.ts';
 import { h } from '../dom.ts';
+import type { Child } from '../dom.ts';
 import type { Panel } from '../panel.ts';
 
 /** Runs a panel's load; a 404 route becomes "this needs <endpoint>", an abort is ignored. */
@@ -34,4 +35,46 @@ export function recordTable(rows: Record<string, unknown>[], columns?: string[])
       h('tbody', null, ...rows.map((r) => h('tr', null, ...cols.map((c) => h('td', null, cell(r[c])))))),
     ),
   );
+}
+
+/** A table from header labels and rows of cells; `rowData` sets data-* on each row (test hooks). */
+export function table(head: string[], rows: Child[][], rowData?: (i: number) => Record<string, string>, rowClass?: (i: number) => string): HTMLElement {
+  return h(
+    'div',
+    { class: 'table-wrap' },
+    h(
+      'table',
+      { class: 'compact' },
+      h('thead', null, h('tr', null, ...head.map((c) => h('th', null, c)))),
+      h('tbody', null, ...rows.map((cells, i) => h('tr', { data: rowData?.(i) ?? {}, class: rowClass?.(i) ?? '' }, ...cells.map((c) => h('td', null, c))))),
+    ),
+  );
+}
+
+/** A share (0–1) as a bar with its percentage (width set through the style property, never markup). */
+export function shareBar(share: number | null, color = '#3d85c6'): HTMLElement {
+  const fill = h('span', { class: 'bar-fill' });
+  fill.style.width = `${Math.max(0, Math.min(1, share ?? 0)) * 100}%`;
+  fill.style.background = color;
+  return h('span', { class: 'bar' }, h('span', { class: 'bar-track' }, fill), h('span', { class: 'bar-text' }, share == null ? '–' : `${(share * 100).toFixed(1)} %`));
+}
+
+/** A coloured word for a state (verdict, severity, health): class `tag tag-<value>`. */
+export function tag(value: string, data?: Record<string, string>): HTMLElement {
+  return h('span', { class: `tag tag-${value.replace(/\W+/g, '_')}`, data: data ?? {} }, value.replace(/_/g, ' '));
+}
+
+/** p- and q-values: scientific below 0.001. */
+export function fmtP(v: number | null | undefined): string {
+  if (v == null || !Number.isFinite(v)) return '–';
+  if (v === 0) return '0';
+  return v < 0.001 ? v.toExponential(1) : v.toFixed(3);
+}
+
+/** Versions in the window, most requests first (the release and drift pickers' defaults). */
+export function byFrequency(rows: Record<string, unknown>[], key: string): string[] {
+  return rows
+    .filter((r) => typeof r[key] === 'string')
+    .sort((a, b) => (Number(b['n']) || 0) - (Number(a['n']) || 0))
+    .map((r) => r[key] as string);
 }

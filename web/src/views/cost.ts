@@ -22,10 +22,12 @@ export function costView(root: HTMLElement): ViewHandle {
         guard(usage, signal, 'POST /v1/query', '', async () => {
           const rows = await query({ from: win.from, to: win.to, filters, group_by: ['model', 'tenant'], measures: ['count', 'sum(input_tokens)', 'sum(output_tokens)', 'mean(total_ms)'] }, signal);
           if (rows.length === 0) return usage.empty('No requests in this window.');
-          const tokens = rows.some((r) => r['sum(input_tokens)'] != null || r['sum(output_tokens)'] != null);
-          const head = ['model', 'tenant', 'requests', 'input tokens', 'output tokens', 'tokens / request'];
+          // Token columns show when the events carry them; a missing one says which field unlocks it.
+          const kinds = (['input_tokens', 'output_tokens'] as const).filter((k) => rows.some((r) => r[`sum(${k})`] != null));
+          const missing = (['input_tokens', 'output_tokens'] as const).filter((k) => !kinds.includes(k));
+          const head = ['model', 'tenant', 'requests', ...kinds.map((k) => k.replace('_', ' ')), ...(kinds.length ? ['tokens / request'] : [])];
           usage.ready(
-            tokens ? null : h('div', { class: 'needs small' }, 'Token columns need ', h('code', null, 'input_tokens'), ', ', h('code', null, 'output_tokens'), '.'),
+            missing.length ? h('div', { class: 'needs small', data: { needs: missing.join(',') } }, 'Token columns need ', ...missing.flatMap((k, i) => [i ? ', ' : '', h('code', null, k)]), ' sent with the events.') : null,
             h(
               'table',
               { class: 'compact' },
@@ -37,8 +39,17 @@ export function costView(root: HTMLElement): ViewHandle {
                   .sort((a, b) => (num(b['count']) ?? 0) - (num(a['count']) ?? 0))
                   .map((r) => {
                     const c = num(r['count']) ?? 0;
-                    const t = (num(r['sum(input_tokens)']) ?? 0) + (num(r['sum(output_tokens)']) ?? 0);
-                    return h('tr', null, h('td', null, str(r['model']) ?? '–'), h('td', null, str(r['tenant']) ?? '–'), h('td', null, fmtNum(c, 0)), h('td', null, fmtNum(num(r['sum(input_tokens)']), 0)), h('td', null, fmtNum(num(r['sum(output_tokens)']), 0)), h('td', null, tokens && c ? fmtNum(t / c) : '–'));
+                    const t = kinds.reduce((a, k) => a + (num(r[`sum(${k})`]) ?? 0), 0);
+                    const anyT = kinds.some((k) => num(r[`sum(${k})`]) != null);
+                    return h(
+                      'tr',
+                      { data: { model: str(r['model']) ?? '', tenant: str(r['tenant']) ?? '' } },
+                      h('td', null, str(r['model']) ?? '–'),
+                      h('td', null, str(r['tenant']) ?? '–'),
+                      h('td', null, fmtNum(c, 0)),
+                      ...kinds.map((k) => h('td', null, fmtNum(num(r[`sum(${k})`]), 0))),
+                      ...(kinds.length ? [h('td', null, anyT && c ? fmtNum(t / c) : '–')] : []),
+                    );
                   }),
               ),
             ),

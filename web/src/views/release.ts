@@ -1,49 +1,67 @@
 /**
- * Release comparison (release owners): baseline and candidate versions side by side on the same
- * window (from `/v1/query` grouped by model_version), P99 of each over time, and the verdict with
- * its evidence from `POST /v1/compare` once that endpoint exists.
+ * Release comparison (release owners): pick a baseline and a candidate version (defaults: the two
+ * most frequent versions in the window, the lower one as baseline), `POST /v1/compare` for the
+ * verdict (promote / hold / rollback / not_enough_data) with its score, reasons and evidence table,
+ * the two side by side (`/v1/query` grouped by model_version) and the P99 of each over time.
  */
-import { call, field, labels, num, query, records, str } from '../api.ts';
+import { call, field, num, query, records, str } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtMs, fmtNum, fmtPct } from '../format.ts';
 import { Panel } from '../panel.ts';
 import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
-import { guard, recordTable } from './common.ts';
+import { byFrequency, fmtP, guard, table, tag } from './common.ts';
+
+type Rec = Record<string, unknown>;
+
+/** A value of an evidence row in its unit: ms, a fraction (percent / pp for a difference), or a number. */
+function fmtUnit(v: number | null, unit: string, diff = false): string {
+  if (v == null || !Number.isFinite(v)) return '–';
+  const sign = diff && v > 0 ? '+' : '';
+  if (unit === 'ms') return `${v < 0 ? '−' : sign}${fmtMs(Math.abs(v))}`;
+  if (unit === 'fraction') return diff ? `${sign}${(v * 100).toFixed(2)} pp` : fmtPct(v, 2);
+  return sign + fmtNum(v);
+}
 
 const SIDE_MEASURES = ['count', 'n', 'qps', 'error_rate', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'mean(confidence)', 'mean(output_length)'];
 
 export function releaseView(root: HTMLElement): ViewHandle {
   const picker = h('div', { class: 'picker', data: { panel: 'release-picker' } });
-  const verdict = new Panel('verdict', 'Verdict', 'promote / hold / roll back, with the evidence behind it', true);
+  const verdict = new Panel('verdict', 'Verdict', 'promote / hold / rollback / not enough data: the weighted share of metrics that did not get worse, critical metrics veto', true);
+  const evidence = new Panel('evidence', 'Evidence', 'every metric: baseline, candidate, difference with its 95 % interval, p and BH q, and how it was classified against its tolerance band', true);
   const side = new Panel('side-by-side', 'Side by side', 'same window, same filters', true);
   const p99 = new Panel('release-p99', 'P99 over time', 'total_ms by version', true);
-  replace(root, h('div', null, picker, h('div', { class: 'grid' }, verdict.el, side.el, p99.el)));
+  replace(root, h('div', null, picker, h('div', { class: 'grid' }, verdict.el, evidence.el, side.el, p99.el)));
 
   return {
     async update(ctx: ViewContext) {
       const { win, signal } = ctx;
       const filters = { ...ctx.filters };
       delete filters.model_version;
-      const versions = await labels('model_version', win, signal).catch(() => [] as string[]);
+      const versions = await query({ from: win.from, to: win.to, filters, group_by: ['model_version'], measures: ['n'] }, signal)
+        .then((rows) => byFrequency(rows, 'model_version'))
+        .catch(() => [] as string[]);
       if (signal.aborted) return;
-      const baseline = ctx.state.extra['baseline'] ?? versions[0] ?? '';
-      const candidate = ctx.state.extra['candidate'] ?? versions[1] ?? versions[0] ?? '';
+      // Defaults: the two most frequent versions, the lower (older) one as the baseline.
+      const [d0, d1] = versions.slice(0, 2).sort((a, b) => a.localeCompare(b, undefined, { numeric: true }));
+      const baseline = ctx.state.extra['baseline'] ?? d0 ?? '';
+      const candidate = ctx.state.extra['candidate'] ?? (d1 !== undefined && d1 !== baseline ? d1 : (versions.find((v) => v !== baseline) ?? ''));
       const select = (id: string, value: string) =>
         h(
           'select',
-          { id, value, on: { change: (e) => ctx.setExtra({ [id]: (e.target as HTMLSelectElement).value }) } },
-          ...versions.map((v) => h('option', { value: v }, v)),
+          { id, value, label: id, on: { change: (e) => ctx.setExtra({ baseline, candidate, [id]: (e.target as HTMLSelectElement).value }) } },
+          ...[...new Set([...versions, ...(value ? [value] : [])])].map((v) => h('option', { value: v }, v)),
         );
       replace(picker, h('label', null, 'Baseline ', select('baseline', baseline)), h('label', null, 'Candidate ', select('candidate', candidate)));
-      if (versions.length < 2 || !baseline || !candidate) {
+      if (versions.length < 2 || !baseline || !candidate || baseline === candidate) {
         const why = 'Send model_version with the events: comparing needs at least two versions in the window.';
         verdict.needs(['model_version'], why);
+        evidence.needs(['model_version'], why);
         side.needs(['model_version'], why);
         p99.needs(['model_version'], why);
         return;
       }
-      for (const x of [verdict, side, p99]) x.loading();
+      for (const x of [verdict, evidence, side, p99]) x.loading();
       const both = { ...filters, model_version: [baseline, candidate] };
       await Promise.all([
         guard(side, signal, 'POST /v1/query', '', async () => {
@@ -69,15 +87,10 @@ export function releaseView(root: HTMLElement): ViewHandle {
           p99.ready(h('div', { class: 'chart' }));
           timeSeries(p99.body.querySelector<HTMLElement>('.chart')!, { id: 'release-p99', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: fmtMs, syncKey: 'release' });
         }),
-        guard(verdict, signal, 'POST /v1/compare', 'The verdict compares baseline and candidate on aligned windows (the release issue).', async () => {
-          const data = await call('POST', '/v1/compare', { from: win.from, to: win.to, filters, baseline: { model_version: baseline }, candidate: { model_version: candidate } }, signal);
-          const v = str(field(data, 'verdict')) ?? 'unknown';
-          const evidence = records(field(data, 'evidence'));
-          verdict.ready(
-            h('div', { class: `verdict verdict-${v.replace(/\W+/g, '_')}`, data: { verdict: v } }, v.replace(/_/g, ' ')),
-            str(field(data, 'summary')) ? h('p', null, str(field(data, 'summary'))!) : null,
-            evidence.length ? recordTable(evidence) : h('p', { class: 'panel-sub' }, 'No evidence rows.'),
-          );
+        guard(verdict, signal, 'POST /v1/compare', 'The verdict compares baseline and candidate on the same window (the release API).', async () => {
+          const data = await call('POST', '/v1/compare', { from: win.from, to: win.to, baseline: { filters: { ...filters, model_version: baseline } }, candidate: { filters: { ...filters, model_version: candidate } } }, signal);
+          if (signal.aborted) return;
+          renderVerdict(verdict, evidence, data, baseline, candidate);
         }),
       ]);
     },
@@ -85,4 +98,57 @@ export function releaseView(root: HTMLElement): ViewHandle {
       replace(root);
     },
   };
+}
+
+function renderVerdict(panel: Panel, evidencePanel: Panel, data: unknown, baseline: string, candidate: string): void {
+  const v = str(field(data, 'verdict')) ?? 'unknown';
+  const score = num(field(data, 'score'));
+  const reasons = (Array.isArray(field(data, 'reasons')) ? (field(data, 'reasons') as unknown[]) : []).map(String);
+  const side = (k: string) => {
+    const s = field(data, k);
+    const sample = field(s, 'sample');
+    return `${k} ${k === 'baseline' ? baseline : candidate}: ${fmtNum(num(field(s, 'n')), 0)} requests${field(sample, 'stratified') === true ? ` (raw sample ${fmtNum(num(field(sample, 'rows')), 0)} of ${fmtNum(num(field(sample, 'of')), 0)})` : ''}`;
+  };
+  panel.ready(
+    h(
+      'div',
+      { class: 'verdict-row' },
+      h('div', { class: `verdict verdict-${v.replace(/\W+/g, '_')}`, data: { verdict: v } }, v.replace(/_/g, ' ')),
+      h('div', { class: 'verdict-score' }, h('div', { class: 'kpi-label' }, 'score'), h('div', { class: 'kpi-value', data: { score: score == null ? '' : String(score) } }, score == null ? '–' : `${score.toFixed(1)} / 100`)),
+      h('div', { class: 'verdict-sides' }, h('div', null, side('baseline')), h('div', null, side('candidate'))),
+    ),
+    reasons.length ? h('ul', { class: 'reasons' }, ...reasons.map((r) => h('li', null, r))) : null,
+  );
+  const rows = records(field(data, 'evidence'));
+  if (rows.length === 0) return evidencePanel.empty('No evidence rows.');
+  // Worse first, then the rest in the server's order.
+  const order = (r: Rec) => (r['direction'] === 'worse' ? 0 : r['classification'] === 'no_data' ? 2 : 1);
+  const sorted = rows.map((r, i) => ({ r, i })).sort((a, b) => order(a.r) - order(b.r) || a.i - b.i).map((x) => x.r);
+  const worse = rows.filter((r) => r['direction'] === 'worse').length;
+  evidencePanel.setMeta(`${rows.length} metrics · ${worse} worse`);
+  evidencePanel.ready(
+    table(
+      ['metric', 'baseline', 'candidate', 'diff', '95 % CI', 'p', 'q', 'test', 'classification', 'weight'],
+      sorted.map((r) => {
+        const unit = str(r['unit']) ?? '';
+        const ci = Array.isArray(r['ci']) ? (r['ci'] as unknown[]).map(num) : null;
+        const cls = str(r['classification']) ?? '';
+        const dir = str(r['direction']) ?? '';
+        return [
+          h('span', null, str(r['metric']) ?? '', r['critical'] === true ? h('span', { class: 'badge badge-significant', title: 'critical: worse vetoes the release' }, 'critical') : null),
+          fmtUnit(num(r['baseline']), unit),
+          fmtUnit(num(r['candidate']), unit),
+          fmtUnit(num(r['diff']), unit, true),
+          ci && ci.length === 2 ? `[${fmtUnit(ci[0]!, unit, true)}, ${fmtUnit(ci[1]!, unit, true)}]` : '–',
+          fmtP(num(r['pValue'])),
+          fmtP(num(r['qValue'])),
+          str(r['test']) ?? '',
+          h('span', { title: str(r['note']) ?? '' }, tag(cls), dir && dir !== 'same' ? ` ${dir}` : '', str(r['note']) ? ' ⓘ' : ''),
+          fmtNum(num(r['weight'])),
+        ];
+      }),
+      (i) => ({ metric: str(sorted[i]!['metric']) ?? '', classification: str(sorted[i]!['classification']) ?? '', direction: str(sorted[i]!['direction']) ?? '' }),
+      (i) => (sorted[i]!['direction'] === 'worse' ? 'significant' : ''),
+    ),
+  );
 }
