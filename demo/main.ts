@@ -11,6 +11,7 @@
  * Run it directly: `node --import tsx demo/main.ts [--port 7070] [--data ./data] [...]`
  * (the same options as `inferlens demo`, see src/cli/demo.ts).
  */
+import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -142,6 +143,28 @@ function groundTruthOf(h: HistoricalIncident): GroundTruthIncident {
   return { id: h.spec.id, kind: h.spec.kind, title: h.spec.title, where: h.spec.where, expect: h.spec.expect, source: 'backfill', planned_start: iso(h.startMs), planned_end: iso(h.endMs), start: iso(h.startMs), end: iso(h.endMs) };
 }
 
+/** A free loopback port for the demo service, so the alert actions can name it before it starts. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    const s = createNetServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const port = (s.address() as { port: number }).port;
+      s.close(() => resolvePort(port));
+    });
+  });
+}
+
+/** Which admin control of the demo service each alert action calls. */
+function demoActionEndpoints(serviceUrl: string) {
+  return {
+    pause_canary: { url: `${serviceUrl}/admin/pause_canary`, body: 'params' as const },
+    adjust_batch: { url: `${serviceUrl}/admin/adjust_batch`, body: 'params' as const },
+    rate_limit: { url: `${serviceUrl}/admin/set_rate_limit`, body: 'params' as const },
+    rollback: { url: `${serviceUrl}/admin/set_canary`, body: 'params' as const, params: { percent: 0 } },
+  };
+}
+
 /** Builds and starts everything; returns when the traffic and the scenario are running. */
 export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const print = o.print ?? ((line: string) => console.log(line));
@@ -150,6 +173,10 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   if (o.port !== undefined) flags.server = { port: o.port };
   if (o.data !== undefined) flags.storage = { dataDir: o.data };
   if (!env.INFERLENS_LOG_LEVEL) flags.log = { level: 'warn' };
+  // Alert actions close the loop on the demo service's admin controls; they wait for approval in
+  // the Alerts view (dry-run is the default outside the demo).
+  const servicePort = await freePort();
+  flags.alerting = { actions: { mode: 'approval', endpoints: demoActionEndpoints(`http://127.0.0.1:${servicePort}`) } };
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
   const seed = o.seed ?? 7;
   const node = config.node;
@@ -190,7 +217,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     const statuses: Record<string, number> = {};
     let calibration: EventInput[] | undefined;
     service = createService({
-      port: 0,
+      port: servicePort,
       node,
       serviceVersion: SERVICE_VERSION,
       replicas: REPLICAS.length,
