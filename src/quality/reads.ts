@@ -1,46 +1,18 @@
 /**
  * What the quality folder reads, as plain functions: the query service's aggregate and bounded
- * raw-event list, and the store's feedback join. quality/ may not import store/, so the feedback
- * types mirror `Store.feedbackStats` (src/store/store.ts); main.ts wires the store method in and
- * the compiler checks that the two shapes agree.
+ * raw-event list, and the store's feedback join (its types are the shared contract in src/schema;
+ * main.ts wires the store method in).
  */
 import { z } from 'zod';
 import { parseMeasure } from '../schema/index.ts';
-import type { Dimension, Filters, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { FeedbackStatsRow, FeedbackStatsSpec as FeedbackStatsQuery, Filters, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
 
 /** The bounded raw-event selection of `Queries.events`. */
 export type EventListSpec = Parameters<Queries['events']>[0];
 
-/** Mirrors the store's FeedbackStatsSpec: range and filters on the request time. */
-export interface FeedbackStatsQuery {
-  fromMs: number;
-  toMs: number;
-  filters: Filters;
-  groupBy: readonly (Dimension | 'label')[];
-  stepMs?: number;
-  limit: number;
-}
-
-/** Mirrors the store's FeedbackStatsRow. */
-export interface FeedbackStatsRow {
-  bucketMs?: number;
-  group: Partial<Record<Dimension | 'label', string | null>>;
-  requests: number;
-  withFeedback: number;
-  correctN: number;
-  correctRate: number | null;
-  labelN: number;
-  labelAccuracy: number | null;
-  thumbsN: number;
-  thumbsUpRate: number | null;
-  ratingN: number;
-  ratingMean: number | null;
-  conversions: number;
-  conversionRate: number | null;
-  clicks: number;
-  clickRate: number | null;
-}
+/** The feedback join's request and rows: the shared contract in src/schema. */
+export type { FeedbackStatsSpec as FeedbackStatsQuery, FeedbackStatsRow } from '../schema/index.ts';
 
 export interface QualityReads {
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;

@@ -24,5 +24,5 @@ export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey, 
 export { ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
-export type { Feedback, FeedbackKind } from './feedback.ts';
+export type { Feedback, FeedbackKind, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
 export type { SuccessEnvelope, ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
