@@ -9,6 +9,7 @@ import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { chromium } from 'playwright-core';
+import { serveProcess, stopProcess } from '../test/serve-process.ts';
 import { createDuckDBStore } from '../src/store/index.ts';
 import { DuckDBInstance } from '@duckdb/node-api';
 
@@ -55,25 +56,9 @@ async function fill(dir: string, n: number): Promise<void> {
   inst.closeSync();
 }
 
-async function serve(dir: string): Promise<{ url: string; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [join(ROOT, 'bin', 'inferlens.js'), 'serve', '--port', '0', '--data', dir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, INFERLENS_RETENTION_DAYS: '30' } });
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) res(m[1]!);
-    });
-    child.once('exit', (c) => rej(new Error(`server exited ${c}`)));
-  });
-  return {
-    url,
-    stop: () =>
-      new Promise<void>((r) => {
-        child.once("exit", () => r());
-        child.kill("SIGTERM");
-      }),
-  };
+async function serve(dir: string): Promise<{ url: string; stop: () => Promise<unknown> }> {
+  const p = await serveProcess(['--port', '0', '--data', dir, '--log-level', 'warn'], { INFERLENS_RETENTION_DAYS: '30' });
+  return { url: p.url, stop: () => stopProcess(p.child) };
 }
 
 async function firstRenderMs(url: string, runs = 3): Promise<number[]> {

@@ -6,12 +6,12 @@
 //       over the last hour) through the API, and as hand-written SQL on DuckDB directly.
 // Usage: npm run bench -- --json [--events N] [--clients C] [--batch B]
 // The last line of output is one JSON object.
-import { spawn } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { EVENT_FIELDS } from '../src/schema/index.ts';
+import { serveProcess, stopProcess } from '../test/serve-process.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -101,26 +101,9 @@ function dashboardSql(fromMs: number, toMs: number): string {
           GROUP BY ALL ORDER BY ALL`;
 }
 
-async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<void> }> {
-  const child = spawn(process.execPath, [resolve(import.meta.dirname, '..', 'bin', 'inferlens.js'), 'serve', '--port', '0', '--data', dataDir, '--log-level', 'warn'], { stdio: ['ignore', 'pipe', 'inherit'] });
-  const url = await new Promise<string>((res, rej) => {
-    let out = '';
-    child.stdout!.on('data', (d: Buffer) => {
-      out += d.toString();
-      const m = /listening on (\S+)/.exec(out);
-      if (m) res(m[1]!);
-    });
-    child.once('exit', (c) => rej(new Error(`server exited ${c}`)));
-  });
-  return {
-    url,
-    pid: child.pid!,
-    stop: () =>
-      new Promise<void>((res) => {
-        child.once('exit', () => res());
-        child.kill('SIGTERM');
-      }),
-  };
+async function startServer(dataDir: string): Promise<{ url: string; pid: number; stop: () => Promise<unknown> }> {
+  const p = await serveProcess(['--port', '0', '--data', dataDir, '--log-level', 'warn']);
+  return { url: p.url, pid: p.child.pid!, stop: () => stopProcess(p.child) };
 }
 
 function peakRssMb(pid: number): number {

@@ -36,3 +36,10 @@ export function serveProcess(args: string[], env: Record<string, string> = {}): 
 export function waitExit(child: ChildProcess): Promise<number | null> {
   return new Promise((r) => (child.exitCode !== null || child.signalCode !== null ? r(child.exitCode) : child.once('exit', (code) => r(code))));
 }
+
+/** SIGTERM and wait for the exit (a clean stop flushes the store). */
+export function stopProcess(child: ChildProcess): Promise<number | null> {
+  const exited = waitExit(child);
+  child.kill('SIGTERM');
+  return exited;
+}
