@@ -44,6 +44,8 @@ beforeAll(async () => {
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
+    // …and rejections without a replica that stopped too (a load spike that ended): not a silent replica.
+    ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', status: 'rejected' })),
   ];
   await store.appendEvents(lines);
   const GiB = 2 ** 30;

@@ -1,7 +1,9 @@
 /**
  * no_data: slices that sent at least min_count rows in the reference window (the `reference.window`
  * before the current window) and none in the current window. The value is 0 (rows now); the
- * reference count is not needed to act. A slice that never sent data cannot be missed.
+ * reference count is not needed to act. A slice that never sent data cannot be missed, and neither
+ * can a slice that lacks one of the `by` labels: requests rejected before a replica took them have
+ * no replica, and when the rejections stop that "slice" going quiet is not a replica going silent.
  */
 import { durationMs } from '../rule-schema.ts';
 import type { NoDataCondition } from '../rule-schema.ts';
@@ -16,7 +18,7 @@ export async function evalNoData(c: NoDataCondition, ctx: ConditionContext): Pro
   const ref = await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - windowMs - refMs, toMs: ctx.nowMs - windowMs });
   const out: Observation[] = [];
   for (const [key, { labels, row }] of ref) {
-    if ((num(row.n) ?? 0) < c.min_count) continue;
+    if ((num(row.n) ?? 0) < c.min_count || c.by.some((d) => labels[d] === undefined)) continue;
     if ((num(cur.get(key)?.row.n) ?? 0) === 0) out.push({ labels, value: 0 });
   }
   return out;
