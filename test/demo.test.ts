@@ -110,12 +110,20 @@ describe('demo, end to end', () => {
       group_by: ['replica'],
       measures: ['n', 'p50(exec_ms)', 'p99(exec_ms)'],
     });
-    const p99 = new Map(rows.map((r) => [String(r.replica), r['p99(exec_ms)'] as number]));
-    const slow = p99.get('replica-1') as number;
-    const others = [...p99].filter(([r]) => r !== 'replica-1').map(([, v]) => v);
+    const of = (m: string) => new Map(rows.map((r) => [String(r.replica), r[m] as number]));
+    const slowVsOthers = (m: string) => {
+      const byReplica = of(m);
+      const others = [...byReplica].filter(([r]) => r !== 'replica-1').map(([, v]) => v);
+      return { slow: byReplica.get('replica-1') as number, others };
+    };
     const detail = JSON.stringify(rows);
-    expect(others.length, detail).toBe(2);
     expect(rows.every((r) => (r.n as number) >= 30), detail).toBe(true);
-    expect(slow, detail).toBeGreaterThan(2 * median(others));
+    // exec ×3 on replica-1: its median is ~3× the others'; its P99 stands clearly above theirs too
+    // (P99 of ~190 requests on a loaded 2-core machine carries GC pauses, hence 1.5× there).
+    const p50 = slowVsOthers('p50(exec_ms)');
+    expect(p50.others.length, detail).toBe(2);
+    expect(p50.slow, detail).toBeGreaterThan(2 * median(p50.others));
+    const p99 = slowVsOthers('p99(exec_ms)');
+    expect(p99.slow, detail).toBeGreaterThan(1.5 * median(p99.others));
   });
 });
