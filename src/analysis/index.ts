@@ -91,3 +91,6 @@ export { hodgesLehmann } from './hodges-lehmann.ts';
 export { mulberry32 } from './prng.ts';
 export type { MannWhitneyResult } from './mann-whitney.ts';
 export type { HodgesLehmannOptions, HodgesLehmannResult } from './hodges-lehmann.ts';
+/** Pearson and Spearman correlation with two-sided p-values (t distribution, n − 2 df). */
+export { pearson, spearman, averageRanks } from './correlation.ts';
+export type { Correlation } from './correlation.ts';

@@ -2,6 +2,7 @@
 import type { QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import type { ListSpec, Store, StoredSample } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
+import { capacity } from './capacity.ts';
 import { errorSlices, histogram, resourceSeries, saturation, searchEvents, stageAttribution } from './runtime-analyses.ts';
 import { searchSamples } from './samples.ts';
 
@@ -21,6 +22,8 @@ export interface Queries {
   stageAttribution(input: unknown): ReturnType<typeof stageAttribution>;
   saturation(input: unknown): ReturnType<typeof saturation>;
   resources(input: unknown): ReturnType<typeof resourceSeries>;
+  /** Is it capacity? Request vs resource signals on the same buckets, correlations, GPU headroom. */
+  capacity(input: unknown): ReturnType<typeof capacity>;
   /** `POST /v1/samples/search`: captured samples by slice, time bucket, reason, tag, request id. */
   samples(input: unknown): ReturnType<typeof searchSamples>;
 }
@@ -38,6 +41,7 @@ export function createQueries(store: Store): Queries {
     stageAttribution: (i) => stageAttribution(store, i),
     saturation: (i) => saturation(store, i),
     resources: (i) => resourceSeries(store, i),
+    capacity: (i) => capacity(store, i),
     samples: (i) => searchSamples(store, i),
   };
 }
