@@ -2,6 +2,8 @@
 export type {
   Store,
   AppendResult,
+  SegmentInfo,
+  SegmentAppendResult,
   ListSpec,
   SliceCountSpec,
   SliceCount,
