@@ -15,7 +15,7 @@
  *   quantiles are exact (linear interpolation, Hyndman–Fan type 7) over stored rows.
  * - `close()` is idempotent and flushes.
  */
-import type { Dimension, Feedback, Filters, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../schema/index.ts';
+import type { Dimension, Feedback, Filters, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats } from '../schema/index.ts';
 
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
@@ -167,48 +167,8 @@ export interface Store {
   listSamples(spec: SampleListSpec): Promise<StoredSample[]>;
 }
 
-/** Time range and filters apply to the events (request time); probes are excluded. */
-export interface FeedbackStatsSpec {
-  fromMs: number;
-  toMs: number;
-  filters: Filters;
-  groupBy: readonly (Dimension | 'label')[];
-  stepMs?: number;
-  limit: number;
-}
-
-/**
- * One group. Rates are over the requests that got that kind of feedback, except conversion and
- * click rates, which are over all requests in the group (no conversion event = no conversion).
- */
-export interface FeedbackStatsRow {
-  /** Start of the request-time bucket (epoch ms), when stepMs is set. */
-  bucketMs?: number;
-  group: Partial<Record<Dimension | 'label', string | null>>;
-  /** Requests (stored events with a request_id) in the group. */
-  requests: number;
-  /** Requests with at least one feedback row of any kind. */
-  withFeedback: number;
-  correctN: number;
-  /** Share of `correct` feedback that is true. */
-  correctRate: number | null;
-  labelN: number;
-  /** Share of `label` feedback equal to the event's predicted label. */
-  labelAccuracy: number | null;
-  thumbsN: number;
-  thumbsUpRate: number | null;
-  ratingN: number;
-  ratingMean: number | null;
-  conversions: number;
-  conversionRate: number | null;
-  clicks: number;
-  clickRate: number | null;
-}
-
-export interface FeedbackStats {
-  rows: FeedbackStatsRow[];
-  orphans: number;
-}
+/** The feedback join's contract lives in src/schema (quality reads it too). */
+export type { FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from '../schema/index.ts';
 
 /** Why a sample was kept (the capture policy's rules, in priority order). */
 export const SAMPLE_REASONS = [
