@@ -74,7 +74,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxQueueRows: config.pipeline.maxQueueRows,
     maxBatchRows: config.pipeline.maxBatchRows,
     capture: createCapturePolicy({ config: config.capture, registry, now: options.now }),
-    wal: config.storage.dataDir === ':memory:' ? {} : { dir: join(resolve(config.storage.dataDir), 'wal') },
   });
   await pipeline.start();
   const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
@@ -110,7 +109,6 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    beforeRead: () => pipeline.flush(2000),
     mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 

@@ -2,7 +2,7 @@
 export type { EventSink, ResourceSink, FeedbackSink, Sink, WriteOptions } from './sink.ts';
 /** Builds the pipeline (a Sink) in front of a Store. */
 export { createPipeline } from './pipeline.ts';
-export type { Pipeline, PipelineOptions, PipelineWalOptions } from './pipeline.ts';
+export type { Pipeline, PipelineOptions } from './pipeline.ts';
 /** The value that replaces a dimension value beyond the cardinality cap. */
 export { OVERFLOW_VALUE } from './cardinality.ts';
 /** Periodic deletion of data older than the retention window. */

@@ -1,19 +1,11 @@
 /**
  * validate → normalise → limit cardinality → batch → store.
  *
- * Every row is checked against the event field table (`checkEvent`). With `wal` set (the server),
- * valid event lines are appended to the ingest WAL and fsynced (group commit) before the write
- * resolves, and a loader moves closed WAL segments into the store in large single-statement loads
- * (wal.ts, wal-loader.ts); reads call `flush` first. Without it (unit tests, tools), valid rows are
- * queued for a single writer that group-commits the rows of many requests into one store
- * transaction. Either way a write resolves only after its rows are durable, and the rows waiting
- * are bounded: beyond `maxQueueRows` the write fails fast with `resource_exhausted` (HTTP 429 +
- * Retry-After) instead of growing memory or disk.
+ * Every row is checked against the event field table (`checkEvent`). Valid rows are queued for a
+ * single writer that group-commits the rows of many requests into one store transaction; a write
+ * resolves only after its rows are durable. The queue is bounded in rows: when it is full the write
+ * fails fast with `resource_exhausted` (HTTP 429 + Retry-After) instead of growing memory.
  */
-import { mkdtempSync, rmSync } from 'node:fs';
-import { readFile, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Counter, Gauge, Histogram } from 'prom-client';
@@ -26,9 +18,6 @@ import { createRequestMetrics } from './request-metrics.ts';
 import { createCapturePolicy, withoutPayload } from './capture.ts';
 import type { CapturePolicy } from './capture.ts';
 import type { SampleRow } from '../store/index.ts';
-import { createWal } from './wal.ts';
-import type { WalSegment } from './wal.ts';
-import { createWalLoader } from './wal-loader.ts';
 
 export interface PipelineOptions {
   store: Store;
@@ -46,20 +35,6 @@ export interface PipelineOptions {
   maxBatchRows: number;
   /** Which payloads are kept as samples (default: the capture policy's defaults). */
   capture?: CapturePolicy;
-  /** Events go through the ingest WAL (see the top of this file). */
-  wal?: PipelineWalOptions;
-}
-
-export interface PipelineWalOptions {
-  /** Folder of the segment files (`<dataDir>/wal`); absent: a temp folder, removed on stop (for ':memory:' stores). */
-  dir?: string;
-  /** Most rows in one segment / one store load (default 200,000; at most half of maxQueueRows). */
-  segmentRows?: number;
-  /**
-   * An idle loader closes a segment whose first row is this old (default 2,000 ms: at 500 ms loads
-   * settled at ~40 k rows under load, where a load costs 2–3× more per row than at 200 k).
-   */
-  segmentMs?: number;
 }
 
 export interface Pipeline extends Sink {
@@ -67,13 +42,8 @@ export interface Pipeline extends Sink {
   start(): Promise<void>;
   /** Stops taking writes and waits for queued ones, up to the deadline. */
   stop(deadlineMs?: number): Promise<void>;
-  /** Rows waiting for the writer (and, with the WAL, not yet loaded). */
+  /** Rows waiting for the writer. */
   queueRows(): number;
-  /**
-   * Makes every event acknowledged before the call visible to store reads, waiting at most
-   * deadlineMs; `lagRows` is how many were still not loaded when it returned.
-   */
-  flush(deadlineMs?: number): Promise<{ lagRows: number }>;
 }
 
 interface Job {
@@ -102,54 +72,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const capture = options.capture ?? createCapturePolicy({ registry, now });
   const samplesRefused = new Counter({ name: 'inferlens_capture_write_dropped_total', help: 'Kept samples not stored because the write queue was full or the write failed.', registers: [registry] });
 
-  const walDir = options.wal ? (options.wal.dir ?? mkdtempSync(join(tmpdir(), 'inferlens-wal-'))) : undefined;
-  const loader = options.wal
-    ? createWalLoader({
-        wal: createWal(walDir!),
-        load: loadSegment,
-        logger,
-        registry,
-        segmentRows: Math.max(1, Math.min(options.wal.segmentRows ?? 200_000, Math.floor(options.maxQueueRows / 2))),
-        segmentMs: options.wal.segmentMs ?? 2000,
-        maxBacklogRows: options.maxQueueRows,
-        now,
-      })
-    : undefined;
-
-  /** One WAL segment into the store; original text the store's reader refuses is re-serialised. */
-  async function loadSegment(seg: WalSegment): Promise<void> {
-    const info = { segmentId: seg.id, ...(seg.minTsMs !== undefined && seg.maxTsMs !== undefined && { minTsMs: seg.minTsMs, maxTsMs: seg.maxTsMs }) };
-    try {
-      await store.appendEventsFile(seg.path, info);
-      return;
-    } catch (e) {
-      logger.warn({ err: e, segment: seg.id }, 'store refused WAL segment; retrying with re-serialised rows');
-    }
-    // Lines passed checkEvent, so JSON.parse reads them; re-serialising drops what the store's
-    // reader is stricter about (e.g. a duplicate key, last one wins as in validation).
-    const out: string[] = [];
-    let corrupt = 0;
-    for (const l of (await readFile(seg.path, 'utf8')).split('\n')) {
-      if (!l) continue;
-      try {
-        out.push(JSON.stringify(JSON.parse(l)));
-      } catch {
-        corrupt++; // not JSON: damaged on disk (only whole, validated lines are ever appended)
-      }
-    }
-    if (corrupt > 0) {
-      dropped.inc({ reason: 'wal_corrupt' }, corrupt);
-      logger.error({ segment: seg.id, corrupt }, 'WAL segment has lines that are not JSON; loading the rest');
-    }
-    const alt = join(tmpdir(), `inferlens-wal-${process.pid}-${seg.id}.ndjson`);
-    await writeFile(alt, out.join('\n'));
-    try {
-      await store.appendEventsFile(alt, info);
-    } finally {
-      await rm(alt, { force: true });
-    }
-  }
-
   const queue: Job[] = [];
   let queued = 0;
   let writing: Promise<void> | null = null;
@@ -160,14 +82,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     if (queued > 0 && queued + rows > options.maxQueueRows) {
       dropped.inc({ reason: 'queue_full' }, rows);
       throw new InferlensError('resource_exhausted', `write queue is full (${queued} rows waiting, limit ${options.maxQueueRows}); retry after the delay`, { retryAfterS: 1 });
-    }
-  }
-
-  function refuseIfBacklogFull(rows: number): void {
-    if (stopping) throw new InferlensError('unavailable', 'inferlens is shutting down; retry against another node or later', { retryAfterS: 5 });
-    if (loader?.full(rows)) {
-      dropped.inc({ reason: 'queue_full' }, rows);
-      throw new InferlensError('resource_exhausted', `ingest backlog is full (${loader.backlogRows()} rows not yet loaded, limit ${options.maxQueueRows}); retry after the delay`, { retryAfterS: 1 });
     }
   }
 
@@ -220,17 +134,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   let open: EventBatch | null = null;
 
   function writeEventLines(lines: string[], events: EventInput[]): Promise<void> {
-    if (loader) {
-      refuseIfBacklogFull(lines.length);
-      let min = Infinity;
-      let max = -Infinity;
-      for (const e of events) {
-        const t = tsMillis(e.ts);
-        if (t < min) min = t;
-        if (t > max) max = t;
-      }
-      return loader.append(lines, min, max);
-    }
     refuseIfFull(lines.length);
     addQueued(lines.length);
     return new Promise<void>((resolve, reject) => {
@@ -297,7 +200,6 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   return {
     async start() {
-      await loader?.start();
       const t = now();
       for (const d of DIMENSIONS) {
         const values = await store.distinctValues(d, minTsMs(t), t + 600_000, options.cardinalityCap);
@@ -307,29 +209,13 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
     async stop(deadlineMs = 10_000) {
       stopping = true;
-      const t0 = performance.now();
-      if (loader) {
-        await loader.stop(deadlineMs);
-        // A temp WAL belongs to a ':memory:' store: nothing can replay it later.
-        if (!options.wal?.dir && walDir) rmSync(walDir, { recursive: true, force: true });
-      }
-      const w = writing as Promise<void> | null;
-      const left = Math.max(0, deadlineMs - (performance.now() - t0));
-      if (w) await Promise.race([w, new Promise((r) => setTimeout(r, left).unref())]);
-    },
-
-    queueRows: () => queued + (loader?.backlogRows() ?? 0),
-
-    async flush(deadlineMs = 2000) {
-      if (loader) return loader.flush(deadlineMs);
       const w = writing as Promise<void> | null;
       if (w) await Promise.race([w, new Promise((r) => setTimeout(r, deadlineMs).unref())]);
-      return { lagRows: queued };
     },
 
+    queueRows: () => queued,
+
     async writeEvents(rows: readonly unknown[], opts: WriteOptions = {}): Promise<IngestReply> {
-      // A full backlog refuses before validating: a retried batch costs no work until it fits.
-      if (loader) refuseIfBacklogFull(rows.length);
       const t = now();
       const oldest = minTsMs(t);
       const rejected: RowIssue[] = [];

@@ -49,18 +49,15 @@ export function createRequestMetrics(registry: Registry, maxSeries = 500): Reque
   };
   return {
     observe(events) {
-      // Counter increments are summed per label set first: one inc per series per batch.
-      const incs = new Map<ReturnType<typeof requests.labels>, number>();
       for (const e of events) {
         if (e.probe) continue;
         const c = seriesFor(e);
         const status = e.status ?? 'unknown';
         let counter = c.byStatus.get(status);
         if (!counter) c.byStatus.set(status, (counter = requests.labels({ model: c.model, model_version: c.version, status })));
-        incs.set(counter, (incs.get(counter) ?? 0) + (e.sample_weight ?? 1));
+        counter.inc(e.sample_weight ?? 1);
         if (e.total_ms != null) c.duration.observe(e.total_ms / 1000);
       }
-      for (const [counter, n] of incs) counter.inc(n);
     },
   };
 }

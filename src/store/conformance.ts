@@ -3,9 +3,6 @@
  * (`runStoreConformance('duckdb', () => createDuckDBStore({ path: ':memory:' }))`). A backend
  * that cannot support a case skips it with a written reason.
  */
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QuerySpec } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
@@ -119,28 +116,6 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(r1.inserted).toBe(10);
       expect(r2.inserted).toBe(0);
       expect((await store.stats()).events).toBe(13);
-    });
-
-    test('a segment file is loaded exactly once per segment id (a replay after a crash between commit and delete)', async () => {
-      const dir = mkdtempSync(join(tmpdir(), 'inferlens-segment-'));
-      try {
-        const file = join(dir, 'seg.ndjson');
-        // Two rows without request_id: only the segment id keeps them from doubling on replay.
-        const anon = line({ ts: T0, model: 'm1', total_ms: 1 });
-        writeFileSync(file, [...fixtureLines(), anon, anon].join('\n') + '\n');
-        const first = await store.appendEventsFile(file, { segmentId: 's-1', minTsMs: T0, maxTsMs: T0 + 9000 });
-        const replay = await store.appendEventsFile(file, { segmentId: 's-1' });
-        expect(first).toEqual({ inserted: 12, alreadyLoaded: false });
-        expect(replay).toEqual({ inserted: 0, alreadyLoaded: true });
-        // Another segment with the same rows: (request_id, ts) idempotence still holds, anonymous rows are new.
-        expect(await store.appendEventsFile(file, { segmentId: 's-2' })).toEqual({ inserted: 2, alreadyLoaded: false });
-        // An empty segment is recorded too.
-        writeFileSync(join(dir, 'empty.ndjson'), '');
-        expect(await store.appendEventsFile(join(dir, 'empty.ndjson'), { segmentId: 's-3' })).toEqual({ inserted: 0, alreadyLoaded: false });
-        expect((await store.stats()).events).toBe(14);
-      } finally {
-        rmSync(dir, { recursive: true, force: true });
-      }
     });
 
     test('latencies are stored rounded to microseconds', async () => {

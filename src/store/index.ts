@@ -2,8 +2,6 @@
 export type {
   Store,
   AppendResult,
-  SegmentInfo,
-  SegmentAppendResult,
   ListSpec,
   SliceCountSpec,
   SliceCount,

@@ -8,7 +8,6 @@
  *   durable (committed and synced), and it is idempotent: a row whose (request_id, ts) is already
  *   stored, or repeats within the batch, is not stored again. Rows without request_id are always
  *   stored. Latencies are stored rounded to 3 decimals (microseconds).
- * - `appendEventsFile` is the same for a file of lines, exactly once per segment id.
  * - Every read takes a time range [fromMs, toMs) and is bounded (a limit on rows or groups).
  * - Probe events (`probe = true`) are excluded from aggregates unless asked for.
  * - Rates are weighted by `sample_weight` (default 1) and computed over rows with a status;
@@ -20,20 +19,6 @@ import type { Dimension, Feedback, Filters, QueryRow, QuerySpec, ResourceSample,
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
   inserted: number;
-}
-
-/** Which ingest WAL segment a file is, and (when known) the bounds of its rows' ts. */
-export interface SegmentInfo {
-  /** Unique per segment; a segment id already loaded makes the load a no-op. */
-  segmentId: string;
-  /** When given, they must bound every row's ts (epoch ms), like `appendEvents`' hint. */
-  minTsMs?: number;
-  maxTsMs?: number;
-}
-
-export interface SegmentAppendResult extends AppendResult {
-  /** The segment id was already recorded: nothing was written. */
-  alreadyLoaded: boolean;
 }
 
 /** A bounded, time-ranged selection of raw events. */
@@ -125,13 +110,6 @@ export interface Store {
    * that range of stored rows.
    */
   appendEvents(lines: readonly string[], hint?: { minTsMs: number; maxTsMs: number }): Promise<AppendResult>;
-  /**
-   * Loads a file of event lines (the same form as `appendEvents`, one per line) as one transaction
-   * that also records `segmentId`: exactly once per segment id, even across crashes (a second call
-   * with the same id writes nothing and says `alreadyLoaded`). Same (request_id, ts) idempotence as
-   * `appendEvents`. Resolves once durable. Segment records are kept at least a day.
-   */
-  appendEventsFile(path: string, segment: SegmentInfo): Promise<SegmentAppendResult>;
   appendResources(samples: readonly ResourceSample[]): Promise<void>;
   appendFeedback(rows: readonly Feedback[]): Promise<void>;
   /** The aggregate query behind `POST /v1/query`. Rows carry `bucket` (epoch ms) when stepMs is set. */

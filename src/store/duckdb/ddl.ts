@@ -68,7 +68,4 @@ export const MIGRATIONS: readonly string[] = [
       ts TIMESTAMP, request_id VARCHAR, model VARCHAR, model_version VARCHAR, tenant VARCHAR, entry VARCHAR,
       node VARCHAR, replica VARCHAR, route_rule VARCHAR, status VARCHAR, error_type VARCHAR, label VARCHAR,
       confidence DOUBLE, reasons VARCHAR[], risk_tags VARCHAR[], sample_weight DOUBLE, input VARCHAR, output VARCHAR)`,
-  // 3: ingest WAL segments already loaded (src/pipeline/wal.ts): written in the same transaction as
-  // a segment's rows, so a segment replayed after a crash between commit and file delete is skipped.
-  `CREATE TABLE IF NOT EXISTS loaded_segments (id VARCHAR PRIMARY KEY, loaded_at TIMESTAMP, rows BIGINT)`,
 ];

@@ -15,7 +15,6 @@ import { InferlensError } from '../../schema/index.ts';
 import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
   AppendResult,
-  SegmentAppendResult,
   HistogramRow,
   HistogramSpec,
   ListSpec,
@@ -67,9 +66,6 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   // One connection serialises writes (the pipeline has a single writer); reads get their own.
   const writer = await instance.connect();
   const readers = [await instance.connect(), await instance.connect()];
-  // WAL segment loads get their own connection: their multi-statement transaction never
-  // interleaves with the other writes (samples, resources, feedback, retention).
-  const segmentWriter = await instance.connect();
   let nextReader = 0;
   let closed = false;
 
@@ -106,25 +102,6 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
   const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
 
-  /**
-   * One INSERT … SELECT from a file of event lines with an anti-join on (request_id, ts). The
-   * anti-join looks for stored copies only inside the hint's time range (zone maps skip the rest);
-   * without a hint, DuckDB's join filter pushdown derives the range itself. Returns rows inserted.
-   */
-  async function insertEventsFile(conn: DuckDBConnection, file: string, hint?: { minTsMs: number; maxTsMs: number }): Promise<number> {
-    const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
-    const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
-    const res = await conn.run(
-      `INSERT INTO events SELECT ${eventColumnList} FROM (
-         SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)
-       ) s
-       WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
-       QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
-      params as never,
-    );
-    return Number(res.rowsChanged);
-  }
-
   const store: Store = {
     async migrate() {
       await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
@@ -142,28 +119,22 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       if (lines.length === 0) return { inserted: 0 };
       const file = stageFile(lines);
       try {
-        return { inserted: await insertEventsFile(writer, file, hint) };
+        // The anti-join looks for stored copies only inside the batch's time range (zone maps
+        // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
+        const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
+        const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
+        const res = await writer.run(
+          `INSERT INTO events SELECT ${eventColumnList} FROM (
+             SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)
+           ) s
+           WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
+           QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
+          params as never,
+        );
+        return { inserted: Number(res.rowsChanged) };
       } finally {
         rmSync(file, { force: true });
       }
-    },
-
-    async appendEventsFile(path, segment): Promise<SegmentAppendResult> {
-      const hint = segment.minTsMs !== undefined && segment.maxTsMs !== undefined ? { minTsMs: segment.minTsMs, maxTsMs: segment.maxTsMs } : undefined;
-      let alreadyLoaded = false;
-      const inserted = await inTransaction(segmentWriter, async () => {
-        const seen = (await segmentWriter.runAndReadAll('SELECT count(*) AS n FROM loaded_segments WHERE id = $1', [segment.segmentId])).getRowObjectsJS();
-        if (Number(seen[0]?.n ?? 0) > 0) {
-          alreadyLoaded = true;
-          return 0;
-        }
-        const n = statSync(path).size === 0 ? 0 : await insertEventsFile(segmentWriter, path, hint);
-        await segmentWriter.run('INSERT INTO loaded_segments VALUES ($1, current_timestamp, $2)', [segment.segmentId, n]);
-        // Bounded: a record is needed only until its file is deleted, which follows the commit.
-        await segmentWriter.run("DELETE FROM loaded_segments WHERE loaded_at < current_timestamp - INTERVAL 1 DAY");
-        return n;
-      });
-      return { inserted, alreadyLoaded };
     },
 
     async appendResources(samples: readonly ResourceSample[]) {
@@ -366,7 +337,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     async close() {
       if (closed) return;
       closed = true;
-      for (const c of [...readers, writer, segmentWriter]) c.closeSync();
+      for (const c of [...readers, writer]) c.closeSync();
       instance.closeSync();
       if (memory) rmSync(stageDir, { recursive: true, force: true });
     },
