@@ -186,7 +186,15 @@ export function rankSlices(input: RankSlicesInput): RankedSlice[] {
     }
   }
 
+  // Ties (e.g. two slices holding the same requests) break on fewer keys first, then the slice's
+  // text, so the order never depends on the order the counts arrived in.
+  const text = (r: RankedSlice) => Object.entries(r.slice).map(([k, v]) => `${k}=${v}`).join(',');
   return rows.sort(
-    (a, b) => Number(b.significant) - Number(a.significant) || b.score - a.score || b.excess - a.excess,
+    (a, b) =>
+      Number(b.significant) - Number(a.significant) ||
+      b.score - a.score ||
+      b.excess - a.excess ||
+      Object.keys(a.slice).length - Object.keys(b.slice).length ||
+      (text(a) < text(b) ? -1 : text(a) > text(b) ? 1 : 0),
   );
 }

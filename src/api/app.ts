@@ -28,15 +28,7 @@ export interface ApiOptions {
   ready: () => boolean;
   /** Extra route groups mounted by other components (OTLP, UI, …). */
   mounts?: ((app: Hono) => void)[];
-  /**
-   * Called before every read route (read-after-write: acknowledged rows become visible), bounded
-   * by the callee; `lagRows` > 0 (rows still not visible) is sent as `X-Inferlens-Lag-Rows`.
-   */
-  beforeRead?: () => Promise<{ lagRows: number }>;
 }
-
-/** Routes that read events: they see every row acknowledged before the request (`beforeRead`). */
-const READ_ROUTES = ['/v1/query', '/v1/events/search', '/v1/requests/*', '/v1/analysis/*', '/v1/histogram', '/v1/quality/*', '/v1/compare', '/v1/compare/*', '/v1/samples/*', '/v1/labels/*', '/v1/golden/results'];
 
 /** Sends an ingest reply: 200 when any row was stored, 400 (same body plus the envelope) when none. */
 function ingestReply(c: Context, reply: IngestReply, what: string) {
@@ -79,17 +71,6 @@ export function createApi(o: ApiOptions): Hono {
     }
     await next();
   });
-
-  const beforeRead = o.beforeRead;
-  if (beforeRead) {
-    for (const path of READ_ROUTES) {
-      app.use(path, async (c, next) => {
-        const { lagRows } = await beforeRead();
-        await next();
-        if (lagRows > 0) c.header('X-Inferlens-Lag-Rows', String(lagRows));
-      });
-    }
-  }
 
   const body = (c: Context) => readBody(c.req.raw.body, c.req.header('content-encoding'), o.maxBodyBytes);
   const jsonBody = (c: Context) => readJson(c, o.maxBodyBytes);
