@@ -4,7 +4,8 @@
  * feedback, simulated GPU samples and a scenario of incidents at known times. The first run on an
  * empty store writes a day of history first.
  *
- * Start order: server → (history) → service → traffic → feedback → GPU samples → scenario.
+ * Start order: service → server (its golden probes call the service) → (history) → traffic → feedback →
+ * GPU samples → scenario.
  * Stop order (Ctrl-C): scenario (ends incidents) → traffic → feedback → GPU samples → service →
  * SDK flush → server. This file only wires and prints; the logic lives in the folders.
  *
@@ -25,8 +26,9 @@ import type { EventInput } from '../src/schema/index.ts';
 import { parseDurationMs } from '../src/schema/index.ts';
 import { createClient } from '../src/sdk/index.ts';
 import type { InferlensClient } from '../src/sdk/index.ts';
-import { createFeedbackSender } from './feedback/index.ts';
-import type { FeedbackSender } from './feedback/index.ts';
+import { createFeedbackSender, DEFAULT_FEEDBACK_POLICY } from './feedback/index.ts';
+import { GOLDEN_FILE } from './golden/index.ts';
+import type { FeedbackPolicy, FeedbackSender } from './feedback/index.ts';
 import { createClassifier, loadDataset, loadModel, MODEL_VERSIONS } from './model/index.ts';
 import type { ModelParams, ModelVersion } from './model/index.ts';
 import { createGpuSimulator } from './resources/index.ts';
@@ -76,8 +78,12 @@ export interface DemoOptions {
   ui?: boolean;
   /** inferlens's host/GPU collectors (default true: the host's real CPU and memory). */
   collectors?: boolean;
+  /** How often inferlens's golden probes call v1 and v2 of the demo service (default 60 s; at least 1 s). */
+  probeIntervalMs?: number;
   /** Feedback delays × this (default 1; 'quick' uses 0.2). */
   feedbackTimeScale?: number;
+  /** Overrides of the feedback policy (tests: `reviewShare: 1` for a `correct` row on every answer). */
+  feedbackPolicy?: Partial<FeedbackPolicy>;
   gpuIntervalMs?: number;
   summaryEveryMs?: number;
   /** Where the demo's lines go; default console.log. */
@@ -155,6 +161,27 @@ function freePort(): Promise<number> {
   });
 }
 
+/**
+ * The golden probe schedule: every golden sample of `demo/golden/spam-filter.yaml` sent to each
+ * version of the demo service. The service honours `model_version` only with `probe: true`, so a
+ * probe reaches the version it names whatever the routing table says, and the service marks its own
+ * event of the call `probe: true` (route rule `probe`, entry `golden_probe`, tenant `golden-probe`):
+ * user-traffic statistics leave out both that event and the one the probe runner records.
+ */
+export function demoProbes(serviceUrl: string, intervalMs = 60_000) {
+  return {
+    interval_ms: intervalMs,
+    targets: MODEL_VERSIONS.map((v) => ({
+      model: MODEL_NAME,
+      model_version: v,
+      url: `${serviceUrl}/v1/classify`,
+      body: { text: '{{input}}', tenant: PROBE_TENANT, probe: true, model_version: '{{model_version}}' },
+      output_path: 'label',
+    })),
+  };
+}
+export const PROBE_TENANT = 'golden-probe';
+
 /** Which admin control of the demo service each alert action calls. */
 function demoActionEndpoints(serviceUrl: string) {
   return {
@@ -177,34 +204,70 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // the Alerts view (dry-run is the default outside the demo).
   const servicePort = await freePort();
   flags.alerting = { actions: { mode: 'approval', endpoints: demoActionEndpoints(`http://127.0.0.1:${servicePort}`) } };
+  // Golden probes: the demo's golden set against v1 and v2 of the service, on a schedule.
+  flags.quality = { goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
   const seed = o.seed ?? 7;
   const node = config.node;
   const target: IngestTarget = { url: '', ...(config.server.apiKeys[0] && { apiKey: config.server.apiKeys[0] }) };
   const groundTruthFile = o.groundTruthFile ?? join(config.storage.dataDir === ':memory:' ? join(tmpdir(), `inferlens-demo-${process.pid}`) : config.storage.dataDir, GROUND_TRUTH_FILE);
 
-  const server = await startServer(config, {
-    logger: pino({ level: config.log.level, base: { service: 'inferlens' } }),
-    ui: o.ui ?? true,
-    collectors: o.collectors ?? true,
+  // The service listens before inferlens starts, so the golden probes' first run (at server start)
+  // finds it. Its events go to the SDK, created once the server's URL is known; before that only
+  // that first probe run calls it, and the probe runner records those calls itself.
+  const tenants = createTenants();
+  const rate = createRateModel({ meanRatePerS: o.ratePerS ?? 4, seed });
+  const models: ModelParams[] = MODEL_VERSIONS.map((v) => loadModel(v));
+  const perReplica: Record<string, number> = {};
+  const statuses: Record<string, number> = {};
+  let calibration: EventInput[] | undefined;
+  let client: InferlensClient | undefined;
+  const service: Service = createService({
+    port: servicePort,
+    node,
+    serviceVersion: SERVICE_VERSION,
+    replicas: REPLICAS.length,
+    queueCapacity: 64,
+    routes: DEMO_ROUTES,
+    tenantTiers: tenantTiers(tenants),
+    rateLimits: tenantRateLimits(tenants, rate.peakRatePerS),
+    models,
+    seed,
+    observer: {
+      onRequest(event) {
+        client?.record(event);
+        const status = event.status ?? 'ok';
+        statuses[status] = (statuses[status] ?? 0) + 1;
+        if (event.replica) perReplica[event.replica] = (perReplica[event.replica] ?? 0) + 1;
+        if (calibration && calibration.length < 5_000) calibration.push(event);
+      },
+    },
   });
+  await service.start();
+
+  let server: InferlensServer;
+  try {
+    server = await startServer(config, {
+      logger: pino({ level: config.log.level, base: { service: 'inferlens' } }),
+      ui: o.ui ?? true,
+      collectors: o.collectors ?? true,
+    });
+  } catch (err) {
+    await service.stop().catch(() => undefined);
+    throw err;
+  }
   target.url = server.url;
 
-  // From here on, a failure must not leave the server running.
-  let service: Service | undefined;
-  let client: InferlensClient | undefined;
+  // From here on, a failure must not leave the server or the service running.
   try {
-    const tenants = createTenants();
-    const rate = createRateModel({ meanRatePerS: o.ratePerS ?? 4, seed });
     const dataset = loadDataset();
-    const models: ModelParams[] = MODEL_VERSIONS.map((v) => loadModel(v));
     const targets: IncidentTargets = { model: MODEL_NAME, slowReplica: 'replica-1', errorTenant: PILOT_TENANT, canaryTenants: ['acme', 'globex'], node, creepGpu: '2', creepReplica: 'replica-2' };
 
     const spanMs = o.backfill === undefined || o.backfill === 'auto' ? 24 * HOUR_MS : o.backfill === 'off' ? 0 : parseDurationMs(o.backfill);
     if (spanMs === undefined) throw new Error(`--backfill ${o.backfill}: expected auto, off, or a span such as 24h or 90m`);
     const wantHistory = spanMs > 0 && (o.backfill !== undefined && o.backfill !== 'auto' ? true : !(await hasEvents(target, Date.now() - 7 * 24 * HOUR_MS, Date.now() + 60_000)));
 
-    // The service, reporting every request to inferlens through the SDK.
+    // The service's events, reported to inferlens through the SDK.
     const sdk = createClient({
       endpoint: server.url,
       ...(target.apiKey && { apiKey: target.apiKey }),
@@ -213,31 +276,6 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       logger: { warn: (msg) => console.warn(msg) },
     });
     client = sdk;
-    const perReplica: Record<string, number> = {};
-    const statuses: Record<string, number> = {};
-    let calibration: EventInput[] | undefined;
-    service = createService({
-      port: servicePort,
-      node,
-      serviceVersion: SERVICE_VERSION,
-      replicas: REPLICAS.length,
-      queueCapacity: 64,
-      routes: DEMO_ROUTES,
-      tenantTiers: tenantTiers(tenants),
-      rateLimits: tenantRateLimits(tenants, rate.peakRatePerS),
-      models,
-      seed,
-      observer: {
-        onRequest(event) {
-          sdk.record(event);
-          const status = event.status ?? 'ok';
-          statuses[status] = (statuses[status] ?? 0) + 1;
-          if (event.replica) perReplica[event.replica] = (perReplica[event.replica] ?? 0) + 1;
-          if (calibration && calibration.length < 5_000) calibration.push(event);
-        },
-      },
-    });
-    await service.start();
     const svc = service;
 
     // History: calibrate the latency model on a few seconds of real requests, then backfill.
@@ -305,7 +343,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     }
 
     // Live: traffic, feedback, GPU samples, scenario.
-    const feedback: FeedbackSender = createFeedbackSender({ client: sdk, timeScale: o.feedbackTimeScale ?? (o.scenario === 'quick' ? 0.2 : 1), seed: seed + 7 });
+    const feedback: FeedbackSender = createFeedbackSender({ client: sdk, ...(o.feedbackPolicy && { policy: { ...DEFAULT_FEEDBACK_POLICY, ...o.feedbackPolicy } }), timeScale: o.feedbackTimeScale ?? (o.scenario === 'quick' ? 0.2 : 1), seed: seed + 7 });
     const traffic: Traffic = createTraffic({
       url: svc.url,
       rate,
@@ -397,7 +435,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
         })()),
     };
   } catch (err) {
-    await service?.stop().catch(() => undefined);
+    await service.stop().catch(() => undefined);
     await client?.shutdown({ timeoutMs: 1_000 });
     await server.stop();
     throw err;

@@ -122,6 +122,34 @@ describe('demo service, end to end on 127.0.0.1', () => {
     expect(observer.events.at(-1)).toMatchObject({ status: 'ok', empty: true, input_tokens: 0 });
   });
 
+  it('a golden-sample probe pins its model version past the routing table and is marked probe; user requests cannot pin one', async () => {
+    // initech is routed to v1 by the table; a probe asking for v2 gets v2 (rule `probe`).
+    const bodies = MODEL_VERSIONS.flatMap((v) => [0, 1].map((i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', probe: true, model_version: v, request_id: `probe-${v}-${i}` })));
+    const replies = await sendAll(service.url, bodies, 2);
+    expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
+    expect(replies.map((r) => r.body.model_version)).toEqual(['v1', 'v1', 'v2', 'v2']);
+    const events = eventsFor(new Set(bodies.map((b) => b.request_id)));
+    expect(events).toHaveLength(4);
+    for (const e of events) {
+      expect(checkEvent(e, Date.now()).issues).toEqual([]);
+      expect(e).toMatchObject({ probe: true, route_rule: 'probe', entry: 'golden_probe', status: 'ok' });
+    }
+    // A probe without a version is routed as usual, still marked probe.
+    const routed = await post(`${service.url}/v1/classify`, { text: 'hi', tenant: 'initech', probe: true, request_id: 'probe-routed' });
+    expect(routed.body.model_version).toBe('v1');
+    expect(eventsFor(new Set(['probe-routed']))[0]).toMatchObject({ probe: true, route_rule: 'default' });
+    // Ordinary traffic carries no probe mark and cannot pick its version.
+    const user = await post(`${service.url}/v1/classify`, { text: 'hi', tenant: 'initech', request_id: 'user-1' });
+    expect(user.status).toBe(200);
+    expect(eventsFor(new Set(['user-1']))[0]?.probe).toBeUndefined();
+    const pinned = await post(`${service.url}/v1/classify`, { text: 'hi', tenant: 'initech', model_version: 'v2' });
+    expect(pinned.status).toBe(400);
+    expect(String(pinned.body.message)).toMatch(/probe: true/);
+    const unknown = await post(`${service.url}/v1/classify`, { text: 'hi', tenant: 'initech', probe: true, model_version: 'v9' });
+    expect(unknown.status).toBe(400);
+    expect(String(unknown.body.message)).toMatch(/model_version: one of v1, v2/);
+  });
+
   it('rate limits a tenant with 429 rate_limited while others pass', async () => {
     service.controls.setRateLimit('spammy', { ratePerS: 0.001, burst: 2 });
     const replies = await sendAll(service.url, Array.from({ length: 5 }, (_, i) => ({ text: 'hello there', tenant: 'spammy', request_id: `rl-${i}` })), 1);

@@ -80,6 +80,10 @@ interface ClassifyBody {
   tenant: string;
   entry: string;
   requestId: string;
+  /** A golden-sample probe (`probe: true`): its event is marked `probe` and it may pin `model_version`. */
+  probe: boolean;
+  /** The version a probe asks for, bypassing the routing table (probes only). */
+  version?: ModelVersion;
 }
 
 /** What came back for one request of a batch; `replica` is '' when it never reached one. */
@@ -171,8 +175,19 @@ function parseClassify(raw: string): ClassifyBody {
   if (typeof b.tenant !== 'string' || b.tenant.length < 1 || b.tenant.length > MAX_TENANT_CHARS) problems.push(`tenant: a string of 1–${MAX_TENANT_CHARS} characters`);
   if (b.entry != null && (typeof b.entry !== 'string' || b.entry.length < 1 || b.entry.length > MAX_TENANT_CHARS)) problems.push(`entry: a string of 1–${MAX_TENANT_CHARS} characters`);
   if (b.request_id != null && (typeof b.request_id !== 'string' || b.request_id.length < 1 || b.request_id.length > 128)) problems.push('request_id: a string of 1–128 characters');
+  if (b.probe != null && typeof b.probe !== 'boolean') problems.push('probe: true or false');
+  if (b.model_version != null && !MODEL_VERSIONS.includes(b.model_version as ModelVersion)) problems.push(`model_version: one of ${MODEL_VERSIONS.join(', ')}`);
+  else if (b.model_version != null && b.probe !== true) problems.push('model_version: honoured only for golden-sample probes (send probe: true as well)');
   if (problems.length > 0) throw new BadInput(`expected ${problems.join('; ')}`);
-  return { text: b.text as string, tenant: b.tenant as string, entry: (b.entry as string | undefined) ?? 'api', requestId: (b.request_id as string | undefined) ?? randomUUID() };
+  const probe = b.probe === true;
+  return {
+    text: b.text as string,
+    tenant: b.tenant as string,
+    entry: (b.entry as string | undefined) ?? (probe ? 'golden_probe' : 'api'),
+    requestId: (b.request_id as string | undefined) ?? randomUUID(),
+    probe,
+    ...(b.model_version != null && { version: b.model_version as ModelVersion }),
+  };
 }
 
 function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
@@ -264,7 +279,8 @@ export function createService(options: ServiceOptions = {}): Service {
       fail('error', httpStatus, 'bad_input', (err as Error).message, { ingress_ms: performance.now() - t0 });
       return;
     }
-    const { rule, version } = router.route({ tenant: body.tenant, entry: body.entry, requestId: body.requestId });
+    // A probe pinning a version skips the routing table (rule `probe`); everything else is routed.
+    const { rule, version } = body.version ? { rule: 'probe', version: body.version } : router.route({ tenant: body.tenant, entry: body.entry, requestId: body.requestId });
     const inputTokens = countWords(body.text);
     const dims: Partial<EventInput> = {
       request_id: body.requestId,
@@ -275,6 +291,8 @@ export function createService(options: ServiceOptions = {}): Service {
       service_tier: tiers[body.tenant] ?? 'standard',
       input_tokens: inputTokens,
       input: body.text.slice(0, o.maxCapturedChars),
+      // Probe calls are not user traffic: marked so user-traffic statistics leave them out.
+      ...(body.probe && { probe: true }),
     };
     const decision = limiter.take(body.tenant);
     if (!decision.allowed) {
