@@ -40,17 +40,21 @@ async function fill(dir: string, n: number): Promise<void> {
   await conn.run('SELECT setseed(0.42)');
   await conn.run(`
     INSERT INTO events (ts, request_id, model, model_version, tenant, entry, node, replica, service_tier,
-                        ingress_ms, queue_ms, batch_ms, exec_ms, post_ms, total_ms, batch_size, status, error_type, input_tokens, output_tokens)
-    SELECT make_timestamp(CAST((${end - span} + i * ${span / n}) * 1000 AS BIGINT)),
-           printf('%012x', i * 2654435761 % 281474976710655),
-           'model-' || (i % 20), 'v' || (1 + (hash(i) % 3)), 'tenant-' || CAST(floor(50 * pow(random(), 3)) AS INT),
-           ['api', 'batch', 'web'][1 + i % 3], 'node-' || ((i % 16) // 4), 'replica-' || (i % 16), 'standard',
-           round(0.4 * exp(0.5 * (random() - 0.5)), 3) AS ing, round(3 * exp(1.5 * (random() - 0.5)), 3) AS q,
-           round(2 * exp(0.6 * (random() - 0.5)), 3) AS b, round((15 + i % 20) * exp(0.5 * (random() - 0.5)), 3) AS e,
-           round(0.6 * exp(0.4 * (random() - 0.5)), 3) AS p, round(ing + q + b + e + p, 3),
-           1 + CAST(random() * 16 AS INT), CASE WHEN random() < 0.01 THEN 'error' ELSE 'ok' END, NULL,
-           50 + CAST(random() * 400 AS INT), 1 + CAST(random() * 200 AS INT)
-    FROM range(${n}) t(i)`);
+                        ingress_ms, queue_ms, batch_ms, exec_ms, post_ms, total_ms, batch_size, status, input_tokens, output_tokens)
+    SELECT ts, rid, model, v, tenant, entry, node, replica, 'standard', ing, q, b, e, p, round(ing + q + b + e + p, 3), bs, status, it, ot
+    FROM (
+      SELECT make_timestamp(CAST((${end - span} + i * ${span / n}) * 1000 AS BIGINT)) AS ts,
+             printf('%012x', i * 2654435761 % 281474976710655) AS rid,
+             'model-' || (i % 20) AS model, 'v' || (1 + (hash(i) % 3)) AS v,
+             'tenant-' || CAST(floor(50 * pow(random(), 3)) AS INT) AS tenant,
+             ['api', 'batch', 'web'][1 + i % 3] AS entry, 'node-' || ((i % 16) // 4) AS node, 'replica-' || (i % 16) AS replica,
+             round(0.4 * exp(0.5 * (random() - 0.5)), 3) AS ing, round(3 * exp(1.5 * (random() - 0.5)), 3) AS q,
+             round(2 * exp(0.6 * (random() - 0.5)), 3) AS b, round((15 + i % 20) * exp(0.5 * (random() - 0.5)), 3) AS e,
+             round(0.6 * exp(0.4 * (random() - 0.5)), 3) AS p,
+             1 + CAST(random() * 16 AS INT) AS bs, CASE WHEN random() < 0.01 THEN 'error' ELSE 'ok' END AS status,
+             50 + CAST(random() * 400 AS INT) AS it, 1 + CAST(random() * 200 AS INT) AS ot
+      FROM range(${n}) t(i)
+    )`);
   await conn.run('CHECKPOINT');
   conn.closeSync();
   inst.closeSync();
