@@ -32,7 +32,7 @@ export type Measure =
   | { kind: 'flag_rate'; flag: 'empty' | 'refused' | 'format_error' | 'probe' } // share of rows with the flag (over rows that carry it)
   | { kind: 'below_rate'; field: NumericField; threshold: number } // share of rows with field < threshold, e.g. low confidence
   | { kind: 'quantile'; q: number; field: NumericField }
-  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum'; field: NumericField };
+  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField }; // count: rows where the field is present
 
 const NUMERIC_SET: ReadonlySet<string> = new Set(NUMERIC_FIELDS);
 
@@ -61,9 +61,10 @@ export function parseMeasure(s: string): Measure | string {
     if (!NUMERIC_SET.has(field)) return `unknown numeric field "${field}": expected one of ${NUMERIC_FIELDS.join(', ')}`;
     if (name in QUANTILES) return { kind: 'quantile', q: QUANTILES[name]!, field: field as NumericField };
     if (name === 'mean' || name === 'max' || name === 'min' || name === 'sum') return { kind: 'agg', fn: name, field: field as NumericField };
-    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min or sum`;
+    if (name === 'n') return { kind: 'agg', fn: 'count', field: field as NumericField };
+    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum or n`;
   }
-  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum(<field>)`;
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>)`;
 }
 
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
