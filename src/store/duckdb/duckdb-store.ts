@@ -26,7 +26,7 @@ import type {
   StoreStats,
 } from '../store.ts';
 import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
-import { Params, aggregateSql, ident, tsParam, whereClause } from './sql.ts';
+import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
 
@@ -208,10 +208,8 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       const col = ident(spec.column);
       const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
       const cases = spec.boundsMs.map((b, i) => `WHEN ${col} <= ${Number(b)} THEN ${i}`).join(' ');
-      const from = p.add(spec.fromMs);
-      const step = p.add(spec.stepMs);
       const rows = await read(
-        `SELECT CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket,
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket,
                 CASE ${cases} ELSE ${spec.boundsMs.length} END AS idx, count(*) AS n
          FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket`,
         p.values,
@@ -277,11 +275,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const list = Array.isArray(v) ? v : [v];
         parts.push(`${col} IN (${list.map((x) => p.add(x)).join(', ')})`);
       }
-      const from = p.add(spec.fromMs);
-      const step = p.add(spec.stepMs);
       const groups = spec.groupBy.map(resourceColumn);
       const rows = await read(
-        `SELECT CAST(${from} + (epoch_ms(ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket, metric${groups.map((g) => `, ${g}`).join('')},
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, metric${groups.map((g) => `, ${g}`).join('')},
                 avg(value) AS avg, max(value) AS max, count(*) AS n, bool_or(coalesce(simulated, false)) AS simulated
          FROM resources WHERE ${parts.join(' AND ')} GROUP BY ALL ORDER BY bucket LIMIT 100000`,
         p.values,

@@ -11,7 +11,7 @@
  * - label: compared as text with the event's label (a whole number 3 reads as '3').
  */
 import type { FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec } from '../store.ts';
-import { Params, ident, tsParam, whereClause } from './sql.ts';
+import { Params, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 
 type Row = Record<string, unknown>;
 
@@ -33,9 +33,7 @@ export function feedbackStatsSql(spec: FeedbackStatsSpec): { sql: string; params
   const groupCols: string[] = [];
   const perReq: string[] = ['ev.request_id'];
   if (spec.stepMs !== undefined) {
-    const from = p.add(spec.fromMs);
-    const step = p.add(spec.stepMs);
-    perReq.push(`CAST(${from} + (epoch_ms(ev.ts) - ${from}) // ${step} * ${step} AS BIGINT) AS bucket`);
+    perReq.push(`${bucketSql(p, spec.fromMs, spec.stepMs, 'ev.ts')} AS bucket`);
     groupCols.push('bucket');
   }
   for (const d of dims) {
