@@ -4,36 +4,12 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ResourceSink } from '../../pipeline/index.ts';
-import type { ResourceSample } from '../../schema/index.ts';
-import { ResourceSampleSchema } from '../../schema/index.ts';
-import type { Logger } from '../scrape/index.ts';
+import { memorySink, recordingLogger } from './test-helpers.ts';
 import { createGpuCollector } from './gpu.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'collect');
 const tmp = mkdtempSync(join(tmpdir(), 'inferlens-gpu-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function memorySink(): ResourceSink & { samples: ResourceSample[] } {
-  const sink = {
-    samples: [] as ResourceSample[],
-    async writeResources(batch: readonly ResourceSample[]) {
-      for (const s of batch) ResourceSampleSchema.parse(s);
-      sink.samples.push(...batch);
-      return { accepted: batch.length, rejected: [] };
-    },
-  };
-  return sink;
-}
-function recordingLogger(): Logger & { lines: { level: string; msg: string | undefined }[] } {
-  const lines: { level: string; msg: string | undefined }[] = [];
-  return {
-    lines,
-    info: (_o, msg) => lines.push({ level: 'info', msg }),
-    warn: (_o, msg) => lines.push({ level: 'warn', msg }),
-    error: (_o, msg) => lines.push({ level: 'error', msg }),
-  };
-}
 
 /** A stand-in nvidia-smi: checks its arguments, then prints a file and exits with a code. */
 function fakeSmi(name: string, outputFile: string, exitCode = 0): string {

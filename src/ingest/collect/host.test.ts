@@ -2,37 +2,13 @@ import { cpSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import type { ResourceSink } from '../../pipeline/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
-import { ResourceSampleSchema } from '../../schema/index.ts';
-import type { Logger } from '../scrape/index.ts';
+import { memorySink, recordingLogger } from './test-helpers.ts';
 import { createHostCollector } from './host.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'collect');
 const tmp = mkdtempSync(join(tmpdir(), 'inferlens-proc-'));
 afterAll(() => rmSync(tmp, { recursive: true, force: true }));
-
-function memorySink(): ResourceSink & { samples: ResourceSample[] } {
-  const sink = {
-    samples: [] as ResourceSample[],
-    async writeResources(batch: readonly ResourceSample[]) {
-      for (const s of batch) ResourceSampleSchema.parse(s);
-      sink.samples.push(...batch);
-      return { accepted: batch.length, rejected: [] };
-    },
-  };
-  return sink;
-}
-
-function recordingLogger(): Logger & { lines: { level: string; msg: string | undefined }[] } {
-  const lines: { level: string; msg: string | undefined }[] = [];
-  return {
-    lines,
-    info: (_o, msg) => lines.push({ level: 'info', msg }),
-    warn: (_o, msg) => lines.push({ level: 'warn', msg }),
-    error: (_o, msg) => lines.push({ level: 'error', msg }),
-  };
-}
 
 const value = (samples: ResourceSample[], metric: string, device?: string) =>
   samples.find((s) => s.metric === metric && (device === undefined || s.labels?.device === device))?.value;
