@@ -6,7 +6,9 @@ export function fmtMs(v: number | null | undefined): string {
   if (v >= 1000) return `${(v / 1000).toFixed(2)} s`;
   if (v >= 100) return `${v.toFixed(0)} ms`;
   if (v >= 10) return `${v.toFixed(1)} ms`;
-  return `${v.toFixed(2)} ms`;
+  if (v === 0 || Math.abs(v) >= 0.1) return `${v.toFixed(2)} ms`;
+  // Sub-0.1 ms values (queue time on an idle service) in µs, so axis ticks stay distinct.
+  return `${(v * 1000).toPrecision(2)} µs`;
 }
 
 export function fmtPct(v: number | null | undefined, digits = 2): string {
