@@ -17,7 +17,7 @@ import { createLoop, createScraper, silentLogger } from '../scrape/index.ts';
 import type { GpuReading } from './nvidia-smi.ts';
 import { NVIDIA_SMI_ARGS, parseNvidiaSmiCsv } from './nvidia-smi.ts';
 import type { CollectorStats } from './stats.ts';
-import { emptyStats } from './stats.ts';
+import { emptyStats, failureLatch } from './stats.ts';
 
 export interface GpuCollectorOptions {
   node: string;
@@ -78,7 +78,7 @@ export function createGpuCollector(options: GpuCollectorOptions): GpuCollector {
   const command = options.command ?? 'nvidia-smi';
   const timeoutMs = options.timeoutMs ?? 5000;
   const stats = emptyStats();
-  let failing = false;
+  const latch = failureLatch(stats, logger, options.node, 'GPU collector recovered');
 
   async function collect(): Promise<void> {
     if (!stats.available) return; // nvidia-smi is absent: stay quiet
@@ -86,49 +86,23 @@ export function createGpuCollector(options: GpuCollectorOptions): GpuCollector {
     stats.collections++;
     const r = await run(command, options.env, timeoutMs);
     if (!r.ok) {
-      stats.failures++;
-      stats.lastError = r.message;
       if (r.absent) {
+        stats.failures++;
+        stats.lastError = r.message;
         stats.available = false;
         logger.info({ node: options.node, command }, 'no nvidia-smi on this node: GPU collector idle');
         void loop.stop();
-      } else if (!failing) {
-        failing = true;
-        logger.warn({ node: options.node, err: r.message }, 'nvidia-smi failed (logged again only after it recovers)');
-      }
+      } else latch.fail(r.message, 'nvidia-smi failed');
       return;
     }
     const parsed = parseNvidiaSmiCsv(r.stdout);
     const base = { ts, node: options.node, replica: options.replica ?? null, pool: options.pool ?? null };
     const samples = parsed.gpus.flatMap((g) => readingSamples(g, base));
     if (samples.length === 0) {
-      stats.failures++;
-      stats.lastError = `nvidia-smi printed no GPU lines (${parsed.badLines} other lines)`;
-      if (!failing) {
-        failing = true;
-        logger.warn({ node: options.node, err: stats.lastError }, 'nvidia-smi output had no GPUs (logged again only after it recovers)');
-      }
+      latch.fail(`nvidia-smi printed no GPU lines (${parsed.badLines} other lines)`, 'nvidia-smi output had no GPUs');
       return;
     }
-    try {
-      const reply = await options.sink.writeResources(samples);
-      stats.sinkRejected += reply.rejected.length;
-    } catch (e) {
-      stats.failures++;
-      stats.lastError = `sink: ${e instanceof Error ? e.message : String(e)}`;
-      if (!failing) {
-        failing = true;
-        logger.warn({ node: options.node, err: stats.lastError }, 'GPU collector cannot write samples (logged again only after it recovers)');
-      }
-      return;
-    }
-    stats.lastSamples = samples.length;
-    stats.samplesTotal += samples.length;
-    stats.lastSuccessMs = ts;
-    if (failing) {
-      failing = false;
-      logger.info({ node: options.node }, 'GPU collector recovered');
-    }
+    await latch.write(options.sink, samples, ts, 'GPU collector cannot write samples');
   }
 
   const loop = createLoop(collect, options.intervalMs);

@@ -16,7 +16,7 @@ import { createLoop, createRateState, silentLogger } from '../scrape/index.ts';
 import type { CpuTimes } from './proc.ts';
 import { cpuUtilizationRatio, parseDiskstats, parseMeminfo, parseNetDev, parseProcStat } from './proc.ts';
 import type { CollectorStats } from './stats.ts';
-import { emptyStats } from './stats.ts';
+import { emptyStats, failureLatch } from './stats.ts';
 
 export interface HostCollectorOptions {
   node: string;
@@ -52,7 +52,7 @@ export function createHostCollector(options: HostCollectorOptions): HostCollecto
   let prevCpu: CpuTimes | undefined;
   const rates = createRateState({ maxSeries: 4 * maxDevices, staleAfterMs: Math.max(10 * options.intervalMs, 5 * 60_000) });
   const missing = new Set<Source>();
-  let failing = false;
+  const latch = failureLatch(stats, logger, options.node, 'host collector writes again');
 
   const read = async (source: Source): Promise<string | undefined> => {
     try {
@@ -129,24 +129,7 @@ export function createHostCollector(options: HostCollectorOptions): HostCollecto
       value: s.value,
     }));
     if (samples.length === 0) return;
-    try {
-      const reply = await options.sink.writeResources(samples);
-      stats.sinkRejected += reply.rejected.length;
-      stats.lastSamples = samples.length;
-      stats.samplesTotal += samples.length;
-      stats.lastSuccessMs = ts;
-      if (failing) {
-        failing = false;
-        logger.info({ node: options.node }, 'host collector writes again');
-      }
-    } catch (e) {
-      stats.failures++;
-      stats.lastError = `sink: ${e instanceof Error ? e.message : String(e)}`;
-      if (!failing) {
-        failing = true;
-        logger.warn({ node: options.node, err: stats.lastError }, 'host collector cannot write samples (logged again only after it recovers)');
-      }
-    }
+    await latch.write(options.sink, samples, ts, 'host collector cannot write samples');
   }
 
   const loop = createLoop(collect, options.intervalMs);
