@@ -1,21 +1,15 @@
 /** A Notifier that turns each batch into one HTTP POST, delivered through a bounded retrying queue. */
 import type { Logger } from 'pino';
 import { createDeliveryQueue } from './delivery-queue.ts';
-import type { DeliveryTimers } from './delivery-queue.ts';
+import type { DeliveryQueueOptions } from './delivery-queue.ts';
 import { expectSuccess, postJson } from './http.ts';
 import type { NotificationBatch, Notifier } from './types.ts';
 
-/** Queue and retry settings shared by every HTTP receiver. */
-export interface DeliveryOptions {
+/** Queue and retry settings shared by every HTTP receiver: the queue's own, plus a request timeout. */
+export type DeliveryOptions = Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | 'maxAttempts' | 'initialBackoffMs' | 'maxBackoffMs' | 'timers' | 'random'> & {
   timeoutMs?: number;
-  maxQueue?: number;
-  maxAttempts?: number;
-  initialBackoffMs?: number;
-  maxBackoffMs?: number;
-  timers?: DeliveryTimers;
-  random?: () => number;
   logger?: Logger;
-}
+};
 
 export interface HttpRequestParts {
   url: string;
