@@ -1,16 +1,8 @@
 /** Seeded randomness and string hashing, so that splits, training and injected faults repeat exactly. */
+import { mulberry32 } from '../../src/analysis/index.ts';
 
-/** A seeded PRNG (mulberry32): returns numbers uniform in [0, 1). Period 2^32, plenty for a demo. */
-export function createRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** A seeded PRNG (mulberry32, shared with src/analysis): numbers uniform in [0, 1). */
+export const createRandom: (seed: number) => () => number = mulberry32;
 
 /** Fisher–Yates shuffle of a copy, driven by `random`. */
 export function shuffled<T>(items: readonly T[], random: () => number): T[] {

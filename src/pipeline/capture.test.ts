@@ -1,5 +1,6 @@
 import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../analysis/index.ts';
 import type { EventInput } from '../schema/index.ts';
 import { CapturePolicySchema, createCapturePolicy, withoutPayload } from './capture.ts';
 import type { CapturePolicyInput } from './capture.ts';
@@ -7,17 +8,6 @@ import type { CapturePolicyInput } from './capture.ts';
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const HOUR = 3_600_000;
 
-/** mulberry32, as in analysis/prng.ts (which the pipeline folder may not import). */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function policy(config: CapturePolicyInput, o: { rng?: () => number; clock?: { t: number } } = {}) {
   const registry = new Registry();
