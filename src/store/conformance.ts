@@ -193,6 +193,19 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       ]);
     });
 
+    test('listEvents order sample: spread over the window, the same rows every time', async () => {
+      await store.appendEvents(fixtureLines());
+      const spec = { fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 5, columns: ['request_id'], order: 'sample' as const };
+      const a = await store.listEvents(spec);
+      expect(a).toHaveLength(5);
+      expect(await store.listEvents(spec)).toEqual(a);
+      // Not simply the newest or the oldest five.
+      const all = await store.listEvents({ ...spec, limit: 1000, order: 'ts_asc' });
+      const ids = (rows: typeof a) => rows.map((r) => r.request_id).sort();
+      expect(ids(a)).not.toEqual(ids(all.slice(0, 5)));
+      expect(ids(a)).not.toEqual(ids(all.slice(-5)));
+    });
+
     test('distinct values, most frequent first', async () => {
       await store.appendEvents(fixtureLines());
       expect(await store.distinctValues('model_version', T0, T0 + MIN, 10)).toEqual(['v1', 'v2']);

@@ -32,7 +32,11 @@ export interface ListSpec {
   /** Only rows where this numeric column is at least this value. */
   minValue?: { column: string; value: number };
   limit: number;
-  order?: 'ts_desc' | 'ts_asc';
+  /**
+   * Newest or oldest first (default newest), or `sample`: `limit` rows picked by a hash of
+   * (request_id, ts), spread over the whole window and the same on every call.
+   */
+  order?: 'ts_desc' | 'ts_asc' | 'sample';
 }
 
 /** Counts of "bad" rows per slice, for the slice finder. */

@@ -255,7 +255,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       if (spec.minValue) where += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
       const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
       const rows = await read(
-        `SELECT ${selectEventColumns(cols)} FROM events WHERE ${where} ORDER BY ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'} LIMIT ${p.add(spec.limit)}`,
+        `SELECT ${selectEventColumns(cols)} FROM events WHERE ${where} ORDER BY ${spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`} LIMIT ${p.add(spec.limit)}`,
         p.values,
       );
       return rows.map(toStoredEvent);
