@@ -98,8 +98,11 @@ export interface RuleGroupView {
 export interface Alerting {
   start(): void;
   stop(deadlineMs?: number): Promise<void>;
-  /** Evaluates every group at one time and waits (tests, `rules test`). */
-  evaluateAt(atMs: number): Promise<void>;
+  /**
+   * Evaluates every group at one time and waits (tests, `rules test`). With `onlyDue`, only the
+   * groups whose interval divides `atMs`, as the scheduler ticks them.
+   */
+  evaluateAt(atMs: number, o?: { onlyDue?: boolean }): Promise<void>;
   /** Resolves when no evaluation runs. */
   settled(): Promise<void>;
   /** Pending and firing alerts (and resolved ones with includeResolved), info included. */
@@ -233,8 +236,8 @@ export function createAlerting(o: AlertingOptions): Alerting {
       })();
       return stopping;
     },
-    async evaluateAt(atMs) {
-      for (const g of evaluator.groups()) await evaluator.evaluateGroup(g.group.name, atMs);
+    async evaluateAt(atMs, opts = {}) {
+      for (const g of evaluator.groups()) if (!opts.onlyDue || atMs % g.group.intervalMs === 0) await evaluator.evaluateGroup(g.group.name, atMs);
     },
     settled: () => evaluator.settled(),
     alerts(opts = {}) {

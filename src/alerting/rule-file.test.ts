@@ -10,7 +10,7 @@ describe('rule files', () => {
     expect(r.problems.map(formatProblem)).toEqual([]);
     const rules = r.groups.flatMap((g) => g.rules);
     const names = rules.map((x) => x.alert);
-    for (const n of ['LatencyP99Up', 'LatencyP95Up', 'ErrorBudgetBurnFast', 'TimeoutRateHigh', 'QueueBacklogPersists', 'GpuMemoryNearLimit', 'ReplicaRestartingOften', 'OutputDistributionShift', 'EmptyResultRatioUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
+    for (const n of ['LatencyP99Up', 'ReplicaExecSlow', 'VersionExecRegression', 'GpuMemoryGrowing', 'LatencyP95Up', 'ErrorBudgetBurnFast', 'TimeoutRateHigh', 'QueueBacklogPersists', 'GpuMemoryNearLimit', 'ReplicaRestartingOften', 'OutputDistributionShift', 'EmptyResultRatioUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
     expect(new Set(rules.map((x) => x.condition.kind))).toEqual(new Set(['threshold', 'slo_burn_rate', 'quality_change', 'resource', 'golden_failure', 'no_data']));
     expect(new Set(rules.flatMap((x) => (x.action ? [x.action.type] : [])))).toEqual(new Set(['scale_out', 'switch_route', 'rate_limit', 'pause_canary', 'rollback', 'adjust_batch']));
   });
@@ -59,6 +59,26 @@ describe('rule files', () => {
       'x.yaml:10: groups.0.rules.1.labels.severity: label "severity" is set from the rule; remove it here',
       expect.stringMatching(/^x\.yaml:11: groups\.0\.rules\.1\.annotations\.summary: unknown template function "shout"/),
       'x.yaml:12: groups.1.name: group name "a" is used twice in this file',
+    ]);
+  });
+
+  it('peers must be a by dimension; a trend needs at least 8 steps', () => {
+    const r = parseRuleText(
+      `groups:
+  - name: a
+    rules:
+      - alert: A
+        condition: { kind: threshold, measure: p99(exec_ms), window: 5m, by: [model], relative_to: { peers: replica }, op: '>', value: 1.5 }
+        severity: warning
+      - alert: B
+        condition: { kind: resource, metric: gpu_memory_used_bytes, window: 2m, agg: trend, step: 30s, op: '>', value: 1 }
+        severity: warning
+`,
+      'p.yaml',
+    );
+    expect(r.problems.map(formatProblem)).toEqual([
+      'p.yaml:5: groups.0.rules.0.condition.relative_to.peers: "replica" must be one of the rule\'s by dimensions (the peers differ only in it)',
+      expect.stringMatching(/^p\.yaml:8: groups\.0\.rules\.1\.condition\.step: trend needs at least 8 steps/),
     ]);
   });
 

@@ -42,6 +42,7 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
   switch (c.kind) {
     case 'threshold':
       measureProblem(c.measure, false);
+      if (c.relative_to && 'peers' in c.relative_to && !c.by.includes(c.relative_to.peers)) out.push({ path: 'relative_to.peers', message: `"${c.relative_to.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
       break;
     case 'slo_burn_rate':
       (c.windows ?? []).forEach((w, i) => {
@@ -64,6 +65,7 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
     case 'resource':
       if (c.step !== undefined && durationMs(c.step) > durationMs(c.window)) out.push({ path: 'step', message: 'must not be longer than the window' });
       if (c.step !== undefined && durationMs(c.step) < 1000) out.push({ path: 'step', message: 'must be at least 1s' });
+      if (c.agg === 'trend' && c.step !== undefined && durationMs(c.window) / durationMs(c.step) < 8) out.push({ path: 'step', message: 'trend needs at least 8 steps in the window (a Mann–Kendall test on fewer points cannot reach a small alpha)' });
       break;
     default:
       break;

@@ -51,8 +51,15 @@ export const ThresholdSchema = z
     value: z.number(),
     /** Fewest stored rows in a slice (and in its reference) for a verdict. */
     min_count: minCount,
-    /** Compare current / reference instead: `value` is then a ratio (1.5 = 50 % up). */
-    relative_to: z.object({ offset: duration }).strict().optional(),
+    /**
+     * Compare a ratio instead (`value` 1.5 = 50 % up): `offset` = current / the same window that much
+     * earlier (or a longer `window` ending then: a steadier reference for a small slice); `peers` = current / the median of the slices that differ only in that dimension (one
+     * replica against the other replicas of its model and version, at the same time), with at least
+     * `min_peers` such slices (itself included) holding `min_count` rows.
+     */
+    relative_to: z
+      .union([z.object({ offset: duration, window: duration.optional() }).strict(), z.object({ peers: z.enum(GROUP_KEYS), min_peers: z.number().int().min(3).max(1000).default(3) }).strict()])
+      .optional(),
   })
   .strict();
 
@@ -86,8 +93,11 @@ export const QualityChangeSchema = z
     field: z.string().min(1).optional(),
     field_kind: z.enum(['numeric', 'categorical']).optional(),
     window: duration,
-    /** The reference is the window `offset` earlier (default: the window just before). */
-    reference: z.object({ offset: duration }).strict().optional(),
+    /**
+     * The reference is the window `offset` earlier (default: the window just before); with
+     * `window`, a reference that long ending `offset` before now (more rows: a steadier baseline).
+     */
+    reference: z.object({ offset: duration, window: duration.optional() }).strict().optional(),
     by,
     filters,
     /** Fewest requests on each side (proportion) or rows (drift) for a verdict. */
@@ -97,7 +107,7 @@ export const QualityChangeSchema = z
     /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
     min_delta: z.number().min(0).default(0),
     direction: z.enum(['up', 'down', 'both']).default('up'),
-    /** drift: most rows read per window and slice set. */
+    /** drift: most rows read per window (all slices together), a sample spread over the window. */
     max_rows: z.number().int().min(100).max(100_000).default(5000),
   })
   .strict();
@@ -110,10 +120,16 @@ export const ResourceConditionSchema = z
     /** Ratio to this metric of the same slice, e.g. gpu_memory_total_bytes. */
     divide_by: z.string().min(1).max(128).optional(),
     window: duration,
-    /** avg and max over the window; last = the last step's average; increase = counter growth over the window. */
-    agg: z.enum(['avg', 'max', 'last', 'increase']).default('max'),
-    /** Bucket for last / increase (default 1m; the whole window for avg / max). */
+    /**
+     * avg and max over the window; last = the last step's average; increase = counter growth over
+     * the window; trend = Theil–Sen slope per hour of the step averages, when a Mann–Kendall test
+     * finds a monotonic rise or fall at `alpha` (a gauge that creeps, unlike a step with the load).
+     */
+    agg: z.enum(['avg', 'max', 'last', 'increase', 'trend']).default('max'),
+    /** Bucket for last / increase / trend (default 1m, trend: window / 20; the whole window for avg / max). */
     step: duration.optional(),
+    /** trend: level of the Mann–Kendall test (two-sided). */
+    alpha: z.number().gt(0).lt(1).default(0.001),
     by: z.array(resourceLabel).max(4).default([]),
     filters: z.partialRecord(resourceLabel, labelFilter).default({}),
     op: z.enum(OPS),

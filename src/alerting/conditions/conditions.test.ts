@@ -30,6 +30,9 @@ beforeAll(async () => {
     // latency: model lat, replica r1 slow (1000 ms) in the last 5 min, r2 fast; 1 h earlier both fast.
     ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'lat', replica: i % 2 ? 'r1' : 'r2', total_ms: i % 2 ? 1000 : 100, status: 'ok' })),
     ...series(NOW - 65 * MIN, NOW - 60 * MIN, 1000, (i) => ({ model: 'lat', replica: i % 2 ? 'r1' : 'r2', total_ms: 100, status: 'ok' })),
+    // peers: model pr on three replicas (exec 2.0 / 6.3 / 2.2 ms) and model pr2 on two (2.0 / 6.3 ms).
+    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr', replica: `pr-${i % 3}`, exec_ms: [2.0, 6.3, 2.2][i % 3], status: 'ok' })),
+    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr2', replica: `pr-${i % 2}`, exec_ms: [2.0, 6.3][i % 2], status: 'ok' })),
     // errors: model err fails 10 % in the last 6 h (budget 0.5 % → burn 20 in every window).
     ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'err', status: i % 10 === 0 ? 'error' : 'ok', total_ms: 50 })),
     // model okish fails 0.2 % (burn 0.4: no page).
@@ -56,6 +59,9 @@ beforeAll(async () => {
     samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_memory_total_bytes', value: 96 * GiB });
     samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_used_bytes', value: 20 * GiB });
     samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_total_bytes', value: 80 * GiB });
+    // GPU 2 steps up with the load 1 min before NOW (20 → 30 GiB) and stays: a step, not a creep.
+    samples.push({ ts, node: 'n1', gpu: '2', metric: 'gpu_memory_used_bytes', value: (ts >= NOW - MIN ? 30 : 20) * GiB });
+    samples.push({ ts, node: 'n1', gpu: '2', metric: 'gpu_memory_total_bytes', value: 80 * GiB });
     samples.push({ ts, node: 'n1', replica: 'r1', metric: 'replica_restarts_total', value: Math.floor(k / 20) }); // +5 in 30 min
     samples.push({ ts, node: 'n1', replica: 'r2', metric: 'replica_restarts_total', value: 1 });
   }
@@ -81,6 +87,16 @@ describe('rule kinds on DuckDB', () => {
     expect(rel).toEqual([{ labels: { replica: 'r1' }, value: 10 }]);
     // min_count above the slice size: no verdict.
     expect(await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['replica'], filters: { model: 'lat' }, op: '>', value: 500, min_count: 1000 })).toEqual([]);
+  });
+
+  it('threshold relative to peers: the one slow replica of three, not a model with two', async () => {
+    const obs = await run({ kind: 'threshold', measure: 'p99(exec_ms)', window: '5m', by: ['model', 'replica'], filters: { model: ['pr', 'pr2'] }, relative_to: { peers: 'replica' }, op: '>', value: 1.5, min_count: 50 });
+    // pr: median of 2.0, 6.3, 2.2 is 2.2 → pr-1 reads 6.3 / 2.2 = 2.864; pr2 has 2 peers < min_peers 3.
+    expect(obs).toHaveLength(1);
+    expect(obs[0]!.labels).toEqual({ model: 'pr', replica: 'pr-1' });
+    expect(obs[0]!.value).toBeCloseTo(6.3 / 2.2, 9);
+    const below = await run({ kind: 'threshold', measure: 'p99(exec_ms)', window: '5m', by: ['model', 'replica'], filters: { model: 'pr' }, relative_to: { peers: 'replica' }, op: '<', value: 1, min_count: 50 });
+    expect(below).toEqual([{ labels: { model: 'pr', replica: 'pr-0' }, value: 2.0 / 2.2 }]);
   });
 
   it('slo_burn_rate: 10 % errors against a 99.5 % SLO burns 20× in every window → page', async () => {
@@ -116,6 +132,19 @@ describe('rule kinds on DuckDB', () => {
     expect(mem[0]!.value).toBeCloseTo(89.75 / 96, 3);
     const restarts = await run({ kind: 'resource', metric: 'replica_restarts_total', window: '30m', agg: 'increase', by: ['replica'], op: '>', value: 3 });
     expect(restarts).toEqual([{ labels: { replica: 'r1' }, value: 5 }]);
+  });
+
+  it('resource trend: a creep is a trend, a step with the load and a flat line are not', async () => {
+    const obs = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', agg: 'trend', step: '15s', by: ['node', 'gpu'], op: '>', value: 0.1 });
+    // GPU 0: +0.25 GiB every 15 s = 60 GiB/h of 96 GiB → Theil–Sen slope 0.625 of the card per hour.
+    // GPU 2: 16 steps at 20 GiB, 4 at 30 GiB → S = 64, ties 16·15·37 + 4·3·13 = 9036,
+    // Var = (20·19·45 − 9036)/18 = 448, z = 63/√448 = 2.98, p = 0.0029 ≥ 0.001: no trend. GPU 1 is flat.
+    expect(obs.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
+    expect(obs[0]!.value).toBeCloseTo(0.625, 6);
+    // At alpha 0.01 the step of GPU 2 reads as a rise (p 0.0029), but its Theil–Sen slope is 0
+    // (most pairs lie on the flat part), so it stays below any positive threshold.
+    const loose = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', agg: 'trend', step: '15s', alpha: 0.01, by: ['node', 'gpu'], op: '>', value: 0.1 });
+    expect(loose.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
   });
 
   it('golden_failure: v2 passes 6 of 10 probes (the error without a verdict counts as a failure)', async () => {

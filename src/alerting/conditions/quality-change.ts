@@ -19,7 +19,8 @@ import type { ConditionContext, Observation } from './context.ts';
 function windows(c: QualityChangeCondition, nowMs: number) {
   const windowMs = durationMs(c.window);
   const offsetMs = c.reference ? durationMs(c.reference.offset) : windowMs;
-  return { cur: { fromMs: nowMs - windowMs, toMs: nowMs }, ref: { fromMs: nowMs - offsetMs - windowMs, toMs: nowMs - offsetMs } };
+  const refWindowMs = c.reference?.window ? durationMs(c.reference.window) : windowMs;
+  return { cur: { fromMs: nowMs - windowMs, toMs: nowMs }, ref: { fromMs: nowMs - offsetMs - refWindowMs, toMs: nowMs - offsetMs } };
 }
 
 async function evalProportion(c: QualityChangeCondition, ctx: ConditionContext): Promise<Observation[]> {
@@ -60,7 +61,7 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
   const column = field.startsWith('features.') ? 'features' : field;
   const w = windows(c, ctx.nowMs);
   const read = async (range: { fromMs: number; toMs: number }) => {
-    const rows = await ctx.queries.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows, order: 'ts_desc' });
+    const rows = await ctx.queries.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows, order: 'sample' });
     const bySlice = new Map<string, { labels: Labels; values: (number | string)[] }>();
     for (const e of rows) {
       const v = fieldValue(e, field);

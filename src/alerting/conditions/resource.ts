@@ -4,7 +4,12 @@
  * and gpu_memory_total_bytes 80 GiB on node-1/gpu 0 → 0.9375 > 0.9 fires.
  * `increase` (counters such as replica_restarts_total): max of the last step minus max of the first,
  * clamped at 0 (a counter reset inside the window reads as no increase).
+ * `trend` (a gauge that creeps): the step averages (each divided by the capacity when `divide_by`)
+ * as a series; when Mann–Kendall rejects "no trend" at `alpha`, the value is the Theil–Sen slope per
+ * hour. Worked: 20 steps of 15 s, flat at 0.40 then rising by 0.02 a step over the last 8 → S = 124,
+ * p ≈ 6e-5, and the slope is read per hour; a load step (flat, jump, flat) gives p ≈ 0.04 only.
  */
+import { mannKendall, theilSen } from '../../analysis/index.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { ResourceCondition } from '../rule-schema.ts';
 import type { Labels } from '../labels.ts';
@@ -37,12 +42,26 @@ function reduce(rows: Row[], agg: ResourceCondition['agg']): number | null {
       return sorted[sorted.length - 1]!.avg;
     case 'increase':
       return Math.max(0, sorted[sorted.length - 1]!.max - sorted[0]!.max);
+    case 'trend':
+      throw new Error('trend is reduced by trendPerHour');
   }
+}
+
+const HOUR_MS = 3_600_000;
+
+/** Theil–Sen slope per hour of the step averages (÷ capacity), or null without a significant trend. */
+function trendPerHour(num: Row[], capacity: number, alpha: number): number | null {
+  const sorted = [...num].sort((a, b) => a.bucket.localeCompare(b.bucket));
+  const t = sorted.map((r) => Date.parse(r.bucket) / HOUR_MS);
+  const y = sorted.map((r) => r.avg / capacity);
+  if (mannKendall(y).pValue >= alpha) return null;
+  const slope = theilSen(t, y).slope;
+  return Number.isFinite(slope) ? slope : null;
 }
 
 export async function evalResource(c: ResourceCondition, ctx: ConditionContext): Promise<Observation[]> {
   const windowMs = durationMs(c.window);
-  const stepMs = c.step ? durationMs(c.step) : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
+  const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
   const metrics = c.divide_by ? [c.metric, c.divide_by] : [c.metric];
   const { rows } = await ctx.queries.resources({
     from: new Date(ctx.nowMs - windowMs).toISOString(),
@@ -66,16 +85,16 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
   }
   const out: Observation[] = [];
   for (const s of slices.values()) {
-    const top = reduce(s.num, c.agg);
-    if (top === null) continue;
-    let value = top;
-    if (c.divide_by) {
-      // The denominator (a capacity) is read as its maximum over the window.
-      const den = reduce(s.den, 'max');
-      if (den === null || den <= 0) continue;
-      value = top / den;
+    // The denominator (a capacity) is read as its maximum over the window.
+    const den = c.divide_by ? reduce(s.den, 'max') : 1;
+    if (den === null || den <= 0) continue;
+    let value: number | null;
+    if (c.agg === 'trend') value = trendPerHour(s.num, den, c.alpha);
+    else {
+      const top = reduce(s.num, c.agg);
+      value = top === null ? null : top / den;
     }
-    if (compare(value, c.op, c.value)) out.push({ labels: s.labels, value });
+    if (value !== null && compare(value, c.op, c.value)) out.push({ labels: s.labels, value });
   }
   return out;
 }

@@ -1,30 +1,55 @@
 /**
  * threshold: a query measure per slice over the window, compared with a value. With
- * `relative_to`, the value compared is current / reference (the same window `offset` earlier),
- * e.g. p99 420 ms now vs 300 ms yesterday → 1.4, which fires `op: '>', value: 1.3`.
+ * `relative_to.offset`, the value compared is current / reference (the same window `offset`
+ * earlier, or `relative_to.window` long ending then), e.g. p99 420 ms now vs 300 ms yesterday → 1.4, which fires `op: '>', value: 1.3`.
+ * With `relative_to.peers`, it is current / the median of the peer slices at the same time, e.g.
+ * P99 exec of replicas r0, r1, r2 = 2.0, 6.3, 2.2 ms → median 2.2 → r1 reads 2.86 and fires
+ * `> 1.5`, while a slowdown of every replica (a bad release) leaves each near 1.
  */
+import { median } from '../../analysis/index.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { ThresholdCondition } from '../rule-schema.ts';
-import { aggregateBySlice, compare, num } from './context.ts';
+import { aggregateBySlice, compare, num, sliceKey } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
+import type { Labels } from '../labels.ts';
 
 export async function evalThreshold(c: ThresholdCondition, ctx: ConditionContext): Promise<Observation[]> {
   const windowMs = durationMs(c.window);
   const q = { filters: c.filters, by: c.by, measures: [c.measure, 'n'] };
   const cur = await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs });
-  const offsetMs = c.relative_to ? durationMs(c.relative_to.offset) : 0;
-  const ref = c.relative_to ? await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - offsetMs - windowMs, toMs: ctx.nowMs - offsetMs }) : undefined;
-  const out: Observation[] = [];
+  const current: { key: string; labels: Labels; value: number }[] = [];
   for (const [key, { labels, row }] of cur) {
-    let value = num(row[c.measure]);
-    if (value === null || (num(row.n) ?? 0) < c.min_count) continue;
-    if (ref) {
-      const r = ref.get(key);
-      const base = r ? num(r.row[c.measure]) : null;
-      if (!r || base === null || base <= 0 || (num(r.row.n) ?? 0) < c.min_count) continue;
-      value = value / base;
-    }
+    const value = num(row[c.measure]);
+    if (value !== null && (num(row.n) ?? 0) >= c.min_count) current.push({ key, labels, value });
+  }
+  const out: Observation[] = [];
+  const emit = (labels: Labels, value: number) => {
     if (compare(value, c.op, c.value)) out.push({ labels, value });
+  };
+  const rel = c.relative_to;
+  if (!rel) for (const s of current) emit(s.labels, s.value);
+  else if ('peers' in rel) {
+    // Peers share every `by` value but the peer dimension.
+    const rest = c.by.filter((d) => d !== rel.peers);
+    const peers = new Map<string, number[]>();
+    for (const s of current) {
+      const k = sliceKey(s.labels, rest);
+      peers.set(k, [...(peers.get(k) ?? []), s.value]);
+    }
+    for (const s of current) {
+      const values = peers.get(sliceKey(s.labels, rest)) ?? [];
+      const base = median(values);
+      if (values.length >= rel.min_peers && base > 0) emit(s.labels, s.value / base);
+    }
+  } else {
+    const offsetMs = durationMs(rel.offset);
+    const refWindowMs = rel.window ? durationMs(rel.window) : windowMs;
+    const ref = await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - offsetMs - refWindowMs, toMs: ctx.nowMs - offsetMs });
+    for (const s of current) {
+      const r = ref.get(s.key);
+      const base = r ? num(r.row[c.measure]) : null;
+      if (r && base !== null && base > 0 && (num(r.row.n) ?? 0) >= c.min_count) emit(s.labels, s.value / base);
+    }
   }
   return out;
 }
