@@ -15,7 +15,7 @@
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { pathToFileURL } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import cliProgress from 'cli-progress';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.ts';
@@ -30,7 +30,7 @@ import { createFeedbackSender, DEFAULT_FEEDBACK_POLICY } from './feedback/index.
 import { GOLDEN_FILE } from './golden/index.ts';
 import type { FeedbackPolicy, FeedbackSender } from './feedback/index.ts';
 import { createClassifier, loadDataset, loadModel, MODEL_VERSIONS } from './model/index.ts';
-import type { ModelParams, ModelVersion } from './model/index.ts';
+import type { Dataset, ModelParams, ModelVersion } from './model/index.ts';
 import { createGpuSimulator } from './resources/index.ts';
 import type { GpuSimulator } from './resources/index.ts';
 import { compressedSchedule, createIncidentActions, createScenario, describeIncident, fullSchedule, FULL_CYCLE_MS, GROUND_TRUTH_FILE, INCIDENT_KINDS } from './scenario/index.ts';
@@ -40,6 +40,7 @@ import type { RouteRule, Service } from './service/index.ts';
 import {
   backfill,
   createRateModel,
+  DEFAULT_LATENCY_MODEL,
   createTenants,
   createTraffic,
   fitLatencyModel,
@@ -49,7 +50,7 @@ import {
   tenantRateLimits,
   tenantTiers,
 } from './traffic/index.ts';
-import type { BackfillResult, HistoricalIncident, IngestTarget, Traffic } from './traffic/index.ts';
+import type { BackfillResult, HistoricalIncident, IngestTarget, LatencyModel, Traffic } from './traffic/index.ts';
 
 export type ScenarioName = 'full' | 'quick' | 'clean' | 'custom';
 
@@ -149,6 +150,9 @@ function groundTruthOf(h: HistoricalIncident): GroundTruthIncident {
   return { id: h.spec.id, kind: h.spec.kind, title: h.spec.title, where: h.spec.where, expect: h.spec.expect, source: 'backfill', planned_start: iso(h.startMs), planned_end: iso(h.endMs), start: iso(h.startMs), end: iso(h.endMs) };
 }
 
+/** Rules for the demo's model, loaded beside the default pack: see the file's header. */
+export const DEMO_RULE_FILE = fileURLToPath(new URL('./rules/spam-filter.yaml', import.meta.url));
+
 /** A free loopback port for the demo service, so the alert actions can name it before it starts. */
 function freePort(): Promise<number> {
   return new Promise((resolvePort, reject) => {
@@ -207,6 +211,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // Golden probes: the demo's golden set against v1 and v2 of the service, on a schedule.
   flags.quality = { goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
+  // The spam filter's own rules beside the default pack (and whatever the config names).
+  config.alerting.ruleFiles = [...config.alerting.ruleFiles, DEMO_RULE_FILE];
   const seed = o.seed ?? 7;
   const node = config.node;
   const target: IngestTarget = { url: '', ...(config.server.apiKeys[0] && { apiKey: config.server.apiKeys[0] }) };
@@ -261,7 +267,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // From here on, a failure must not leave the server or the service running.
   try {
     const dataset = loadDataset();
-    const targets: IncidentTargets = { model: MODEL_NAME, slowReplica: 'replica-1', errorTenant: PILOT_TENANT, canaryTenants: ['acme', 'globex'], node, creepGpu: '2', creepReplica: 'replica-2' };
+    const targets = demoTargets(node);
 
     const spanMs = o.backfill === undefined || o.backfill === 'auto' ? 24 * HOUR_MS : o.backfill === 'off' ? 0 : parseDurationMs(o.backfill);
     if (spanMs === undefined) throw new Error(`--backfill ${o.backfill}: expected auto, off, or a span such as 24h or 90m`);
@@ -296,31 +302,22 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       const toMs = Date.now();
       const fromMs = toMs - spanMs;
       history = historyIncidents(fromMs, spanMs, targets);
-      const classifiers = new Map(models.map((m, i) => [MODEL_VERSIONS[i] as ModelVersion, createClassifier(m)]));
-      const predict = (v: ModelVersion, texts: string[]) => classifiers.get(v)?.predict(texts) ?? [];
       const interactive = process.stderr.isTTY === true;
       const bar = interactive ? new cliProgress.SingleBar({ format: 'history [{bar}] {percentage}% | {value}/{total} events | {speed} events/s | ETA {eta}s', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
       print(`writing ${(spanMs / HOUR_MS).toFixed(1)} h of history (real predictions on the corpus, modelled latencies, attributes.backfill = "true")…`);
       const t0 = performance.now();
       let started = false;
-      backfillResult = await backfill({
+      backfillResult = await writeDemoHistory({
         target,
         fromMs,
         toMs,
-        rate,
-        tenants,
-        routes: DEMO_ROUTES,
-        messages: predictAll(dataset.heldOut, predict),
-        driftMessages: predictAll(dataset.hard, predict),
-        latency,
         incidents: history,
-        model: MODEL_NAME,
-        serviceVersion: SERVICE_VERSION,
+        latency,
         node,
-        replicas: REPLICAS,
-        gpus: GPUS,
-        nominalRatePerReplica: nominalRatePerReplica(rate.meanRatePerS),
-        seed: seed + 5,
+        ratePerS: rate.meanRatePerS,
+        seed,
+        models,
+        dataset,
         onProgress(sent, total) {
           if (!bar) return;
           if (!started) bar.start(total, 0, { speed: 0 });
@@ -440,6 +437,62 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     await server.stop();
     throw err;
   }
+}
+
+export interface DemoHistoryOptions {
+  target: IngestTarget;
+  fromMs: number;
+  toMs: number;
+  incidents?: readonly HistoricalIncident[];
+  /** Default: the latency model measured on the demo service (DEFAULT_LATENCY_MODEL). */
+  latency?: LatencyModel;
+  node: string;
+  /** Daily mean request rate, req/s (default 4, as the live demo). */
+  ratePerS?: number;
+  seed?: number;
+  /** Loaded once by the caller when it has them already. */
+  models?: readonly ModelParams[];
+  dataset?: Dataset;
+  onProgress?: (sent: number, total: number) => void;
+}
+
+/**
+ * The demo's history between two times with the demo's own wiring (tenants, daily rate, routing
+ * table, replicas, GPUs, the real models' predictions): what `npm start` backfills, and what the
+ * incident → alert test replays the rule pack over.
+ */
+export async function writeDemoHistory(o: DemoHistoryOptions): Promise<BackfillResult> {
+  const seed = o.seed ?? 7;
+  const rate = createRateModel({ meanRatePerS: o.ratePerS ?? 4, seed });
+  const dataset = o.dataset ?? loadDataset();
+  const models = o.models ?? MODEL_VERSIONS.map((v) => loadModel(v));
+  const classifiers = new Map(models.map((m, i) => [MODEL_VERSIONS[i] as ModelVersion, createClassifier(m)]));
+  const predict = (v: ModelVersion, texts: string[]) => classifiers.get(v)?.predict(texts) ?? [];
+  return backfill({
+    target: o.target,
+    fromMs: o.fromMs,
+    toMs: o.toMs,
+    rate,
+    tenants: createTenants(),
+    routes: DEMO_ROUTES,
+    messages: predictAll(dataset.heldOut, predict),
+    driftMessages: predictAll(dataset.hard, predict),
+    latency: o.latency ?? DEFAULT_LATENCY_MODEL,
+    incidents: o.incidents ?? [],
+    model: MODEL_NAME,
+    serviceVersion: SERVICE_VERSION,
+    node: o.node,
+    replicas: REPLICAS,
+    gpus: GPUS,
+    nominalRatePerReplica: nominalRatePerReplica(rate.meanRatePerS),
+    seed: seed + 5,
+    ...(o.onProgress && { onProgress: o.onProgress }),
+  });
+}
+
+/** Who the demo's incidents target on `node`. */
+export function demoTargets(node: string): IncidentTargets {
+  return { model: MODEL_NAME, slowReplica: 'replica-1', errorTenant: PILOT_TENANT, canaryTenants: ['acme', 'globex'], node, creepGpu: '2', creepReplica: 'replica-2' };
 }
 
 /** Requests/s per replica that read as ~94 % GPU utilisation: the daily peak (mean × 1.5) spread over the replicas, with 20 % headroom. */

@@ -4,7 +4,8 @@
  * `compressedSchedule` the seconds-long one tests use, and `clean` injects nothing.
  */
 export type IncidentKind = 'slow_replica' | 'tenant_errors' | 'input_drift' | 'load_spike' | 'canary_regression' | 'gpu_memory_creep';
-export const INCIDENT_KINDS: readonly IncidentKind[] = ['slow_replica', 'tenant_errors', 'input_drift', 'load_spike', 'canary_regression', 'gpu_memory_creep'];
+/** In schedule order: the load spike last, so its backlog and 5× traffic do not dilute the windows of the next incident. */
+export const INCIDENT_KINDS: readonly IncidentKind[] = ['slow_replica', 'tenant_errors', 'input_drift', 'canary_regression', 'gpu_memory_creep', 'load_spike'];
 
 /** Where an incident hits: the dimensions a view or an alert should single out. */
 export interface IncidentWhere {
@@ -99,15 +100,20 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
 
 const MINUTE_MS = 60_000;
 
-/** The live demo: six incidents over a 40-minute cycle, each followed by a quiet gap as a baseline. */
+/**
+ * The live demo: six incidents over a 40-minute cycle, each followed by a quiet gap. The load spike
+ * comes last: its 5× traffic would fill the 5-minute windows of whatever follows it, and the 5
+ * minutes from its end to the next cycle's first incident clear them. 40 minutes, not 60, so a rule
+ * comparing with an hour ago never compares an incident with itself one cycle earlier.
+ */
 export function fullSchedule(t: IncidentTargets): IncidentSpec[] {
   const plan: [IncidentKind, number, number][] = [
     ['slow_replica', 3, 5],
     ['tenant_errors', 9, 5],
     ['input_drift', 15, 5],
-    ['load_spike', 21, 3],
-    ['canary_regression', 25, 6],
-    ['gpu_memory_creep', 32, 6],
+    ['canary_regression', 21, 6],
+    ['gpu_memory_creep', 28, 6],
+    ['load_spike', 35, 3],
   ];
   return plan.map(([kind, startMin, lengthMin]) => ({ id: kind, kind, ...describeIncident(kind, t), startOffsetMs: startMin * MINUTE_MS, durationMs: lengthMin * MINUTE_MS }));
 }

@@ -9,7 +9,7 @@
  * - stage latencies are drawn from a log-normal model fitted on the live service's measured stage
  *   times (`fitLatencyModel`), so they are modelled, not measured: every event carries
  *   `attributes.backfill = "true"`;
- * - feedback follows the live policy (`planFeedback`), GPU samples the simulator's model
+ * - feedback follows the live policy (`planFeedback`), GPU samples (every 15 s) the simulator's model
  *   (`simulated: true`);
  * - incidents of the history (`incidents`) apply the same parameters as the live ones.
  *
@@ -89,6 +89,7 @@ export interface BackfillResult {
 
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60_000;
+const GPU_SAMPLE_MS = 15_000;
 /** Length of the JSON reply the service writes, ≈ what `output_length` measures live. */
 const REPLY_CHARS = 96;
 
@@ -245,12 +246,13 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
   await send('/v1/events', events);
   await send('/v1/feedback', feedback);
 
-  // GPU samples, one per minute per GPU, from the generated per-replica load.
+  // GPU samples every 15 s per GPU (a DCGM exporter's usual scrape interval), from the generated
+  // per-replica load of that minute.
   let resources: Record<string, unknown>[] = [];
   const creep = incidents.filter((i) => i.spec.kind === 'gpu_memory_creep');
-  for (let m = Math.ceil(o.fromMs / MINUTE_MS); m < Math.floor(o.toMs / MINUTE_MS); m++) {
-    const tsMs = m * MINUTE_MS;
-    const counts = perMinuteReplica.get(m);
+  for (let q = Math.ceil(o.fromMs / GPU_SAMPLE_MS); q < Math.floor(o.toMs / GPU_SAMPLE_MS); q++) {
+    const tsMs = q * GPU_SAMPLE_MS;
+    const counts = perMinuteReplica.get(Math.floor(tsMs / MINUTE_MS));
     o.replicas.forEach((replica, i) => {
       const gpu = o.gpus[i] ?? String(i);
       const c = creep.find((x) => x.spec.where.gpu === gpu && tsMs >= x.startMs && tsMs < x.endMs);
