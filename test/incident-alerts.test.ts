@@ -1,0 +1,183 @@
+// Each of the demo's injected incidents raises the right alert on the right slice within two
+// evaluation intervals, and a clean run raises none.
+//
+// The data: the demo's own history writer (`writeDemoHistory`, what `npm start` backfills) with its
+// wiring (40 tenants at the daily rate, the routing table, 3 replicas, 3 simulated GPUs, the real
+// models' predictions on the corpus) and the live demo's 40-minute incident cycle (`fullSchedule`)
+// placed at T0, through the public ingest API into a real DuckDB file. The rules: what the demo
+// loads, as shipped and unscaled: the default pack (rules/default.yaml) and the spam filter's own
+// rules (demo/rules/spam-filter.yaml). The clock: a manual one, ticking every 30 s from
+// T0 − 20 min to the end of the cycle; each group is evaluated when its interval divides the tick,
+// as the scheduler does. History covers T0 − 2 h … and the same hour a day earlier, for the
+// rules that compare with an hour or a day ago.
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { beforeAll, describe, expect, it } from 'vitest';
+import { DEMO_RULE_FILE, demoTargets, writeDemoHistory } from '../demo/main.ts';
+import { fullSchedule, FULL_CYCLE_MS } from '../demo/scenario/index.ts';
+import { INCIDENT_KINDS } from '../demo/scenario/index.ts';
+import type { IncidentKind, IncidentSpec, IncidentWhere } from '../demo/scenario/index.ts';
+import type { HistoricalIncident } from '../demo/traffic/index.ts';
+import { createAlerting, createManualClock, loadRuleFiles } from '../src/alerting/index.ts';
+import type { AlertView } from '../src/alerting/index.ts';
+import { loadConfig } from '../src/config/index.ts';
+import { parseDurationMs } from '../src/schema/index.ts';
+import { startServer } from '../src/main.ts';
+import type { InferlensServer } from '../src/main.ts';
+
+const DEFAULT_PACK = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
+const MINUTE_MS = 60_000;
+const HOUR_MS = 60 * MINUTE_MS;
+const DAY_MS = 24 * HOUR_MS;
+const TICK_MS = 30_000;
+const NODE = 'demo-node';
+/** 14:00 UTC yesterday: always in the past, always the same hour of the daily rate curve. */
+const T0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS + 14 * HOUR_MS;
+const EVAL_FROM = T0 - 20 * MINUTE_MS;
+const EVAL_TO = T0 + FULL_CYCLE_MS;
+
+/** One alert episode: from becoming active to resolving. */
+interface Episode {
+  alertname: string;
+  severity: string;
+  labels: Record<string, string>;
+  activeAtMs: number;
+  firedAtMs: number | null;
+  resolvedAtMs: number | null;
+  maxValue: number;
+}
+
+interface Replay {
+  episodes: Episode[];
+  schedule: HistoricalIncident[];
+  /** Evaluation interval of each rule, by alert name. */
+  intervalOf: Map<string, number>;
+  /** How long each rule looks back (its window; 0 for the burn-rate rules' own windows). */
+  windowOf: Map<string, number>;
+  events: number;
+}
+
+async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
+  const dir = mkdtempSync(join(tmpdir(), 'inferlens-incident-alerts-'));
+  const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'warn' } } });
+  let server: InferlensServer | undefined;
+  try {
+    server = await startServer(config, { ui: false, collectors: false });
+    const schedule: HistoricalIncident[] = withIncidents ? fullSchedule(demoTargets(NODE)).map((spec: IncidentSpec) => ({ spec, startMs: T0 + spec.startOffsetMs, endMs: T0 + spec.startOffsetMs + spec.durationMs })) : [];
+    const target = { url: server.url };
+    let events = 0;
+    // A day ago (the `offset: 1d` references) and the two hours before T0 through the cycle.
+    for (const [fromMs, toMs] of [
+      [EVAL_FROM - DAY_MS - 35 * MINUTE_MS, EVAL_TO - DAY_MS + MINUTE_MS],
+      [T0 - 2 * HOUR_MS, EVAL_TO + MINUTE_MS],
+    ] as const) {
+      const r = await writeDemoHistory({ target, fromMs, toMs, incidents: schedule, node: NODE, seed });
+      expect(r.rejected, r.firstProblem).toBe(0);
+      events += r.events;
+    }
+
+    const loaded = loadRuleFiles([DEFAULT_PACK, DEMO_RULE_FILE]);
+    expect(loaded.problems).toEqual([]);
+    const intervalOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, g.intervalMs] as const)));
+    const windowOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 0] as const)));
+    const clock = createManualClock(EVAL_FROM);
+    const alerting = createAlerting({ groups: loaded.groups, queries: server.queries, clock });
+    const episodes = new Map<string, Episode>();
+    for (let ts = EVAL_FROM; ts <= EVAL_TO; ts += TICK_MS) {
+      clock.advance(ts - clock.now());
+      await alerting.evaluateAt(ts, { onlyDue: true });
+      for (const a of alerting.alerts({ includeResolved: true })) record(episodes, a);
+    }
+    await alerting.stop(100);
+    return { episodes: [...episodes.values()], schedule, intervalOf, windowOf, events };
+  } finally {
+    await server?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+function record(episodes: Map<string, Episode>, a: AlertView) {
+  const key = `${a.fingerprint}@${a.activeAt}`;
+  const { alertname, severity, ...labels } = a.labels;
+  const e = episodes.get(key) ?? { alertname: a.alertname, severity: severity ?? a.severity, labels, activeAtMs: Date.parse(a.activeAt), firedAtMs: null, resolvedAtMs: null, maxValue: a.value };
+  void alertname;
+  if (a.state === 'firing' && e.firedAtMs === null) e.firedAtMs = Date.parse(a.since);
+  if (a.state === 'resolved' && e.resolvedAtMs === null) e.resolvedAtMs = Date.parse(a.since);
+  e.maxValue = Math.max(e.maxValue, a.value);
+  episodes.set(key, e);
+}
+
+const rel = (ms: number | null) => (ms === null ? '-' : `${((ms - T0) / MINUTE_MS).toFixed(1)}m`);
+const describeEpisode = (e: Episode) => `${rel(e.activeAtMs)} → fired ${rel(e.firedAtMs)} → resolved ${rel(e.resolvedAtMs)}  ${e.alertname} ${JSON.stringify(e.labels)} max ${e.maxValue.toPrecision(3)}`;
+
+/** The alert that must answer each incident, and the slice it must name (from the incident's `where`). */
+const EXPECTED: Record<IncidentKind, { alertname: string; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
+  slow_replica: { alertname: 'ReplicaExecSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
+  tenant_errors: { alertname: 'TenantErrorRateHigh', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
+  input_drift: { alertname: 'SpamFilterLowConfidenceUp', labels: (w) => ({ model: w.model, model_version: 'v2' }) },
+  canary_regression: { alertname: 'VersionExecRegression', labels: (w) => ({ model: w.model, model_version: w.model_version }) },
+  gpu_memory_creep: { alertname: 'GpuMemoryGrowing', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
+  // Every large tenant is shed: the first of them counts.
+  load_spike: { alertname: 'LoadShedding', labels: (w) => ({ model: w.model }) },
+};
+
+const matches = (labels: Record<string, string>, want: Record<string, string | undefined>) => Object.entries(want).every(([k, v]) => v === undefined || labels[k] === v);
+
+/** An alert's labels name no other place than the incident's: same model, version, replica, tenant, node, GPU where both say. */
+function consistent(labels: Record<string, string>, w: IncidentWhere): boolean {
+  const tenants = w.tenants ?? (w.tenant ? [w.tenant] : undefined);
+  return (
+    (['model', 'model_version', 'replica', 'node', 'gpu'] as const).every((k) => labels[k] === undefined || w[k] === undefined || labels[k] === w[k]) &&
+    (labels.tenant === undefined || tenants === undefined || tenants.includes(labels.tenant))
+  );
+}
+
+let incidents: Replay;
+let clean: Replay;
+
+beforeAll(async () => {
+  [incidents, clean] = await Promise.all([replay(7, true), replay(7, false)]);
+  if (process.env.INCIDENT_TIMELINE) {
+    console.log(incidents.schedule.map((h) => `${h.spec.kind} ${rel(h.startMs)}–${rel(h.endMs)}`).join('\n'));
+    console.log(`incidents (${incidents.events} events):\n${incidents.episodes.map(describeEpisode).join('\n')}`);
+    console.log(`clean (${clean.events} events):\n${clean.episodes.map(describeEpisode).join('\n')}`);
+  }
+}, 300_000);
+
+describe('the demo incidents against the default rule pack (+ the demo\'s spam-filter rules)', () => {
+  it('replays the whole 40-minute cycle on both runs', () => {
+    expect(incidents.schedule.map((h) => h.spec.kind)).toEqual(INCIDENT_KINDS);
+    expect(incidents.events).toBeGreaterThan(50_000);
+    expect(clean.events).toBeGreaterThan(50_000);
+  });
+
+  it.each(INCIDENT_KINDS.map((k) => [k]))('%s raises its alert on its slice within two evaluation intervals, and it fires', (kind) => {
+    const h = incidents.schedule.find((x) => x.spec.kind === kind)!;
+    const want = EXPECTED[kind];
+    const intervalMs = incidents.intervalOf.get(want.alertname)!;
+    expect(intervalMs, `${want.alertname} is a rule of the pack`).toBeGreaterThan(0);
+    const labels = want.labels(h.spec.where);
+    const hits = incidents.episodes.filter((e) => e.alertname === want.alertname && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs);
+    const first = hits.sort((a, b) => a.activeAtMs - b.activeAtMs)[0];
+    expect(first, `${want.alertname} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeDefined();
+    expect(first!.activeAtMs - h.startMs).toBeLessThanOrEqual(2 * intervalMs);
+    // Past its `for`, it fires before the incident is over (or within two intervals of its end).
+    expect(first!.firedAtMs).not.toBeNull();
+    expect(first!.firedAtMs!).toBeLessThanOrEqual(h.endMs + 2 * intervalMs);
+  });
+
+  it('every alert of the incident run belongs to an incident: raised while its data is in the window, on a slice it touches', () => {
+    const stray = incidents.episodes.filter((e) => {
+      // The incident's rows stay in the rule's window that long after it ends.
+      const graceMs = (incidents.windowOf.get(e.alertname) ?? 0) + (incidents.intervalOf.get(e.alertname) ?? TICK_MS);
+      return !incidents.schedule.some((h) => e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs + graceMs && consistent(e.labels, h.spec.where));
+    });
+    expect(stray.map(describeEpisode)).toEqual([]);
+  });
+
+  it('a clean run of the same hour raises nothing, not even a pending alert', () => {
+    expect(clean.episodes.map(describeEpisode)).toEqual([]);
+  });
+});
