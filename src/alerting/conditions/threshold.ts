@@ -34,7 +34,9 @@ export async function evalThreshold(c: ThresholdCondition, ctx: ConditionContext
     const peers = new Map<string, number[]>();
     for (const s of current) {
       const k = sliceKey(s.labels, rest);
-      peers.set(k, [...(peers.get(k) ?? []), s.value]);
+      const values = peers.get(k);
+      if (values) values.push(s.value);
+      else peers.set(k, [s.value]);
     }
     for (const s of current) {
       const values = peers.get(sliceKey(s.labels, rest)) ?? [];
