@@ -117,7 +117,7 @@ const EXPECTED: Record<IncidentKind, { alertname: string; labels: (w: IncidentWh
   slow_replica: { alertname: 'ReplicaExecSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
   tenant_errors: { alertname: 'TenantErrorRateHigh', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
   input_drift: { alertname: 'SpamFilterLowConfidenceUp', labels: (w) => ({ model: w.model, model_version: 'v2' }) },
-  canary_regression: { alertname: 'VersionExecRegression', labels: (w) => ({ model: w.model, model_version: w.model_version }) },
+  canary_regression: { alertname: 'CanaryExecRegression', labels: (w) => ({ model: w.model, route_rule: 'canary' }) },
   gpu_memory_creep: { alertname: 'GpuMemoryGrowing', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
   // Every large tenant is shed: the first of them counts.
   load_spike: { alertname: 'LoadShedding', labels: (w) => ({ model: w.model }) },

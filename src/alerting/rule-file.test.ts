@@ -10,7 +10,7 @@ describe('rule files', () => {
     expect(r.problems.map(formatProblem)).toEqual([]);
     const rules = r.groups.flatMap((g) => g.rules);
     const names = rules.map((x) => x.alert);
-    for (const n of ['LatencyP99Up', 'ReplicaExecSlow', 'VersionExecRegression', 'GpuMemoryGrowing', 'LatencyP95Up', 'ErrorBudgetBurnFast', 'TimeoutRateHigh', 'QueueBacklogPersists', 'GpuMemoryNearLimit', 'ReplicaRestartingOften', 'OutputDistributionShift', 'EmptyResultRatioUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
+    for (const n of ['LatencyP99Up', 'ReplicaExecSlow', 'CanaryExecRegression', 'VersionExecRegression', 'GpuMemoryGrowing', 'LatencyP95Up', 'ErrorBudgetBurnFast', 'TimeoutRateHigh', 'QueueBacklogPersists', 'GpuMemoryNearLimit', 'ReplicaRestartingOften', 'OutputDistributionShift', 'EmptyResultRatioUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
     expect(new Set(rules.map((x) => x.condition.kind))).toEqual(new Set(['threshold', 'slo_burn_rate', 'quality_change', 'resource', 'golden_failure', 'no_data']));
     expect(new Set(rules.flatMap((x) => (x.action ? [x.action.type] : [])))).toEqual(new Set(['scale_out', 'switch_route', 'rate_limit', 'pause_canary', 'rollback', 'adjust_batch']));
   });

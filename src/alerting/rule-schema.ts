@@ -55,10 +55,16 @@ export const ThresholdSchema = z
      * Compare a ratio instead (`value` 1.5 = 50 % up): `offset` = current / the same window that much
      * earlier (or a longer `window` ending then: a steadier reference for a small slice); `peers` = current / the median of the slices that differ only in that dimension (one
      * replica against the other replicas of its model and version, at the same time), with at least
-     * `min_peers` such slices (itself included) holding `min_count` rows.
+     * `min_peers` such slices (itself included) holding `min_count` rows; `baseline` = current / the
+     * same window with these filters instead (a canary against the baseline route at the same time,
+     * so load and host noise cancel), matched on the `by` dimensions the baseline does not set.
      */
     relative_to: z
-      .union([z.object({ offset: duration, window: duration.optional() }).strict(), z.object({ peers: z.enum(GROUP_KEYS), min_peers: z.number().int().min(3).max(1000).default(3) }).strict()])
+      .union([
+        z.object({ offset: duration, window: duration.optional() }).strict(),
+        z.object({ peers: z.enum(GROUP_KEYS), min_peers: z.number().int().min(3).max(1000).default(3) }).strict(),
+        z.object({ baseline: FiltersSchema.refine((f) => Object.keys(f).length > 0, { error: 'give at least one filter, e.g. { route_rule: default }' }) }).strict(),
+      ])
       .optional(),
   })
   .strict();

@@ -33,6 +33,8 @@ beforeAll(async () => {
     // peers: model pr on three replicas (exec 2.0 / 6.3 / 2.2 ms) and model pr2 on two (2.0 / 6.3 ms).
     ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr', replica: `pr-${i % 3}`, exec_ms: [2.0, 6.3, 2.2][i % 3], status: 'ok' })),
     ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr2', replica: `pr-${i % 2}`, exec_ms: [2.0, 6.3][i % 2], status: 'ok' })),
+    // baseline: model cb, the canary route executes in 5.0 ms, the default route in 2.0 ms.
+    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'cb', model_version: i % 4 ? 'v1' : 'v2', route_rule: i % 4 ? 'default' : 'canary', exec_ms: i % 4 ? 2.0 : 5.0, status: 'ok' })),
     // errors: model err fails 10 % in the last 6 h (budget 0.5 % → burn 20 in every window).
     ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'err', status: i % 10 === 0 ? 'error' : 'ok', total_ms: 50 })),
     // model okish fails 0.2 % (burn 0.4: no page).
@@ -97,6 +99,14 @@ describe('rule kinds on DuckDB', () => {
     expect(obs[0]!.value).toBeCloseTo(6.3 / 2.2, 9);
     const below = await run({ kind: 'threshold', measure: 'p99(exec_ms)', window: '5m', by: ['model', 'replica'], filters: { model: 'pr' }, relative_to: { peers: 'replica' }, op: '<', value: 1, min_count: 50 });
     expect(below).toEqual([{ labels: { model: 'pr', replica: 'pr-0' }, value: 2.0 / 2.2 }]);
+  });
+
+  it('threshold relative to a baseline: the canary route against the default route at the same time', async () => {
+    const obs = await run({ kind: 'threshold', measure: 'p95(exec_ms)', window: '5m', by: ['model', 'route_rule'], filters: { model: 'cb', route_rule: 'canary' }, relative_to: { baseline: { route_rule: 'default' } }, op: '>', value: 1.4, min_count: 50 });
+    // 75 canary rows at 5.0 ms, 225 default rows at 2.0 ms → 2.5.
+    expect(obs).toEqual([{ labels: { model: 'cb', route_rule: 'canary' }, value: 2.5 }]);
+    // 75 canary rows are fewer than min_count 100: no verdict.
+    expect(await run({ kind: 'threshold', measure: 'p95(exec_ms)', window: '5m', by: ['model', 'route_rule'], filters: { model: 'cb', route_rule: 'canary' }, relative_to: { baseline: { route_rule: 'default' } }, op: '>', value: 1.4, min_count: 100 })).toEqual([]);
   });
 
   it('slo_burn_rate: 10 % errors against a 99.5 % SLO burns 20× in every window → page', async () => {

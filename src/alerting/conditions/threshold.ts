@@ -5,6 +5,8 @@
  * With `relative_to.peers`, it is current / the median of the peer slices at the same time, e.g.
  * P99 exec of replicas r0, r1, r2 = 2.0, 6.3, 2.2 ms → median 2.2 → r1 reads 2.86 and fires
  * `> 1.5`, while a slowdown of every replica (a bad release) leaves each near 1.
+ * With `relative_to.baseline`, it is current / the same window under the baseline filters, e.g.
+ * route_rule canary P95 exec 5.0 ms vs route_rule default 2.0 ms at the same time → 2.5.
  */
 import { median } from '../../analysis/index.ts';
 import { durationMs } from '../rule-schema.ts';
@@ -17,10 +19,10 @@ export async function evalThreshold(c: ThresholdCondition, ctx: ConditionContext
   const windowMs = durationMs(c.window);
   const q = { filters: c.filters, by: c.by, measures: [c.measure, 'n'] };
   const cur = await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs });
-  const current: { key: string; labels: Labels; value: number }[] = [];
-  for (const [key, { labels, row }] of cur) {
+  const current: { labels: Labels; value: number }[] = [];
+  for (const { labels, row } of cur.values()) {
     const value = num(row[c.measure]);
-    if (value !== null && (num(row.n) ?? 0) >= c.min_count) current.push({ key, labels, value });
+    if (value !== null && (num(row.n) ?? 0) >= c.min_count) current.push({ labels, value });
   }
   const out: Observation[] = [];
   const emit = (labels: Labels, value: number) => {
@@ -44,11 +46,15 @@ export async function evalThreshold(c: ThresholdCondition, ctx: ConditionContext
       if (values.length >= rel.min_peers && base > 0) emit(s.labels, s.value / base);
     }
   } else {
-    const offsetMs = durationMs(rel.offset);
-    const refWindowMs = rel.window ? durationMs(rel.window) : windowMs;
-    const ref = await aggregateBySlice(ctx, { ...q, fromMs: ctx.nowMs - offsetMs - refWindowMs, toMs: ctx.nowMs - offsetMs });
+    // The reference: the baseline's slices now, or the same slices `offset` earlier.
+    const match = 'baseline' in rel ? c.by.filter((d) => !(d in rel.baseline)) : c.by;
+    const range =
+      'baseline' in rel
+        ? { filters: { ...c.filters, ...rel.baseline }, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs }
+        : { filters: c.filters, fromMs: ctx.nowMs - durationMs(rel.offset) - (rel.window ? durationMs(rel.window) : windowMs), toMs: ctx.nowMs - durationMs(rel.offset) };
+    const ref = await aggregateBySlice(ctx, { ...q, ...range, by: match });
     for (const s of current) {
-      const r = ref.get(s.key);
+      const r = ref.get(sliceKey(s.labels, match));
       const base = r ? num(r.row[c.measure]) : null;
       if (r && base !== null && base > 0 && (num(r.row.n) ?? 0) >= c.min_count) emit(s.labels, s.value / base);
     }
