@@ -49,7 +49,7 @@ export interface SliceCountSpec {
   includeProbes?: boolean;
   /**
    * Count only a random sample of about this share (0 < f < 1) of the rows: whole vectors of
-   * 2,048 consecutive rows (DuckDB system sampling), the same sample for the same data. The
+   * 2,048 consecutive rows (DuckDB system sampling; which vectors may differ between calls). The
    * counts are of the sampled rows.
    */
   sampleFraction?: number;
