@@ -19,6 +19,10 @@ describe('rollup maintainer', () => {
     expect(b).toBe(a);
     now += 2 * MIN;
     expect(await m.runOnce()).toEqual({ watermarkMs: T0 + 4 * MIN, minutes: 2 });
+    // Nothing new closed, or the clock went back: the watermark stays.
+    expect(await m.runOnce()).toEqual({ watermarkMs: T0 + 4 * MIN, minutes: 0 });
+    now -= 10 * MIN;
+    expect(await m.runOnce()).toEqual({ watermarkMs: T0 + 4 * MIN, minutes: 0 });
     await m.stop();
     await store.close();
   });

@@ -285,6 +285,8 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     maintainRollup(untilMs: number): Promise<RollupProgress> {
       return exclusive(async () => {
         const target = floorMinute(untilMs);
+        // Nothing closed since the last run (or a clock that went back): leave the watermark.
+        if (watermarkMs !== null && target <= watermarkMs) return { watermarkMs, minutes: 0 };
         let from = watermarkMs;
         if (from === null) {
           const r = (await writer.runAndReadAll('SELECT epoch_ms(min(ts)) AS t FROM events')).getRowObjectsJS()[0];
