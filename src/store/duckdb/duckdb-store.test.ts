@@ -56,3 +56,18 @@ describe('rollup SQL', () => {
     expect(rows.map((r) => Number(r.i))).toEqual(values.map(sketchIndex));
   });
 });
+
+describe('DuckDB store close', () => {
+  it('waits for reads and writes in flight, then refuses new ones', async () => {
+    const store = await createDuckDBStore({ path: ':memory:', threads: 2 });
+    await store.migrate();
+    const write = store.appendEvents(fixtureLines());
+    const read = store.aggregate(spec(['count', 'p99(total_ms)']));
+    const closed = store.close();
+    await expect(write).resolves.toEqual({ inserted: 10 });
+    await expect(read).resolves.toHaveLength(1);
+    await closed;
+    await expect(store.aggregate(spec(['count']))).rejects.toThrow(/closed/);
+    await expect(store.appendEvents(fixtureLines())).rejects.toThrow(/closed/);
+  });
+});

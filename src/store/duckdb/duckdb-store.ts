@@ -80,6 +80,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   // rollup's or retention's transaction.
   let writerChain: Promise<unknown> = Promise.resolve();
   function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server'));
     const run = writerChain.then(fn, fn);
     writerChain = run.catch(() => undefined);
     return run;
@@ -91,9 +92,21 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     for (const st of rebuildSql(fromMs, toMs)) await writer.run(st.sql, st.params as never);
   }
 
+  // Reads in flight: close() waits for them. Closing a DuckDB connection under a running statement
+  // deadlocks inside DuckDB (the statement's context destroys itself while holding its own lock;
+  // seen as a server that never exited after SIGTERM during a dashboard benchmark).
+  const inFlight = new Set<Promise<unknown>>();
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  }
+
   async function read(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (closed) throw new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server');
     const conn = readers[nextReader++ % readers.length]!;
-    const reader = await conn.runAndReadAll(sql, params as never);
+    const reader = await track(conn.runAndReadAll(sql, params as never));
     return reader.getRowObjectsJS().map((r) => {
       const out: Row = {};
       for (const k in r) out[k] = plain(r[k]);
@@ -210,55 +223,59 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       return exclusive(() => appendEventsNow(lines, hint));
     },
 
-    async appendResources(samples: readonly ResourceSample[]) {
-      if (samples.length === 0) return;
-      const lines = samples.map((s) =>
-        JSON.stringify({
-          ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
-          node: s.node,
-          replica: s.replica ?? null,
-          gpu: s.gpu ?? null,
-          pool: s.pool ?? null,
-          metric: s.metric,
-          labels: s.labels ?? null,
-          value: s.value,
-          simulated: s.simulated ?? false,
-        }),
-      );
-      const file = stageFile(lines);
-      try {
-        await writer.run(
-          `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
-           FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
-          [file],
+    appendResources(samples: readonly ResourceSample[]) {
+      return exclusive(async () => {
+        if (samples.length === 0) return;
+        const lines = samples.map((s) =>
+          JSON.stringify({
+            ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
+            node: s.node,
+            replica: s.replica ?? null,
+            gpu: s.gpu ?? null,
+            pool: s.pool ?? null,
+            metric: s.metric,
+            labels: s.labels ?? null,
+            value: s.value,
+            simulated: s.simulated ?? false,
+          }),
         );
-      } finally {
-        rmSync(file, { force: true });
-      }
+        const file = stageFile(lines);
+        try {
+          await writer.run(
+            `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
+             FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
+            [file],
+          );
+        } finally {
+          rmSync(file, { force: true });
+        }
+      });
     },
 
-    async appendFeedback(rows: readonly Feedback[]) {
-      if (rows.length === 0) return;
-      const lines = rows.map((f) =>
-        JSON.stringify({
-          ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
-          request_id: f.request_id,
-          kind: f.kind,
-          value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
-          value_str: typeof f.value === 'string' ? f.value : null,
-          source: f.source ?? null,
-        }),
-      );
-      const file = stageFile(lines);
-      try {
-        await writer.run(
-          `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
-           FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
-          [file],
+    appendFeedback(rows: readonly Feedback[]) {
+      return exclusive(async () => {
+        if (rows.length === 0) return;
+        const lines = rows.map((f) =>
+          JSON.stringify({
+            ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
+            request_id: f.request_id,
+            kind: f.kind,
+            value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
+            value_str: typeof f.value === 'string' ? f.value : null,
+            source: f.source ?? null,
+          }),
         );
-      } finally {
-        rmSync(file, { force: true });
-      }
+        const file = stageFile(lines);
+        try {
+          await writer.run(
+            `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+             FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
+            [file],
+          );
+        } finally {
+          rmSync(file, { force: true });
+        }
+      });
     },
 
     async aggregate(spec: QuerySpec): Promise<QueryRow[]> {
@@ -437,12 +454,14 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     feedbackStats: (spec) => feedbackStats(read, spec),
 
-    appendSamples: (rows) => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows),
+    appendSamples: (rows) => exclusive(() => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows)),
     listSamples: (spec) => listSamples(read, spec),
 
     async close() {
       if (closed) return;
       closed = true;
+      // Let running statements finish first (see `track`); writes already queued still run.
+      await Promise.allSettled([...inFlight, writerChain]);
       for (const c of [...readers, writer]) c.closeSync();
       instance.closeSync();
       if (memory) rmSync(stageDir, { recursive: true, force: true });
