@@ -1,6 +1,8 @@
 // First render of the runtime view on a large store, in real Chromium.
-// Usage: npm run bench:dashboard -- --json [--events 10000000] [--hours 6]
+// Usage: npm run bench:dashboard -- --json [--events 10000000] [--hours 6] [--runs 3] [--requests]
+// --requests prints each API request of the last run (start and end, ms from navigation).
 // Loads N synthetic events straight into a fresh DuckDB file (the read path is what is measured),
+// rolls up their closed minutes as a running server would have (the backfill time is printed),
 // starts `inferlens serve` on it, opens /runtime in Debian's Chromium and times navigation →
 // first complete render (every panel drawn). Baseline in the same run: the same page on a store
 // holding 1 % of the events. The last line is one JSON object.
@@ -27,8 +29,8 @@ if (!existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
   await new Promise<void>((res, rej) => spawn('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' }).once('exit', (c) => (c === 0 ? res() : rej(new Error(`build failed ${c}`)))));
 }
 
-/** Fills a fresh data dir with n events over the last `hours`, generated inside DuckDB. */
-async function fill(dir: string, n: number): Promise<void> {
+/** Fills a fresh data dir with n events over the last `hours`, generated inside DuckDB; returns the rollup backfill ms. */
+async function fill(dir: string, n: number): Promise<number> {
   const file = join(dir, 'inferlens.duckdb');
   const store = await createDuckDBStore({ path: file });
   await store.migrate();
@@ -58,6 +60,14 @@ async function fill(dir: string, n: number): Promise<void> {
   await conn.run('CHECKPOINT');
   conn.closeSync();
   inst.closeSync();
+  // A server keeps the rollup up to date as rows arrive; rows loaded behind its back are rolled up
+  // here, with the server's default lag of one minute.
+  const t = performance.now();
+  const rolled = await createDuckDBStore({ path: file });
+  await rolled.migrate();
+  await rolled.maintainRollup(Date.now() - 60_000);
+  await rolled.close();
+  return performance.now() - t;
 }
 
 async function serve(dir: string): Promise<{ url: string; stop: () => Promise<unknown> }> {
@@ -65,7 +75,10 @@ async function serve(dir: string): Promise<{ url: string; stop: () => Promise<un
   return { url: p.url, stop: () => stopProcess(p.child) };
 }
 
-async function firstRenderMs(url: string, runs = 3): Promise<number[]> {
+const RUNS = arg('runs', 3);
+const SHOW_REQUESTS = args.includes('--requests');
+
+async function firstRenderMs(url: string, runs = RUNS): Promise<number[]> {
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   const times: number[] = [];
   try {
@@ -75,6 +88,15 @@ async function firstRenderMs(url: string, runs = 3): Promise<number[]> {
       await page.goto(`${url}/runtime?from=now-1h&to=now`);
       await page.waitForFunction(() => Number(document.body.dataset['renders'] ?? 0) >= 1 && document.querySelectorAll('[data-panel][data-state="loading"]').length === 0, undefined, { timeout: 120_000 });
       times.push(performance.now() - t0);
+      if (SHOW_REQUESTS && r === runs - 1) {
+        const entries = await page.evaluate(() =>
+          performance
+            .getEntriesByType('resource')
+            .filter((e) => e.name.includes('/v1/'))
+            .map((e) => ({ name: new URL(e.name).pathname, start: Math.round(e.startTime), end: Math.round((e as PerformanceResourceTiming).responseEnd) })),
+        );
+        for (const e of entries) console.log(`    ${e.name.padEnd(28)} ${String(e.start).padStart(5)} → ${String(e.end).padStart(5)} ms`);
+      }
       await page.close();
     }
   } finally {
@@ -91,8 +113,8 @@ for (const [name, n] of [
 ] as const) {
   const dir = mkdtempSync(join(tmpdir(), `inferlens-dash-${name}-`));
   const t = performance.now();
-  await fill(dir, n);
-  console.log(`${name}: ${n} events loaded in ${((performance.now() - t) / 1000).toFixed(1)} s (${(statSync(join(dir, 'inferlens.duckdb')).size / n).toFixed(1)} bytes/event)`);
+  const rollupMs = await fill(dir, n);
+  console.log(`${name}: ${n} events loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, rollup backfill ${(rollupMs / 1000).toFixed(1)} s (${(statSync(join(dir, 'inferlens.duckdb')).size / n).toFixed(1)} bytes/event)`);
   const server = await serve(dir);
   const times = await firstRenderMs(server.url);
   await server.stop();

@@ -133,6 +133,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     // r3 is n2's only replica, so the finder may name either (its parent rule keeps the broader one).
     expect(await page.textContent('[data-panel="concentration"] tbody tr:first-child')).toMatch(/replica=r3|node=n2/);
     expect(await page.textContent('[data-panel="resources"]')).toContain('simulated');
+    // Its quantiles come from the per-minute rollup, and the panel says so (never silently approximate).
+    expect(await page.textContent('[data-panel="latency"] .panel-meta')).toContain('quantiles ±0.96 %');
     await shot('runtime');
   });
 

@@ -21,7 +21,7 @@ import { InferlensError } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
-import { createCapturePolicy, createPipeline, createRetention } from './pipeline/index.ts';
+import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
@@ -79,6 +79,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
   await retention.runOnce();
   retention.start();
+  const rollup = createRollupMaintainer({ store, logger: logger.child({ component: 'rollup' }), intervalMs: config.storage.rollupIntervalMs, lagMs: config.storage.rollupLagMs, now: options.now });
+  rollup.start();
 
   const queries = createQueries(store);
 
@@ -164,6 +166,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         });
         await pipeline.stop(deadlineMs);
         retention.stop();
+        await rollup.stop();
         await store.close();
         logger.info('inferlens stopped');
       })();

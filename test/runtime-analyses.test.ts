@@ -121,3 +121,46 @@ describe('heatmap and drill-down', () => {
     expect(data.events.every((e) => e.replica === 'r3' && e.exec_ms === 60)).toBe(true);
   });
 });
+
+describe('approximate answers (approx: true)', () => {
+  const window = { from: iso(START), to: iso(END) };
+  it('the query reply says the rollup answered; counts are exact and quantiles within its relative error', async () => {
+    const body = { ...window, step: '1m', filters: { model: 'big' }, measures: ['count', 'error_rate', 'mean(exec_ms)', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'] };
+    const exact = await post<{ rows: Record<string, number>[]; approx?: unknown }>('/v1/query', body);
+    const approx = await post<{ rows: Record<string, number>[]; approx: { relative_error: number; source: string } | null }>('/v1/query', { ...body, approx: true });
+    expect(exact.approx).toBeUndefined();
+    expect(approx.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
+    expect(approx.rows.length).toBe(40);
+    approx.rows.forEach((r, i) => {
+      const e = exact.rows[i]!;
+      expect([r.bucket, r.count, r.error_rate, r['max(total_ms)']]).toEqual([e.bucket, e.count, e.error_rate, e['max(total_ms)']]);
+      expect(r['mean(exec_ms)']).toBeCloseTo(e['mean(exec_ms)']!, 9);
+      // Late minutes: P99 of 75 × 26 ms and 25 × 66 ms (r3) is exactly 66 ms; the sketch reads bucket 219,
+      // (65.564, 66.834], as 66.193 ms (+0.29 %). 26 ms is bucket 170, read as 25.851 ms (−0.57 %).
+      for (const k of ['p50(total_ms)', 'p99(total_ms)']) expect(Math.abs(r[k]! / e[k]! - 1)).toBeLessThanOrEqual(0.0096);
+    });
+  });
+
+  it('a filter the rollup does not keep is answered exactly, and the reply says so', async () => {
+    const data = await post<{ approx: unknown }>('/v1/query', { ...window, filters: { replica: 'r3' }, measures: ['p99(total_ms)'], approx: true });
+    expect(data.approx).toBeNull();
+  });
+
+  it('histogram, stage attribution, saturation and the slice finder take approx too', async () => {
+    const hist = { ...window, step: '1m', filters: { model: 'big' } };
+    const exactHist = await post<{ rows: unknown[] }>('/v1/histogram', hist);
+    const approxHist = await post<{ rows: unknown[]; approx: unknown }>('/v1/histogram', { ...hist, approx: true });
+    expect(approxHist.rows).toEqual(exactHist.rows);
+    expect(approxHist.approx).toEqual({ relative_error: 0.000005, source: 'rollup_1m' });
+    const stages = await post<{ grewMost: string; approx: unknown }>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), filters: { model: 'big' }, approx: true });
+    expect(stages.grewMost).toBe('exec_ms');
+    expect(stages.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
+    const sat = await post<{ saturated: boolean; approx: unknown }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, approx: true });
+    expect(sat.saturated).toBe(true);
+    expect(sat.approx).not.toBeNull();
+    // 5,030 rows: far below the sampling threshold, so every row is counted.
+    const errors = await post<{ total: { n: number; k: number }; sample: unknown }>('/v1/analysis/errors', { ...window, dimensions: ['model', 'model_version', 'replica'], approx: true });
+    expect(errors.total).toMatchObject({ n: 5030, k: 169 });
+    expect(errors.sample).toBeNull();
+  });
+});

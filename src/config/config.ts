@@ -89,6 +89,9 @@ export const ConfigSchema = z
         dataDir: z.string().default('./data'),
         retentionDays: z.number().positive().max(3650).default(7),
         retentionCheckMs: z.number().int().min(1000).default(3_600_000),
+        /** How often closed minutes are rolled up, and how long after its end a minute is. */
+        rollupIntervalMs: z.number().int().min(1000).default(15_000),
+        rollupLagMs: z.number().int().min(0).max(3_600_000).default(60_000),
         memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i).default('1GB'),
         threads: z.number().int().min(1).max(256).optional(),
       })

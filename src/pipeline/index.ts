@@ -8,6 +8,9 @@ export { OVERFLOW_VALUE } from './cardinality.ts';
 /** Periodic deletion of data older than the retention window. */
 export { createRetention } from './retention.ts';
 export type { Retention, RetentionOptions } from './retention.ts';
+/** Keeps the store's per-minute rollup up to date (closed minutes, on an interval). */
+export { createRollupMaintainer } from './rollup.ts';
+export type { RollupMaintainer, RollupMaintainerOptions } from './rollup.ts';
 /** The capture policy: which payloads are kept as samples (redacted, weighted, bounded), and its config schema. */
 export { createCapturePolicy, CapturePolicySchema } from './capture.ts';
 export type { CapturePolicy, CapturePolicyConfig, CapturePolicyInput, CapturePolicyOptions } from './capture.ts';

@@ -8,7 +8,7 @@ import { searchSamples } from './samples.ts';
 
 export interface Queries {
   /** `POST /v1/query`: validates the body, answers rows with RFC 3339 buckets. */
-  query(input: unknown): Promise<{ rows: QueryRow[] }>;
+  query(input: unknown): ReturnType<typeof runQuery>;
   /** The programmatic form for alerting/release/reports (validated spec, bucket in epoch ms). */
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   /** Raw events for statistics that need per-request values (bounded by spec.limit). */

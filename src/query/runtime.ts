@@ -1,7 +1,8 @@
 /** Runtime queries: the aggregate query, request lookup, dimension values. */
 import { DIMENSIONS, InferlensError } from '../schema/index.ts';
 import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
-import type { Store, StoredSample } from '../store/index.ts';
+import { ROLLUP_APPROXIMATION } from '../store/index.ts';
+import type { Approximation, Store, StoredSample } from '../store/index.ts';
 import { toQuerySpec } from './spec.ts';
 
 /** `(spec, at) => result`: the seam alerting, release and reports use. */
@@ -12,9 +13,23 @@ export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
   return rows.map((r) => (typeof r.bucket === 'number' ? { ...r, bucket: new Date(r.bucket).toISOString() } : r));
 }
 
-export async function runQuery(store: Store, input: unknown): Promise<{ rows: QueryRow[] }> {
+/**
+ * The aggregate, from the rollup when the spec allows it (`approx`) and the rollup can answer,
+ * else exact. `approx` says which: the rollup's error bound, or null for exact.
+ */
+export async function answer(store: Store, spec: QuerySpec): Promise<{ rows: QueryRow[]; approx: Approximation | null }> {
+  if (spec.approx) {
+    const rows = await store.approxAggregate(spec);
+    if (rows) return { rows, approx: ROLLUP_APPROXIMATION };
+  }
+  return { rows: await store.aggregate(spec), approx: null };
+}
+
+/** `POST /v1/query`; the reply carries `approx` (null when exact) when the request allowed it. */
+export async function runQuery(store: Store, input: unknown): Promise<{ rows: QueryRow[]; approx?: Approximation | null }> {
   const spec = toQuerySpec(input);
-  return { rows: withIsoBuckets(await store.aggregate(spec)) };
+  const { rows, approx } = await answer(store, spec);
+  return spec.approx ? { rows: withIsoBuckets(rows), approx } : { rows: withIsoBuckets(rows) };
 }
 
 export async function lookupRequest(store: Store, requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }> {

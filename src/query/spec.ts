@@ -41,5 +41,6 @@ export function toQuerySpec(input: unknown): QuerySpec {
   if (issues.length) throw new InferlensError('invalid_argument', issues.map((i) => `${i.path}: ${i.message}`).join('; '), { issues });
   const spec: QuerySpec = { fromMs, toMs, filters: raw.filters as Filters, groupBy: raw.group_by, measures, includeProbes: raw.include_probes, limit: raw.limit };
   if (stepMs !== undefined) spec.stepMs = stepMs;
+  if (raw.approx) spec.approx = true;
   return spec;
 }

@@ -92,6 +92,11 @@ export const QuerySpecSchema = z
     measures: z.array(z.string()).min(1).max(40),
     include_probes: z.boolean().default(false),
     limit: z.number().int().min(1).max(MAX_GROUPS).default(MAX_GROUPS),
+    /**
+     * Allow an answer from the per-minute rollup: quantiles within ~1 % (the reply's
+     * `approx.relative_error`), every other measure exact. Default false: exact quantiles.
+     */
+    approx: z.boolean().default(false),
   })
   .strict();
 
@@ -108,6 +113,8 @@ export interface QuerySpec {
   measures: { name: string; measure: Measure }[];
   includeProbes: boolean;
   limit: number;
+  /** The caller accepts quantiles from the rollup (see `approx` in the schema). */
+  approx?: boolean;
 }
 
 /** One result row: `bucket` (when step is set), the group-by dimensions, then the measures. */

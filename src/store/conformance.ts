@@ -4,7 +4,7 @@
  * that cannot support a case skips it with a written reason.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { QuerySpec } from '../schema/index.ts';
+import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
 import type { SampleListSpec, SampleRow, Store } from './store.ts';
 
@@ -324,6 +324,136 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       await expect(store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: { pool: 'x' } as never, limit: 10 })).rejects.toThrow(/pool/);
       await store.deleteBefore(T0 + 2000);
       expect(await ids({})).toEqual(['s4', 's3', 's2']);
+    });
+
+    // ---------- the per-minute rollup (rollup.ts) ----------
+
+    test('rollup: answers equal the exact ones, quantiles within the sketch error, across rolled-up minutes and the raw tail', async () => {
+      await store.appendEvents(rollupLines());
+      // Minutes 0–6 rolled up; 7–9 are the open tail, read raw.
+      expect(await store.maintainRollup(T0 + 7 * MIN + 30_000)).toEqual({ watermarkMs: T0 + 7 * MIN, minutes: 7 });
+      const measures = ['count', 'n', 'qps', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'p999(total_ms)', 'max(total_ms)', 'min(total_ms)', 'mean(queue_ms)', 'sum(queue_ms)', 'n(queue_ms)', 'p99(queue_ms)', 'mean(batch_size)', 'max(batch_size)'];
+      const specs = [
+        spec(measures),
+        spec(measures, { stepMs: MIN }),
+        spec(measures, { stepMs: 2 * MIN, groupBy: ['model_version'] }),
+        spec(measures, { filters: { model: 'm2' }, groupBy: ['model_version'] }),
+        spec(measures, { includeProbes: true }),
+        spec(measures, { filters: { probe: 'true' } }),
+        // Partial minutes at both ends come from raw rows.
+        spec(measures, { fromMs: T0 + 30_500, toMs: T0 + 8 * MIN + 1234 }),
+      ];
+      for (const s of specs) expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
+    });
+
+    test('rollup: null when it cannot answer (other dimensions, unaligned buckets, measures it does not keep, nothing rolled up)', async () => {
+      await store.appendEvents(rollupLines());
+      expect(await store.approxAggregate(spec(['count']))).toBeNull();
+      await store.maintainRollup(T0 + 10 * MIN);
+      expect(await store.approxAggregate(spec(['count']))).not.toBeNull();
+      expect(await store.approxAggregate(spec(['count'], { filters: { tenant: 'a' } }))).toBeNull();
+      expect(await store.approxAggregate(spec(['count'], { groupBy: ['status'] }))).toBeNull();
+      expect(await store.approxAggregate(spec(['count'], { stepMs: 30_000 }))).toBeNull();
+      expect(await store.approxAggregate(spec(['count'], { stepMs: MIN, fromMs: T0 + 1000 }))).toBeNull();
+      expect(await store.approxAggregate(spec(['empty_rate']))).toBeNull();
+      expect(await store.approxAggregate(spec(['p99(confidence)']))).toBeNull();
+      // A range inside one minute holds no rolled-up minute.
+      expect(await store.approxAggregate(spec(['count'], { fromMs: T0 + 1000, toMs: T0 + 50_000 }))).toBeNull();
+    });
+
+    test('rollup: a range with no rows answers like the exact query', async () => {
+      await store.maintainRollup(T0 + 10 * MIN);
+      const s = spec(['count', 'n', 'p99(total_ms)', 'mean(queue_ms)']);
+      expect(await store.approxAggregate(s)).toEqual(await store.aggregate(s));
+      const stepped = spec(['count', 'p99(total_ms)'], { stepMs: MIN });
+      expect(await store.approxAggregate(stepped)).toEqual(await store.aggregate(stepped));
+    });
+
+    test('rollup: late rows below the watermark rebuild their minutes', async () => {
+      await store.appendEvents(rollupLines());
+      await store.maintainRollup(T0 + 10 * MIN);
+      const bucket = async (ms: number) => (await store.approxAggregate(spec(['count'], { stepMs: MIN })))!.find((r) => r.bucket === ms)!.count;
+      const [before2, before4] = [await bucket(T0 + 2 * MIN), await bucket(T0 + 4 * MIN)];
+      const late = [line({ ts: T0 + 2 * MIN + 1, request_id: 'late-1', model: 'm1', total_ms: 5000, status: 'error', error_type: 'replica_fault' })];
+      await store.appendEvents(late, { minTsMs: T0 + 2 * MIN + 1, maxTsMs: T0 + 2 * MIN + 1 });
+      // Without a hint too, and a re-sent row changes nothing.
+      await store.appendEvents([line({ ts: T0 + 4 * MIN + 7, request_id: 'late-2', model: 'm2', total_ms: 1, status: 'ok' }), ...late]);
+      const s = spec(['count', 'error_rate', 'max(total_ms)', 'p99(total_ms)', 'min(total_ms)'], { stepMs: MIN });
+      expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
+      expect([await bucket(T0 + 2 * MIN), await bucket(T0 + 4 * MIN)]).toEqual([Number(before2) + 1, Number(before4) + 1]);
+    });
+
+    test('rollup: retention deletes rollup minutes with the events (a minute it splits is rebuilt)', async () => {
+      await store.appendEvents(rollupLines());
+      await store.maintainRollup(T0 + 10 * MIN);
+      await store.deleteBefore(T0 + 3 * MIN + 30_000);
+      const s = spec(['count', 'n', 'p50(total_ms)', 'max(total_ms)'], { stepMs: MIN });
+      const exact = await store.aggregate(s);
+      expect(exact[0]!.bucket).toBe(T0 + 3 * MIN);
+      expectClose(await store.approxAggregate(s), exact, s);
+      // Nothing of the deleted minutes is left in the rollup.
+      expect(await store.approxAggregate(spec(['count', 'n'], { toMs: T0 + 3 * MIN }))).toEqual([{ count: 0, n: 0 }]);
+    });
+
+    test('rollup: the histogram on the sketch scale equals the exact one', async () => {
+      await store.appendEvents(rollupLines());
+      await store.maintainRollup(T0 + 7 * MIN);
+      // logBuckets(0.1, 60000, 10): every bound is a sketch bound (120 per decade).
+      const boundsMs = Array.from({ length: 59 }, (_, i) => Number((10 ** ((i - 10) / 10)).toPrecision(6)));
+      const h = { fromMs: T0, toMs: T0 + 10 * MIN, stepMs: MIN, filters: {}, column: 'total_ms', boundsMs };
+      const approx = await store.approxHistogram(h);
+      expect(approx).toEqual(await store.histogram(h));
+      expect(approx!.reduce((a, r) => a + r.counts.reduce((x, c) => x + c, 0), 0)).toBe(588); // 600 less 12 probes
+      // Bounds off the sketch's scale: the rollup cannot answer.
+      expect(await store.approxHistogram({ ...h, boundsMs: [1, 2, 3] })).toBeNull();
+    });
+  });
+}
+
+/** The sketch's relative error bound α (log-sketch.ts), with room for float rounding. */
+const SKETCH_ALPHA = 0.00959382;
+
+/** Approx rows equal exact ones: quantiles within α (relative), everything else to 9 digits. */
+function expectClose(approx: QueryRow[] | null, exact: QueryRow[], s: QuerySpec): void {
+  expect(approx, JSON.stringify(s)).not.toBeNull();
+  expect(approx!.length).toBe(exact.length);
+  exact.forEach((row, i) => {
+    const a = approx![i]!;
+    expect(Object.keys(a).sort()).toEqual(Object.keys(row).sort());
+    for (const [k, v] of Object.entries(row)) {
+      const got = a[k];
+      if (typeof v !== 'number' || typeof got !== 'number') {
+        expect(got, `${k} in row ${i}`).toEqual(v);
+      } else if (/^p\d+\(/.test(k)) {
+        expect(Math.abs(got - v), `${k} in row ${i}: ${got} vs exact ${v}`).toBeLessThanOrEqual(SKETCH_ALPHA * Math.abs(v) + 1e-12);
+      } else {
+        expect(got, `${k} in row ${i}`).toBeCloseTo(v, 9);
+      }
+    }
+  });
+}
+
+/**
+ * 600 requests over 10 minutes (one per second): models m1/m2, versions v1/v2, latencies spread
+ * over three decades, a few errors, rejects and probes, weights of 1 and 4, some rows without
+ * queue_ms, 10 with total_ms = 0.
+ */
+export function rollupLines(): string[] {
+  return Array.from({ length: 600 }, (_, i) => {
+    const total = i % 60 === 0 ? 0 : Math.round(((i * 7919) % 1000) + 1 + ((i * 37) % 97) / 7) / 1000 ** ((i % 3) - 1);
+    return line({
+      ts: T0 + i * 1000,
+      request_id: `q${i}`,
+      model: i % 2 === 0 ? 'm1' : 'm2',
+      model_version: i % 5 === 0 ? 'v2' : 'v1',
+      tenant: i % 3 === 0 ? 'a' : 'b',
+      total_ms: Math.round(total * 1000) / 1000,
+      queue_ms: i % 4 === 0 ? undefined : (i % 13) + 0.5,
+      batch_size: 1 + (i % 8),
+      status: i % 17 === 0 ? 'error' : i % 23 === 0 ? 'rejected' : 'ok',
+      error_type: i % 17 === 0 ? (i % 2 === 0 ? 'replica_fault' : 'internal') : undefined,
+      sample_weight: i % 10 === 0 ? 4 : undefined,
+      probe: i % 50 === 7 ? true : undefined,
     });
   });
 }

@@ -10,6 +10,7 @@ export type {
   ResourceQuerySpec,
   ResourceRow,
   StoreStats,
+  RollupProgress,
   FeedbackStatsSpec,
   FeedbackStatsRow,
   FeedbackStats,
@@ -24,3 +25,8 @@ export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from './store.ts';
 /** Opens (creating if needed) the embedded DuckDB store: a file path or ':memory:'. */
 export { createDuckDBStore } from './duckdb/duckdb-store.ts';
 export type { DuckDBStoreOptions } from './duckdb/duckdb-store.ts';
+/** The per-minute rollup: levels, kept fields, what the API reports when it answered. */
+export { ROLLUP_LEVELS, ROLLUP_APPROXIMATION, HISTOGRAM_APPROXIMATION, rollupLevelFor } from './rollup.ts';
+export type { Approximation, RollupLevel } from './rollup.ts';
+/** The rollup's log-bucket histogram mapping (γ = 10^(1/120), α ≈ 0.96 %). */
+export { SKETCH_RELATIVE_ERROR, sketchIndex, sketchValue, sketchQuantile, sketchBoundIndex } from './log-sketch.ts';

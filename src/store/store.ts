@@ -51,6 +51,12 @@ export interface SliceCountSpec {
   pairs: boolean;
   minSupport: number;
   includeProbes?: boolean;
+  /**
+   * Count only a random sample of about this share (0 < f < 1) of the rows: whole vectors of
+   * 2,048 consecutive rows (DuckDB system sampling; which vectors may differ between calls). The
+   * counts are of the sampled rows.
+   */
+  sampleFraction?: number;
 }
 
 export interface SliceCount {
@@ -98,6 +104,13 @@ export interface ResourceRow {
   simulated: boolean;
 }
 
+export interface RollupProgress {
+  /** Every minute before this (epoch ms) is rolled up; null when nothing is yet. */
+  watermarkMs: number | null;
+  /** Minutes rolled up by this call. */
+  minutes: number;
+}
+
 export interface StoreStats {
   events: number;
   resources: number;
@@ -126,7 +139,21 @@ export interface Store {
   resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
   /** Distinct values of a dimension in a time range, most frequent first. */
   distinctValues(dimension: Dimension, fromMs: number, toMs: number, limit: number): Promise<string[]>;
-  /** Deletes everything older than the cutoff; returns how many events went. */
+  /**
+   * The aggregate answered from the per-minute rollup (`rollup.ts`) plus raw rows for what it does
+   * not cover yet; quantiles within `SKETCH_RELATIVE_ERROR`, every other measure exact. Null when
+   * the rollup cannot answer this spec (a filter, group-by or measure it does not keep, buckets
+   * not aligned to whole minutes, or no rolled-up minute in the range): use `aggregate`.
+   */
+  approxAggregate(spec: QuerySpec): Promise<QueryRow[] | null>;
+  /** `histogram` from the rollup's log buckets, under the same conditions (bounds on the sketch's scale). */
+  approxHistogram(spec: HistogramSpec): Promise<HistogramRow[] | null>;
+  /**
+   * Rolls up every closed minute before `untilMs` not yet rolled up and moves the watermark there
+   * (the first call backfills from the oldest event). Safe to call at any interval.
+   */
+  maintainRollup(untilMs: number): Promise<RollupProgress>;
+  /** Deletes everything older than the cutoff, rollup minutes included; returns how many events went. */
   deleteBefore(cutoffMs: number): Promise<{ events: number; resources: number; feedback: number }>;
   stats(): Promise<StoreStats>;
   close(): Promise<void>;

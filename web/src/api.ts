@@ -90,10 +90,23 @@ export interface QueryBody extends Window {
   step?: string;
   measures: string[];
   limit?: number;
+  /** Allow quantiles from the per-minute rollup (within the reply's relative error). */
+  approx?: boolean;
 }
 
 export async function query(body: QueryBody, signal?: AbortSignal): Promise<Row[]> {
   return asRows(field(await call('POST', '/v1/query', body, signal), 'rows'));
+}
+
+/** The rollup's relative error when a reply says it answered (`approx`), else null (exact). */
+export function approxError(data: unknown): number | null {
+  return num(field(field(data, 'approx'), 'relative_error'));
+}
+
+/** `query` with the reply's approximation: rows, and the relative error of its quantiles (null: exact). */
+export async function queryApprox(body: QueryBody, signal?: AbortSignal): Promise<{ rows: Row[]; relativeError: number | null }> {
+  const data = await call('POST', '/v1/query', { ...body, approx: true }, signal);
+  return { rows: asRows(field(data, 'rows')), relativeError: approxError(data) };
 }
 
 export async function labels(dimension: Dimension, w: Window, signal?: AbortSignal): Promise<string[]> {

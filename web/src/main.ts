@@ -158,7 +158,7 @@ function syncControls(): void {
   timer = state.refreshS > 0 ? setInterval(() => void render(), state.refreshS * 1000) : null;
 }
 
-/** Filter dropdown values for the window: loaded in the background, never blocking the charts. */
+/** Filter dropdown values for the window: loaded after the charts, never blocking them. */
 function loadLabels(win: { from: string; to: string }, signal: AbortSignal): void {
   const key = `${state.from}|${state.to}`;
   if (key === labelsKey) return;
@@ -191,7 +191,6 @@ async function render(): Promise<void> {
   }
   syncControls();
   const win = resolveWindow(state, Date.now());
-  loadLabels(win, c.signal);
   document.title = `${VIEW_TITLES[state.view]} · inferlens`;
   const ctx: ViewContext = {
     state,
@@ -213,6 +212,9 @@ async function render(): Promise<void> {
   if (state.request && drawer.el.dataset['kind'] !== 'request') void drawer.showRequest(state.request);
   await current.handle.update(ctx);
   if (c.signal.aborted) return;
+  // The filter dropdowns fill after the panels: their six distinct-value scans would otherwise
+  // share the CPU with the panel queries of the first render.
+  loadLabels(win, c.signal);
   renders++;
   document.body.dataset['renders'] = String(renders);
   updated.textContent = `updated ${fmtTime(Date.now())} · step ${win.step}`;

@@ -4,6 +4,7 @@
  */
 import { EVENT_FIELDS } from '../../schema/index.ts';
 import type { FieldKind } from '../../schema/index.ts';
+import { rollupDdl } from './rollup-sql.ts';
 
 /** The DuckDB column type for each field kind. */
 export function duckdbType(kind: FieldKind): string {
@@ -68,4 +69,6 @@ export const MIGRATIONS: readonly string[] = [
       ts TIMESTAMP, request_id VARCHAR, model VARCHAR, model_version VARCHAR, tenant VARCHAR, entry VARCHAR,
       node VARCHAR, replica VARCHAR, route_rule VARCHAR, status VARCHAR, error_type VARCHAR, label VARCHAR,
       confidence DOUBLE, reasons VARCHAR[], risk_tags VARCHAR[], sample_weight DOUBLE, input VARCHAR, output VARCHAR)`,
+  // 3: the per-minute rollup (src/store/rollup.ts), filled from the watermark on by maintainRollup.
+  rollupDdl().join(';\n'),
 ];

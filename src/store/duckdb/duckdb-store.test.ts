@@ -7,6 +7,8 @@ import { EVENT_FIELDS } from '../../schema/index.ts';
 import { fixtureLines, runStoreConformance, spec } from '../conformance.ts';
 import { createDuckDBStore } from './duckdb-store.ts';
 import { duckdbType } from './ddl.ts';
+import { sketchIndexSql } from './rollup-sql.ts';
+import { sketchIndex } from '../log-sketch.ts';
 
 runStoreConformance('duckdb (:memory:)', () => createDuckDBStore({ path: ':memory:', threads: 2 }));
 
@@ -40,5 +42,32 @@ describe('DuckDB store', () => {
     expect((await b.stats()).bytes).toBeGreaterThan(0);
     await b.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('rollup SQL', () => {
+  it('computes the same sketch index as the TypeScript mapping', async () => {
+    const inst = await DuckDBInstance.create(':memory:');
+    const conn = await inst.connect();
+    const values = [0, 0.001, 0.1, 0.125893, 1, 9.999, 10, 10.001, 25, 47.703, 100, 999.999, 1000, 60000, 3_600_000];
+    const rows = (await conn.runAndReadAll(`SELECT v, ${sketchIndexSql('v')} AS i FROM (SELECT unnest([${values.join(', ')}]::DOUBLE[]) AS v)`)).getRowObjectsJS();
+    conn.closeSync();
+    inst.closeSync();
+    expect(rows.map((r) => Number(r.i))).toEqual(values.map(sketchIndex));
+  });
+});
+
+describe('DuckDB store close', () => {
+  it('waits for reads and writes in flight, then refuses new ones', async () => {
+    const store = await createDuckDBStore({ path: ':memory:', threads: 2 });
+    await store.migrate();
+    const write = store.appendEvents(fixtureLines());
+    const read = store.aggregate(spec(['count', 'p99(total_ms)']));
+    const closed = store.close();
+    await expect(write).resolves.toEqual({ inserted: 10 });
+    await expect(read).resolves.toHaveLength(1);
+    await closed;
+    await expect(store.aggregate(spec(['count']))).rejects.toThrow(/closed/);
+    await expect(store.appendEvents(fixtureLines())).rejects.toThrow(/closed/);
   });
 });

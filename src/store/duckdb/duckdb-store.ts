@@ -20,6 +20,7 @@ import type {
   ListSpec,
   ResourceQuerySpec,
   ResourceRow,
+  RollupProgress,
   SliceCount,
   SliceCountSpec,
   Store,
@@ -28,6 +29,8 @@ import type {
 import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
+import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
+import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
 
 export interface DuckDBStoreOptions {
@@ -65,13 +68,45 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   }
   // One connection serialises writes (the pipeline has a single writer); reads get their own.
   const writer = await instance.connect();
-  const readers = [await instance.connect(), await instance.connect()];
+  // Four read connections: a query runs on one connection at a time, so with two the small panel
+  // reads of a dashboard queued behind the big ones; DuckDB shares its threads between them.
+  const readers = [await instance.connect(), await instance.connect(), await instance.connect(), await instance.connect()];
   let nextReader = 0;
   let closed = false;
+  // Every minute before this is rolled up (null: nothing yet). Only this store writes the rollup,
+  // so the copy in memory is the truth once migrate() has read it.
+  let watermarkMs: number | null = null;
+  // The writer connection runs one operation at a time: an append must never land inside the
+  // rollup's or retention's transaction.
+  let writerChain: Promise<unknown> = Promise.resolve();
+  function exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    if (closed) return Promise.reject(new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server'));
+    const run = writerChain.then(fn, fn);
+    writerChain = run.catch(() => undefined);
+    return run;
+  }
+  const floorMinute = (ms: number) => Math.floor(ms / ROLLUP_STEP_MS) * ROLLUP_STEP_MS;
+
+  /** Rebuilds the rollup minutes of [fromMs, toMs) (whole minutes) inside the caller's transaction. */
+  async function rebuild(fromMs: number, toMs: number): Promise<void> {
+    for (const st of rebuildSql(fromMs, toMs)) await writer.run(st.sql, st.params as never);
+  }
+
+  // Reads in flight: close() waits for them. Closing a DuckDB connection under a running statement
+  // deadlocks inside DuckDB (the statement's context destroys itself while holding its own lock;
+  // seen as a server that never exited after SIGTERM during a dashboard benchmark).
+  const inFlight = new Set<Promise<unknown>>();
+  function track<T>(p: Promise<T>): Promise<T> {
+    inFlight.add(p);
+    const done = () => inFlight.delete(p);
+    p.then(done, done);
+    return p;
+  }
 
   async function read(sql: string, params: unknown[] = []): Promise<Row[]> {
+    if (closed) throw new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server');
     const conn = readers[nextReader++ % readers.length]!;
-    const reader = await conn.runAndReadAll(sql, params as never);
+    const reader = await track(conn.runAndReadAll(sql, params as never));
     return reader.getRowObjectsJS().map((r) => {
       const out: Row = {};
       for (const k in r) out[k] = plain(r[k]);
@@ -102,6 +137,72 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
   const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
 
+  /**
+   * One batch of events. Rows below the rollup's watermark (late data, imports) rebuild the
+   * rollup minutes they fall in, in the same transaction, so a rolled-up minute always equals its
+   * raw rows. Live rows are ahead of the watermark and take the plain insert.
+   */
+  async function appendEventsNow(lines: readonly string[], hint?: { minTsMs: number; maxTsMs: number }): Promise<AppendResult> {
+    const file = stageFile(lines);
+    try {
+      // The anti-join looks for stored copies only inside the batch's time range (zone maps
+      // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
+      const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
+      const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
+      const staged = `SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
+      const insert = () =>
+        writer.run(
+          `INSERT INTO events SELECT ${eventColumnList} FROM (${staged}) s
+           WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
+           QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
+          params as never,
+        );
+      const wm = watermarkMs;
+      if (wm === null || (hint && hint.minTsMs >= wm)) return { inserted: Number((await insert()).rowsChanged) };
+      return await inTransaction(writer, async () => {
+        const inserted = Number((await insert()).rowsChanged);
+        if (inserted === 0) return { inserted };
+        let span = hint;
+        if (!span) {
+          const r = (await writer.runAndReadAll(`SELECT epoch_ms(min(ts)) AS lo, epoch_ms(max(ts)) AS hi FROM (${staged})`, [file])).getRowObjectsJS()[0];
+          span = { minTsMs: Number(r?.lo), maxTsMs: Number(r?.hi) };
+        }
+        const from = floorMinute(span.minTsMs);
+        const to = Math.min(floorMinute(span.maxTsMs) + ROLLUP_STEP_MS, wm);
+        if (to > from) await rebuild(from, to);
+        return { inserted };
+      });
+    } finally {
+      rmSync(file, { force: true });
+    }
+  }
+
+  /** Maps aggregate result columns (bucket, group columns, m0…) to a QueryRow. */
+  function toQueryRows(spec: QuerySpec, rows: Row[]): QueryRow[] {
+    return rows.map((r) => {
+      const out: QueryRow = {};
+      if (spec.stepMs !== undefined) out.bucket = r.bucket as number;
+      for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
+      spec.measures.forEach(({ name, measure }, i) => {
+        const v = r[`m${i}`] as number | null;
+        out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
+      });
+      return out;
+    });
+  }
+
+  /** Histogram result rows (bucket, idx, n) to one count array per bucket. */
+  function toHistogramRows(spec: HistogramSpec, rows: Row[]): HistogramRow[] {
+    const byBucket = new Map<number, number[]>();
+    for (const r of rows) {
+      const b = r.bucket as number;
+      let counts = byBucket.get(b);
+      if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
+      counts[r.idx as number] = r.n as number;
+    }
+    return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
+  }
+
   const store: Store = {
     async migrate() {
       await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
@@ -113,93 +214,114 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
           await writer.run('INSERT INTO schema_migrations VALUES ($1, current_timestamp)', [v]);
         });
       }
+      const wm = (await writer.runAndReadAll('SELECT epoch_ms(max(watermark)) AS w FROM rollup_state')).getRowObjectsJS();
+      watermarkMs = wm[0]?.w == null ? null : Number(wm[0].w);
     },
 
-    async appendEvents(lines, hint): Promise<AppendResult> {
-      if (lines.length === 0) return { inserted: 0 };
-      const file = stageFile(lines);
-      try {
-        // The anti-join looks for stored copies only inside the batch's time range (zone maps
-        // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
-        const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
-        const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
-        const res = await writer.run(
-          `INSERT INTO events SELECT ${eventColumnList} FROM (
-             SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)
-           ) s
-           WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
-           QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
-          params as never,
-        );
-        return { inserted: Number(res.rowsChanged) };
-      } finally {
-        rmSync(file, { force: true });
-      }
+    appendEvents(lines, hint): Promise<AppendResult> {
+      if (lines.length === 0) return Promise.resolve({ inserted: 0 });
+      return exclusive(() => appendEventsNow(lines, hint));
     },
 
-    async appendResources(samples: readonly ResourceSample[]) {
-      if (samples.length === 0) return;
-      const lines = samples.map((s) =>
-        JSON.stringify({
-          ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
-          node: s.node,
-          replica: s.replica ?? null,
-          gpu: s.gpu ?? null,
-          pool: s.pool ?? null,
-          metric: s.metric,
-          labels: s.labels ?? null,
-          value: s.value,
-          simulated: s.simulated ?? false,
-        }),
-      );
-      const file = stageFile(lines);
-      try {
-        await writer.run(
-          `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
-           FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
-          [file],
+    appendResources(samples: readonly ResourceSample[]) {
+      return exclusive(async () => {
+        if (samples.length === 0) return;
+        const lines = samples.map((s) =>
+          JSON.stringify({
+            ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
+            node: s.node,
+            replica: s.replica ?? null,
+            gpu: s.gpu ?? null,
+            pool: s.pool ?? null,
+            metric: s.metric,
+            labels: s.labels ?? null,
+            value: s.value,
+            simulated: s.simulated ?? false,
+          }),
         );
-      } finally {
-        rmSync(file, { force: true });
-      }
+        const file = stageFile(lines);
+        try {
+          await writer.run(
+            `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
+             FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
+            [file],
+          );
+        } finally {
+          rmSync(file, { force: true });
+        }
+      });
     },
 
-    async appendFeedback(rows: readonly Feedback[]) {
-      if (rows.length === 0) return;
-      const lines = rows.map((f) =>
-        JSON.stringify({
-          ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
-          request_id: f.request_id,
-          kind: f.kind,
-          value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
-          value_str: typeof f.value === 'string' ? f.value : null,
-          source: f.source ?? null,
-        }),
-      );
-      const file = stageFile(lines);
-      try {
-        await writer.run(
-          `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
-           FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
-          [file],
+    appendFeedback(rows: readonly Feedback[]) {
+      return exclusive(async () => {
+        if (rows.length === 0) return;
+        const lines = rows.map((f) =>
+          JSON.stringify({
+            ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
+            request_id: f.request_id,
+            kind: f.kind,
+            value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
+            value_str: typeof f.value === 'string' ? f.value : null,
+            source: f.source ?? null,
+          }),
         );
-      } finally {
-        rmSync(file, { force: true });
-      }
+        const file = stageFile(lines);
+        try {
+          await writer.run(
+            `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+             FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
+            [file],
+          );
+        } finally {
+          rmSync(file, { force: true });
+        }
+      });
     },
 
     async aggregate(spec: QuerySpec): Promise<QueryRow[]> {
       const { sql, params } = aggregateSql(spec);
-      const rows = await read(sql, params);
-      return rows.map((r) => {
-        const out: QueryRow = {};
-        if (spec.stepMs !== undefined) out.bucket = r.bucket as number;
-        for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
-        spec.measures.forEach(({ name, measure }, i) => {
-          const v = r[`m${i}`] as number | null;
-          out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
-        });
-        return out;
+      return toQueryRows(spec, await read(sql, params));
+    },
+
+    async approxAggregate(spec: QuerySpec): Promise<QueryRow[] | null> {
+      const level = rollupLevelFor(spec);
+      const range = level && rolledUpRange(spec.fromMs, spec.toMs, watermarkMs);
+      if (!level || !range) return null;
+      const { sql, params } = rollupAggregateSql(spec, level, range);
+      return toQueryRows(spec, await read(sql, params));
+    },
+
+    async approxHistogram(spec: HistogramSpec): Promise<HistogramRow[] | null> {
+      const level = rollupLevelFor({ fromMs: spec.fromMs, stepMs: spec.stepMs, filters: spec.filters, groupBy: [] });
+      const range = level && rolledUpRange(spec.fromMs, spec.toMs, watermarkMs);
+      const q = level && range && rollupHistogramSql({ ...spec, includeProbes: spec.includeProbes ?? false }, level, range);
+      if (!q) return null;
+      return toHistogramRows(spec, await read(q.sql, q.params));
+    },
+
+    maintainRollup(untilMs: number): Promise<RollupProgress> {
+      return exclusive(async () => {
+        const target = floorMinute(untilMs);
+        // Nothing closed since the last run (or a clock that went back): leave the watermark.
+        if (watermarkMs !== null && target <= watermarkMs) return { watermarkMs, minutes: 0 };
+        let from = watermarkMs;
+        if (from === null) {
+          const r = (await writer.runAndReadAll('SELECT epoch_ms(min(ts)) AS t FROM events')).getRowObjectsJS()[0];
+          from = r?.t == null ? target : Math.min(floorMinute(Number(r.t)), target);
+        }
+        const start = from;
+        // An hour per transaction: a backfill never holds the writer for long.
+        do {
+          const to = Math.min(from + 60 * ROLLUP_STEP_MS, target);
+          await inTransaction(writer, async () => {
+            if (to > from!) await rebuild(from!, to);
+            await writer.run('DELETE FROM rollup_state');
+            await writer.run('INSERT INTO rollup_state VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
+          });
+          watermarkMs = to;
+          from = to;
+        } while (from < target);
+        return { watermarkMs, minutes: (target - start) / ROLLUP_STEP_MS };
       });
     },
 
@@ -214,14 +336,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
          FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket`,
         p.values,
       );
-      const byBucket = new Map<number, number[]>();
-      for (const r of rows) {
-        const b = r.bucket as number;
-        let counts = byBucket.get(b);
-        if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
-        counts[r.idx as number] = r.n as number;
-      }
-      return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
+      return toHistogramRows(spec, rows);
     },
 
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
@@ -234,12 +349,18 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       const sets = dims.map((d) => `(${d})`);
       if (spec.pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
       sets.push('()');
+      // Two stages: one pass over the rows to the distinct dimension combinations (36,000 per hour
+      // of 1.67 M rows on the dashboard benchmark), then the grouping sets over those. Exact, and
+      // 4× faster than the grouping sets over the rows (0.34 s against 1.46 s).
+      const cols = dims.map((d) => `coalesce(${d}, '(none)') AS ${d}`).join(', ');
+      const f = spec.sampleFraction;
+      const sample = f !== undefined && f > 0 && f < 1 ? ` TABLESAMPLE ${(f * 100).toFixed(4)}% (system, 7)` : '';
       const rows = await read(
-        `WITH base AS (SELECT ${dims.map((d) => `coalesce(${d}, '(none)') AS ${d}`).join(', ')}${dims.length ? ',' : ''}
-                 coalesce(sample_weight, 1) AS w, coalesce(${bad}, false) AS bad FROM events WHERE ${where})
-         SELECT ${dims.map((d) => `${d}, grouping(${d}) AS g_${d}`).join(', ')}${dims.length ? ',' : ''} sum(w) AS n, sum(CASE WHEN bad THEN w ELSE 0 END) AS k
+        `WITH base AS (SELECT ${cols}${dims.length ? ',' : ''} sum(coalesce(sample_weight, 1)) AS n,
+                 sum(CASE WHEN coalesce(${bad}, false) THEN coalesce(sample_weight, 1) ELSE 0 END) AS k FROM events${sample} WHERE ${where} GROUP BY ALL)
+         SELECT ${dims.map((d) => `${d}, grouping(${d}) AS g_${d}`).join(', ')}${dims.length ? ',' : ''} sum(n) AS n, sum(k) AS k
          FROM base GROUP BY GROUPING SETS (${sets.join(', ')})
-         HAVING sum(w) >= ${p.add(spec.minSupport)} OR ${dims.length ? dims.map((d) => `grouping(${d}) = 1`).join(' AND ') : 'true'}`,
+         HAVING sum(n) >= ${p.add(spec.minSupport)} OR ${dims.length ? dims.map((d) => `grouping(${d}) = 1`).join(' AND ') : 'true'}`,
         p.values,
       );
       return rows.map((r) => {
@@ -297,16 +418,22 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       return rows.map((r) => r.v as string);
     },
 
-    async deleteBefore(cutoffMs) {
+    deleteBefore(cutoffMs) {
       const p = new Params();
       const cutoff = tsParam(p, cutoffMs);
-      return inTransaction(writer, async () => {
-        const e = await writer.run(`DELETE FROM events WHERE ts < ${cutoff}`, p.values as never);
-        const r = await writer.run(`DELETE FROM resources WHERE ts < ${cutoff}`, p.values as never);
-        const f = await writer.run(`DELETE FROM feedback WHERE ts < ${cutoff}`, p.values as never);
-        await writer.run(`DELETE FROM samples WHERE ts < ${cutoff}`, p.values as never);
-        return { events: Number(e.rowsChanged), resources: Number(r.rowsChanged), feedback: Number(f.rowsChanged) };
-      });
+      return exclusive(() =>
+        inTransaction(writer, async () => {
+          const e = await writer.run(`DELETE FROM events WHERE ts < ${cutoff}`, p.values as never);
+          const r = await writer.run(`DELETE FROM resources WHERE ts < ${cutoff}`, p.values as never);
+          const f = await writer.run(`DELETE FROM feedback WHERE ts < ${cutoff}`, p.values as never);
+          await writer.run(`DELETE FROM samples WHERE ts < ${cutoff}`, p.values as never);
+          // Rollup minutes go with their events; a minute the cutoff splits is rebuilt from what is left.
+          const minute = floorMinute(cutoffMs);
+          for (const st of deleteRollupSql(minute)) await writer.run(st.sql, st.params as never);
+          if (minute < cutoffMs && watermarkMs !== null && minute < watermarkMs) await rebuild(minute, minute + ROLLUP_STEP_MS);
+          return { events: Number(e.rowsChanged), resources: Number(r.rowsChanged), feedback: Number(f.rowsChanged) };
+        }),
+      );
     },
 
     async stats(): Promise<StoreStats> {
@@ -327,12 +454,14 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     feedbackStats: (spec) => feedbackStats(read, spec),
 
-    appendSamples: (rows) => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows),
+    appendSamples: (rows) => exclusive(() => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows)),
     listSamples: (spec) => listSamples(read, spec),
 
     async close() {
       if (closed) return;
       closed = true;
+      // Let running statements finish first (see `track`); writes already queued still run.
+      await Promise.allSettled([...inFlight, writerChain]);
       for (const c of [...readers, writer]) c.closeSync();
       instance.closeSync();
       if (memory) rmSync(stageDir, { recursive: true, force: true });

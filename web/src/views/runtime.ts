@@ -1,13 +1,17 @@
 /**
  * The runtime view (platform engineers): is it slower, is throughput dropping or saturating, where
- * do errors concentrate, is it capacity. First render is one batch of 7 parallel requests: one
+ * do errors concentrate, is it capacity. Every request allows the per-minute rollup (`approx`):
+ * quantiles within ~1 %, said on the panel whenever the rollup answered; the slice finder counts a
+ * sample on large windows, also said. Panels draw as their own reply arrives (the KPIs do not wait
+ * for the charts; the heatmap draws first and adds the P99 overlay when the bucket query lands).
+ * First render is one batch of 7 parallel requests: one
  * bucketed `/v1/query` with every measure the charts need (33 of the 40 allowed; the heatmap's P99
  * overlay reuses it), one totals query, the histogram, the slice finder, the saturation check, the
  * stage attribution and the resources. Filter dropdown values load beside it, never blocking. Field
  * presence (staged adoption) is read off the same rows: a stage whose mean is null in every bucket
  * that has requests was not sent.
  */
-import { ApiError, call, field, num, query, records, str } from '../api.ts';
+import { ApiError, approxError, call, field, num, queryApprox, records, str } from '../api.ts';
 import type { ErrorType, Filters, Row, Status } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtBytes, fmtMs, fmtNum, fmtPct, fmtTime } from '../format.ts';
@@ -98,17 +102,22 @@ export function runtimeView(root: HTMLElement): ViewHandle {
   /** Returns the P99 column (on the window's grid) for the heatmap overlay: no second scan. */
   async function loadBuckets(ctx: ViewContext): Promise<Col> {
     const { win, filters, signal } = ctx;
-    const [rows, totals] = await Promise.all([
-      query({ from: win.from, to: win.to, filters, step: win.step, measures: BUCKET_MEASURES }, signal),
-      query({ from: win.from, to: win.to, filters, measures: TOTAL_MEASURES }, signal),
-    ]);
+    const totalsP = queryApprox({ from: win.from, to: win.to, filters, measures: TOTAL_MEASURES }, signal);
+    // The KPIs draw as soon as their (smaller) query lands.
+    const summaryDone = totalsP.then((t) => {
+      if (!signal.aborted) renderSummary(t.rows[0] ?? {}, t.relativeError);
+      return t.rows[0] ?? {};
+    });
+    summaryDone.catch(() => undefined); // awaited below; a bucket-query failure must not leave it unhandled
+    const answer = await queryApprox({ from: win.from, to: win.to, filters, step: win.step, measures: BUCKET_MEASURES }, signal);
+    const rows = answer.rows;
     const grid = onGrid(win.buckets, rows);
     const p99Col = col(grid, 'p99(total_ms)');
     if (signal.aborted) return p99Col;
     const xs = win.buckets;
     const xRange: [number, number] = [win.fromMs, win.toMs];
-    const total = totals[0] ?? {};
-    renderSummary(total);
+    const total = await summaryDone;
+    if (signal.aborted) return p99Col;
     const count = col(grid, 'count');
     const nRows = col(grid, 'n');
     const anyRequests = count.some((v) => (v ?? 0) > 0);
@@ -118,7 +127,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       return p99Col;
     }
     const nTotal = num(total['n']);
-    p.latency.setMeta(`n = ${fmtNum(nTotal, 0)} stored rows`);
+    p.latency.setMeta(`n = ${fmtNum(nTotal, 0)} stored rows${approxNote(answer.relativeError)}`);
 
     // Latency percentiles: n per bucket shows in the legend next to the percentiles.
     const pcts = PCTS.map(([k, label]) => ({ label, color: colorFor(k, 0), values: col(grid, `${k}(total_ms)`) }));
@@ -320,15 +329,15 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     });
   }
 
-  function renderSummary(total: Row): void {
+  function renderSummary(total: Row, relativeError: number | null): void {
     const kpi = (label: string, value: string, sub = '') => h('div', { class: 'kpi' }, h('div', { class: 'kpi-label' }, label), h('div', { class: 'kpi-value' }, value), sub ? h('div', { class: 'kpi-sub' }, sub) : null);
     const n = num(total['n']);
     replace(
       p.summary,
       kpi('Requests', fmtNum(num(total['count']), 0), `${fmtNum(n, 0)} stored rows`),
       kpi('QPS', fmtNum(num(total['qps']), 2)),
-      kpi('P50', fmtMs(num(total['p50(total_ms)'])), `n = ${fmtNum(n, 0)}`),
-      kpi('P99', fmtMs(num(total['p99(total_ms)'])), `n = ${fmtNum(n, 0)}`),
+      kpi('P50', fmtMs(num(total['p50(total_ms)'])), `n = ${fmtNum(n, 0)}${approxNote(relativeError)}`),
+      kpi('P99', fmtMs(num(total['p99(total_ms)'])), `n = ${fmtNum(n, 0)}${approxNote(relativeError)}`),
       kpi('Max', fmtMs(num(total['max(total_ms)']))),
       kpi('Error rate', fmtPct(num(total['error_rate']))),
       kpi('Rejected + rate-limited', fmtPct((num(total['rejected_rate']) ?? 0) + (num(total['rate_limited_rate']) ?? 0))),
@@ -337,46 +346,54 @@ export function runtimeView(root: HTMLElement): ViewHandle {
 
   async function loadHeatmap(ctx: ViewContext, p99Promise: Promise<Col>): Promise<void> {
     const { win, filters, signal } = ctx;
-    const data = await call('POST', '/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms' }, signal);
-    // The P99 overlay comes from the bucket query (already in flight); without it, no overlay.
-    const p99 = await p99Promise.catch((): Col => win.buckets.map(() => null));
+    const data = await call('POST', '/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms', approx: true }, signal);
     if (signal.aborted) return;
     const bounds = (field(data, 'bounds_ms') as unknown[] | undefined)?.filter((x): x is number => typeof x === 'number') ?? [];
     const hrows = records(field(data, 'rows')).map((r) => ({ bucket: r['bucket'], counts: Array.isArray(r['counts']) ? r['counts'].map((c) => (typeof c === 'number' ? c : 0)) : [] }));
     if (bounds.length === 0 || hrows.every((r) => r.counts.every((c) => c === 0))) {
+      const p99 = await p99Promise.catch((): Col => win.buckets.map(() => null));
+      if (signal.aborted) return;
       const anyRows = p99.some((v) => v != null);
       if (anyRows) p.heatmap.needs(['total_ms'], 'The heatmap bins each request by its end-to-end latency.');
       else p.heatmap.empty('No requests with a latency in this window.');
       return;
     }
     const grid = onGrid(win.buckets, hrows);
-    ensureChartBox(p.heatmap);
-    heatmap(chartBox(p.heatmap), {
-      id: 'heatmap',
-      xs: win.buckets,
-      stepMs: win.stepMs,
-      xRange: [win.fromMs, win.toMs],
-      boundsMs: bounds,
-      counts: grid.map((r) => r?.counts),
-      overlay: { label: 'P99', color: '#d64545', values: p99 },
-      syncKey: SYNC,
-      fmt: fmtMs,
-      onCell: (idx, lowerMs) => {
-        const t = win.buckets[idx]!;
-        ctx.openSamples({ title: `Requests ≥ ${fmtMs(lowerMs)} in ${fmtTime(t)}`, fromMs: t, toMs: t + win.stepMs, filters, min: { column: 'total_ms', value: lowerMs } });
-      },
-    });
+    // Draw now; the P99 overlay comes from the bucket query and is added when it lands.
+    const draw = (p99: Col) => {
+      ensureChartBox(p.heatmap);
+      heatmap(chartBox(p.heatmap), {
+        id: 'heatmap',
+        xs: win.buckets,
+        stepMs: win.stepMs,
+        xRange: [win.fromMs, win.toMs],
+        boundsMs: bounds,
+        counts: grid.map((r) => r?.counts),
+        overlay: { label: 'P99', color: '#d64545', values: p99 },
+        syncKey: SYNC,
+        fmt: fmtMs,
+        onCell: (idx, lowerMs) => {
+          const t = win.buckets[idx]!;
+          ctx.openSamples({ title: `Requests ≥ ${fmtMs(lowerMs)} in ${fmtTime(t)}`, fromMs: t, toMs: t + win.stepMs, filters, min: { column: 'total_ms', value: lowerMs } });
+        },
+      });
+    };
+    draw(win.buckets.map(() => null));
     p.heatmap.ready();
+    const p99 = await p99Promise.catch(() => null);
+    if (p99 && !signal.aborted) draw(p99);
   }
 
   async function loadConcentration(ctx: ViewContext): Promise<void> {
     const { win, filters, signal } = ctx;
     const kind = concentrationKind.value;
-    const data = await call('POST', '/v1/analysis/errors', { from: win.from, to: win.to, filters, kind }, signal);
+    const data = await call('POST', '/v1/analysis/errors', { from: win.from, to: win.to, filters, kind, approx: true }, signal);
     if (signal.aborted) return;
     const total = field(data, 'total');
     const slices = records(field(data, 'slices'));
     const threshold = num(field(data, 'thresholdMs'));
+    const sampled = num(field(field(data, 'sample'), 'fraction'));
+    p.concentration.setMeta(sampled != null ? `counted on a ${fmtPct(sampled, 0)} sample of ${fmtNum(num(field(field(data, 'sample'), 'window_rows')), 0)} rows` : '');
     const toggle = h(
       'div',
       { class: 'toggle' },
@@ -475,7 +492,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     const { win, filters, signal } = ctx;
     const el = p.saturation;
     try {
-      const data = await call('POST', '/v1/analysis/saturation', { from: win.from, to: win.to, filters, step: win.step }, signal);
+      const data = await call('POST', '/v1/analysis/saturation', { from: win.from, to: win.to, filters, step: win.step, approx: true }, signal);
       if (signal.aborted) return;
       const saturated = field(data, 'saturated') === true;
       el.dataset['state'] = saturated ? 'saturated' : 'ok';
@@ -490,8 +507,9 @@ export function runtimeView(root: HTMLElement): ViewHandle {
 
   async function loadStageShift(ctx: ViewContext): Promise<void> {
     const { win, filters, signal } = ctx;
-    const data = await call('POST', '/v1/analysis/stages', { from: win.from, to: win.to, filters }, signal);
+    const data = await call('POST', '/v1/analysis/stages', { from: win.from, to: win.to, filters, approx: true }, signal);
     if (signal.aborted) return;
+    p.stageShift.setMeta(approxNote(approxError(data)).replace(/^ · /, ''));
     const stages = records(field(data, 'stages'));
     const grew = str(field(data, 'grewMost'));
     if (stages.length === 0) {
@@ -617,6 +635,11 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       replace(root);
     },
   };
+}
+
+/** ` · quantiles ±0.96 %` when the rollup answered (the numbers are never silently approximate). */
+function approxNote(relativeError: number | null): string {
+  return relativeError == null ? '' : ` · quantiles ±${fmtPct(relativeError, 2)}`;
 }
 
 /** Each chart panel keeps one `.chart` element so uPlot can update in place on refresh. */
