@@ -100,9 +100,8 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
 
 function record(episodes: Map<string, Episode>, a: AlertView) {
   const key = `${a.fingerprint}@${a.activeAt}`;
-  const { alertname, severity, ...labels } = a.labels;
+  const { alertname: _name, severity, ...labels } = a.labels;
   const e = episodes.get(key) ?? { alertname: a.alertname, severity: severity ?? a.severity, labels, activeAtMs: Date.parse(a.activeAt), firedAtMs: null, resolvedAtMs: null, maxValue: a.value };
-  void alertname;
   if (a.state === 'firing' && e.firedAtMs === null) e.firedAtMs = Date.parse(a.since);
   if (a.state === 'resolved' && e.resolvedAtMs === null) e.resolvedAtMs = Date.parse(a.since);
   e.maxValue = Math.max(e.maxValue, a.value);

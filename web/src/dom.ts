@@ -47,6 +47,11 @@ export function h<K extends keyof HTMLElementTagNameMap>(tag: K, props: Props | 
   return el;
 }
 
+/** A form whose submit runs `onSubmit` instead of navigating. */
+export function form(cls: string, onSubmit: () => void, ...children: Child[]): HTMLFormElement {
+  return h('form', { class: cls, on: { submit: (e) => (e.preventDefault(), onSubmit()) } }, ...children);
+}
+
 export function append(el: Node, children: Child[]): void {
   for (const c of children) {
     if (c === null || c === undefined || c === false) continue;

@@ -6,7 +6,7 @@
 import './style.css';
 import { labels } from './api.ts';
 import { charts } from './charts/registry.ts';
-import { h, replace } from './dom.ts';
+import { form, h, replace } from './dom.ts';
 import { fmtTime } from './format.ts';
 import { Drawer } from './samples.ts';
 import { FILTER_DIMS, FILTER_TITLES, REFRESH_CHOICES_S, RELATIVE_WINDOWS, VIEWS, VIEW_TITLES, apiFilters, parseState, resolveWindow, stateUrl } from './state.ts';
@@ -68,17 +68,11 @@ const refreshSelect = h(
 );
 const updated = h('span', { class: 'updated', id: 'updated' });
 const requestInput = h('input', { id: 'request-search', type: 'search', placeholder: 'request id', label: 'request id' });
-const requestForm = h(
-  'form',
-  {
-    class: 'search',
-    on: {
-      submit: (e) => {
-        e.preventDefault();
-        const id = requestInput.value.trim();
-        if (id) go({ request: id });
-      },
-    },
+const requestForm = form(
+  'search',
+  () => {
+    const id = requestInput.value.trim();
+    if (id) go({ request: id });
   },
   requestInput,
   h('button', { type: 'submit' }, 'open'),

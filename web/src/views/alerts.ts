@@ -4,7 +4,7 @@
  * audit trail and an approve button, and the loaded rules with their health (`GET /v1/rules`).
  */
 import { ApiError, call, field, num, records, str } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { form, h, replace } from '../dom.ts';
 import type { Child } from '../dom.ts';
 import { fmtNum, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
@@ -148,23 +148,17 @@ export function alertsView(root: HTMLElement): ViewHandle {
     const comment = h('input', { id: 'silence-comment', placeholder: 'why', label: 'comment' });
     const by = h('input', { id: 'silence-by', value: 'dashboard', label: 'created by' });
     const msg = h('span', { class: 'form-msg', id: 'silence-msg' });
-    const form = h(
-      'form',
-      {
-        class: 'controls',
-        on: {
-          submit: (e) => {
-            e.preventDefault();
-            const matchers = splitMatchers(matchersIn.value);
-            if (matchers.length === 0) {
-              msg.textContent = 'give at least one matcher, e.g. alertname="LatencyP99Up"';
-              return;
-            }
-            call('POST', '/v1/silences', { matchers, duration_s: Number(duration.value), createdBy: by.value.trim() || 'dashboard', comment: comment.value }, signal)
-              .then(reload)
-              .catch((err: unknown) => (msg.textContent = err instanceof ApiError ? err.message : String(err)));
-          },
-        },
+    const silenceForm = form(
+      'controls',
+      () => {
+        const matchers = splitMatchers(matchersIn.value);
+        if (matchers.length === 0) {
+          msg.textContent = 'give at least one matcher, e.g. alertname="LatencyP99Up"';
+          return;
+        }
+        call('POST', '/v1/silences', { matchers, duration_s: Number(duration.value), createdBy: by.value.trim() || 'dashboard', comment: comment.value }, signal)
+          .then(reload)
+          .catch((err: unknown) => (msg.textContent = err instanceof ApiError ? err.message : String(err)));
       },
       h('label', null, 'Matchers ', matchersIn),
       h('label', null, 'for ', duration),
@@ -203,7 +197,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
         )
       : h('div', { class: 'placeholder' }, 'No silences.');
     silences.setMeta(`${rows.filter((s) => s['state'] === 'active').length} active`);
-    silences.ready(form, list);
+    silences.ready(silenceForm, list);
   }
 
   async function loadActions(ctx: ViewContext): Promise<void> {

@@ -8,7 +8,7 @@
  */
 import { SAMPLE_REASONS, call, field, isRecord, num, query, records, searchSamples, str } from '../api.ts';
 import type { Filters } from '../api.ts';
-import { h, replace } from '../dom.ts';
+import { form, h, replace } from '../dom.ts';
 import type { Child } from '../dom.ts';
 import { colorFor, fmtNum, fmtPct, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
@@ -375,17 +375,9 @@ async function loadSamples(ctx: ViewContext, panel: Panel): Promise<void> {
   const tagText = ctx.state.extra['stag'] ?? '';
   const reasonSelect = h('select', { id: 'sample-reason', label: 'reason', value: reason }, h('option', { value: '' }, 'any reason'), ...SAMPLE_REASONS.map((r) => h('option', { value: r }, r.replace(/_/g, ' '))));
   const tagInput = h('input', { id: 'sample-tag', type: 'search', placeholder: 'risk tag', label: 'risk tag', value: tagText });
-  const form = h(
-    'form',
-    {
-      class: 'controls',
-      on: {
-        submit: (e) => {
-          e.preventDefault();
-          ctx.setExtra({ sreason: reasonSelect.value || null, stag: tagInput.value.trim() || null });
-        },
-      },
-    },
+  const searchForm = form(
+    'controls',
+    () => ctx.setExtra({ sreason: reasonSelect.value || null, stag: tagInput.value.trim() || null }),
     h('label', null, 'Kept because ', reasonSelect),
     h('label', null, 'Tag ', tagInput),
     h('button', { type: 'submit', id: 'sample-search' }, 'search'),
@@ -394,7 +386,7 @@ async function loadSamples(ctx: ViewContext, panel: Panel): Promise<void> {
   if (signal.aborted) return;
   panel.setMeta(`${found.length}${found.length === 50 ? '+' : ''} sample${found.length === 1 ? '' : 's'}`);
   panel.ready(
-    form,
+    searchForm,
     found.length
       ? h('div', { class: 'sample-list' }, ...found.map((x) => sampleCard(x, ctx.openRequest)))
       : h('div', { class: 'placeholder' }, reason || tagText ? 'No captured samples match.' : 'No captured samples in this window: send input / output with the events (the capture policy keeps errors, low confidence, risky inputs and a random share).'),
