@@ -23,10 +23,10 @@ import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
-import { createQueries } from './query/index.ts';
+import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import { createComparer } from './release/index.ts';
-import type { Queries } from './query/index.ts';
+import type { Queries, TypedReads } from './query/index.ts';
 import { createDuckDBStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
 
@@ -93,7 +93,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = config.alerting.enabled ? buildAlerting(config, { queries, logger, registry, now: options.now }) : undefined;
+  const alerting = config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
   const quality = qualityRoutes({
     reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
@@ -176,7 +176,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
-function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
   const defaultRules = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
   const loaded = loadRuleFiles([...(ac.defaultRules ? [defaultRules] : []), ...ac.ruleFiles]);
@@ -190,7 +190,7 @@ function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; re
   const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
   return createAlerting({
     groups: loaded.groups,
-    queries: d.queries,
+    reads: d.reads,
     logger: d.logger.child({ component: 'alerting' }),
     registry: d.registry,
     notifiers,

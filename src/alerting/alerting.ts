@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { AlertNotification, Notifier } from '../notify/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { createActions } from './actions.ts';
 import type { ActionEndpoint, ActionMode, ActionRecord, Actions } from './actions.ts';
 import type { Alert } from './alert-state.ts';
@@ -26,7 +26,10 @@ import type { Silences } from './silences.ts';
 
 export interface AlertingOptions {
   groups: readonly RuleGroup[];
-  queries: Queries;
+  /** The typed reads the rules evaluate through. */
+  reads: TypedReads;
+  /** Most cells the detectors' per-minute series may hold. */
+  maxSeriesCells?: number;
   clock?: Clock;
   logger?: Logger;
   registry?: Registry;
@@ -189,7 +192,8 @@ export function createAlerting(o: AlertingOptions): Alerting {
 
   const evaluator: Evaluator = createEvaluator({
     groups: o.groups,
-    queries: o.queries,
+    reads: o.reads,
+    ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }),
     clock,
     ...(o.logger && { logger: o.logger.child({ component: 'alerting' }) }),
     onEvaluated: afterEvaluation,

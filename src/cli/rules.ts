@@ -27,7 +27,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { createAlerting, createManualClock, formatProblem, loadRuleFiles } from '../alerting/index.ts';
 import type { AlertView } from '../alerting/index.ts';
-import { createQueries } from '../query/index.ts';
+import { typedReads } from '../query/index.ts';
 import { ResourceSampleSchema, checkEvent, parseDurationMs, zodIssues } from '../schema/index.ts';
 import type { ResourceSample } from '../schema/index.ts';
 import { createDuckDBStore } from '../store/index.ts';
@@ -179,7 +179,7 @@ export async function rulesTest(testFile: string): Promise<RulesTestResult> {
     for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
     if (samples.length > 0) await store.appendResources(samples);
     const clock = createManualClock(startMs);
-    const alerting = createAlerting({ groups: loaded.groups, queries: createQueries(store), clock });
+    const alerting = createAlerting({ groups: loaded.groups, reads: typedReads(store), clock });
     const stepMs = parseDurationMs(t.evaluation_interval)!;
     const cases = [...t.alert_rule_test].sort((a, b) => at(a.eval_time) - at(b.eval_time));
     const cutoffs = [...new Set(cases.map((c) => at(c.eval_time)))];
