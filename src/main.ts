@@ -12,8 +12,8 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
-import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
+import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
@@ -111,7 +111,15 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    mounts: [
+      releaseRoutes({ comparer: createComparer(queries) }),
+      quality,
+      samplesRoutes({ queries }),
+      ...(alerting ? [alertRoutes({ alerting })] : []),
+      backtestRoutes({ reads: typedReads(store), defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
+      ...(options.mounts ?? []),
+      ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)]),
+    ],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
@@ -178,8 +186,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
 function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
-  const defaultRules = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
-  const loaded = loadRuleFiles([...(ac.defaultRules ? [defaultRules] : []), ...ac.ruleFiles]);
+  const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
   if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
   const notifiers: Notifier[] = ac.receivers.map((r) => {
     const common = { name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }) };
