@@ -35,7 +35,7 @@ export const TruthIncidentSchema = z
     end: rfc3339,
   })
   .strict()
-  .refine((i) => Date.parse(i.end) > Date.parse(i.start), { error: 'end must be after start', path: ['end'] });
+  .refine((i) => !(Date.parse(i.end) <= Date.parse(i.start)), { error: 'end must be after start', path: ['end'] });
 export const TruthSchema = z.array(TruthIncidentSchema).max(10_000);
 export type TruthIncident = z.infer<typeof TruthIncidentSchema>;
 
@@ -50,7 +50,7 @@ export function parseTruth(value: unknown, where = 'truth'): TruthIncident[] {
     }
     return r.data;
   }
-  throw new InferlensError('invalid_argument', `${where}: ${zodIssues(r.error).map((p) => `${where}.${p.path}: ${p.message}`).join('; ')}`);
+  throw new InferlensError('invalid_argument', zodIssues(r.error).map((p) => `${where}${p.path ? `.${p.path}` : ''}: ${p.message}`).join('; '));
 }
 
 export interface IncidentScore {
