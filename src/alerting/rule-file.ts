@@ -167,7 +167,7 @@ export function parseRuleText(text: string, file: string): LoadedRules {
       const rule = checkRule(input, ['groups', gi, 'rules', ri], g.name);
       if (rule) rules.push(rule);
     });
-    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, limit: g.limit, rules });
+    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, ...(g.interval ? {} : { defaultInterval: true }), limit: g.limit, rules });
   });
   return { groups: problems.length > 0 ? [] : groups, problems: sortProblems(problems) };
 

@@ -348,6 +348,8 @@ export interface RuleGroup {
   name: string;
   file: string;
   intervalMs: number;
+  /** The file gave no interval (intervalMs is the default; `rules test` uses its evaluation_interval). */
+  defaultInterval?: boolean;
   limit: number;
   rules: Rule[];
 }
