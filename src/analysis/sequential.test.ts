@@ -36,6 +36,7 @@ describe('rateShift', () => {
     const r = rateShift([{ n: 20, k: 4, pRef: 0.01, nRef: Infinity }], o)!;
     // alternatives 0.03 … 0.95: terms 2.52706, 4.79699, 6.51425, 6.94118, 3.64194, −31.0963
     expect(r.p0).toBeCloseTo(0.015, 12);
+    expect(r.pMin).toBeCloseTo(0.03, 12);
     expect(r.logLR).toBeCloseTo(5.747538, 5);
     expect(r.rate).toBe(0.2);
   });

@@ -99,6 +99,8 @@ export interface RateShift {
   pRef: number;
   /** The largest rate still taken as normal (tolerance × the reference's upper bound). */
   p0: number;
+  /** The smallest rate that matters (the first alternative). */
+  pMin: number;
 }
 
 /**
@@ -122,7 +124,7 @@ export function rateShift(windows: readonly RateWindow[], o: RateShiftOptions): 
     const rate = w.k / w.n;
     if (rate < pMin || pMin >= MAX_ALTERNATIVE_RATE) return;
     const logLR = bernoulliMixtureLogLR(w.n, w.k, p0, rateAlternatives(p0, pMin));
-    if (!best || logLR > best.logLR) best = { logLR, window: i, n: w.n, k: w.k, rate, pRef, p0 };
+    if (!best || logLR > best.logLR) best = { logLR, window: i, n: w.n, k: w.k, rate, pRef, p0, pMin };
   });
   return best;
 }

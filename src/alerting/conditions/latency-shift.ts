@@ -136,7 +136,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           continue;
         }
         if (level === 0) judged++;
-        const t = testWindows(windows, c);
+        const t = testWindows(windows, axis.windows, c);
         if (!t) continue;
         const e = t.evidence;
         const ratio = slowdown[e.window]!;

@@ -123,7 +123,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         continue;
       }
       if (level === 0) judged++;
-      const t = testWindows(windows, c);
+      const t = testWindows(windows, axis.windows, c);
       if (!t) continue;
       const e = t.evidence;
       tested.push({

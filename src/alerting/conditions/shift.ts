@@ -82,14 +82,37 @@ export interface Tested {
   pValue: number;
 }
 
-/** The sequential test of one slice over the axis' windows; null when no window qualifies. */
-export function testWindows(windows: RateWindow[], c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
+/** The trailing window that decides whether a change is over: at least 5 minutes … */
+export const RECOVERY_MINUTES = 5;
+/** … grown (up to 15 minutes) until it holds this many requests. */
+export const RECOVERY_REQUESTS = 20;
+
+/**
+ * The sequential test of one slice over the axis' windows (lengths in minutes, ascending); null when
+ * no window qualifies, or when the change is over. A change found over a long window would stay in
+ * it for up to the horizon after it ended; so, as the SRE Workbook's short window does for burn
+ * rates, the trailing window — min(5, best) minutes, grown up to min(15, best) until it holds 20
+ * requests — must still be above the midpoint between the normal level p0 and the smallest change
+ * that matters pMin. Worked: p0 = 0.015, pMin = 0.03 → midpoint 0.0225; a tenant failing half its
+ * requests keeps the alert unless none of its last 20 requests fails (0.5^20 ≈ 1e−6); once it
+ * recovers, 20 good requests end it.
+ */
+export function testWindows(windows: RateWindow[], lengths: readonly number[], c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
   const evidence = rateShift(windows, { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad });
   const excess = new Float64Array(windows.length);
   windows.forEach((w, i) => {
     excess[i] = Number.isFinite(w.pRef) ? w.k - w.n * w.pRef : 0;
   });
   if (!evidence) return null;
+  const best = lengths[evidence.window]!;
+  let recent: RateWindow | undefined;
+  for (let i = 0; i < lengths.length; i++) {
+    if (lengths[i]! < Math.min(RECOVERY_MINUTES, best)) continue;
+    if (lengths[i]! > Math.min(15, best)) break;
+    recent = windows[i];
+    if (recent!.n >= RECOVERY_REQUESTS) break;
+  }
+  if (recent && recent.n > 0 && recent.k / recent.n <= (evidence.p0 + evidence.pMin) / 2) return null;
   return { evidence, excess, pValue: evidencePValue(evidence.logLR) };
 }
 
