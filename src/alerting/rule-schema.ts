@@ -85,6 +85,11 @@ export const SloBurnRateSchema = z
     by,
     filters,
     min_count: minCount,
+    /**
+     * Fewest bad requests in the long window of a pair for it to fire: a burn rate computed from a
+     * handful of requests is chance (3 errors in the first 100 requests "burn" a 99.9 % budget 30×).
+     */
+    min_bad: z.number().int().min(0).default(10),
   })
   .strict();
 
@@ -224,6 +229,12 @@ const shiftCommon = {
   min_delta: z.number().min(0).max(1).default(0.02),
   /** Fewest bad requests in the window for a verdict. */
   min_bad: z.number().int().min(1).default(3),
+  /**
+   * Only model versions serving the larger share of their model's requests over the horizon
+   * (`major`: the stable version), or a smaller share beside a larger one (`minor`: canaries and
+   * pinned versions, whatever their route is called). Needs model_version in by.
+   */
+  share: z.enum(['major', 'minor']).optional(),
 };
 
 /** Signals of rate_shift: which requests count as bad. */
