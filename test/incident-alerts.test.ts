@@ -120,11 +120,12 @@ const describeEpisode = (e: Episode) => `${rel(e.activeAtMs)} → fired ${rel(e.
 
 /** The alert that must answer each incident, and the slice it must name (from the incident's `where`). */
 const EXPECTED: Record<IncidentKind, { alertname: string; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
-  slow_replica: { alertname: 'ReplicaExecSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
-  tenant_errors: { alertname: 'TenantErrorRateHigh', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
+  slow_replica: { alertname: 'ReplicaSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
+  // v2 serves the smaller share beside v1: the canary rule, localised to the tenant.
+  tenant_errors: { alertname: 'CanaryErrorsUp', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
   input_drift: { alertname: 'SpamFilterLowConfidenceUp', labels: (w) => ({ model: w.model, model_version: 'v2' }) },
-  canary_regression: { alertname: 'CanaryExecRegression', labels: (w) => ({ model: w.model, route_rule: 'canary' }) },
-  gpu_memory_creep: { alertname: 'GpuMemoryGrowing', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
+  canary_regression: { alertname: 'CanaryLatencyUp', labels: (w) => ({ model: w.model, model_version: 'v2', route_rule: 'canary' }) },
+  gpu_memory_creep: { alertname: 'GpuMemoryFullSoon', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
   // Every large tenant is shed: the first of them counts.
   load_spike: { alertname: 'LoadShedding', labels: (w) => ({ model: w.model }) },
 };
