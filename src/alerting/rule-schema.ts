@@ -118,7 +118,7 @@ export const QualityChangeSchema = z
     /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
     min_delta: z.number().min(0).default(0),
     direction: z.enum(['up', 'down', 'both']).default('up'),
-    /** drift: most rows read per window (all slices together), a sample spread over the window. */
+    /** drift: most rows read per window and slice (a stratified sample spread over the window). */
     max_rows: z.number().int().min(100).max(100_000).default(5000),
   })
   .strict();
