@@ -235,7 +235,7 @@ function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: 
       if (!big({ version: vi })) return null;
       if (m.type === 'classifier') {
         const target = int(r, 0, m.labels.length - 1);
-        const share = uniform(r, 0.15, 0.35);
+        const share = uniform(r, 0.2, 0.4);
         if (!big({ version: vi }, 1, share)) return null;
         return { ...base, version: vi, share, variant: String(target), slice: mv(vi), detail: { label: m.labels[target]!, moved_share: round(share) } };
       }

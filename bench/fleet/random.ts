@@ -68,11 +68,6 @@ export function int(r: Random, lo: number, hi: number): number {
   return lo + Math.floor(r() * (hi - lo + 1));
 }
 
-/** Log-uniform in [lo, hi): equal odds for each decade. */
-export function logUniform(r: Random, lo: number, hi: number): number {
-  return Math.exp(Math.log(lo) + (Math.log(hi) - Math.log(lo)) * r());
-}
-
 /** One element, uniformly. */
 export function pick<T>(r: Random, items: readonly T[]): T {
   if (items.length === 0) throw new Error('pick from an empty list');

@@ -44,7 +44,10 @@ const GIB = 1024 ** 3;
 const OUTLIER_RATE = 0.003;
 /** Timeouts not caused by latency: a dependency that never answered. */
 const BASE_TIMEOUT_RATE = 0.0004;
+/** A crash fails the requests in flight (those that arrived in the 2 s before it)… */
 const FAULT_WINDOW_MS = 2_000;
+/** …and those routed to it until the balancer's health check notices (3 s). */
+const DETECT_MS = 3_000;
 const PROBE_PASS_RATE = 0.995;
 
 const HTTP: Record<ErrorType, number> = {
@@ -169,6 +172,8 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
 
   // Per version: the queue's backlog (requests beyond capacity), carried second to second.
   const backlog = models.map((m) => m.versions.map(() => 0));
+  // …and its value at each second of the current minute, for the probes drawn after the minute.
+  const backlogAt = models.map((m) => m.versions.map(() => new Float64Array(60)));
   // Per replica: requests that reached it in each 15-s slot of the current minute.
   const slotCounts = fleet.replicas.map(() => new Float64Array(4));
   // Per (model, tenant pair, version): label cumulative weights (tenant mix × version shift).
@@ -294,11 +299,15 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
           for (const ri of v.replicas) if (!isDown(ri, secMs)) up++;
           const cap = v.capacityPerReplica * scale * up;
           const lamEff = lamV[vi]! * surge;
-          if (cap <= 0) return { up, rho: 1, waitMs: 0, rejectP: 0 };
+          if (cap <= 0) {
+            backlogAt[mi]![vi]![s] = backlog[mi]![vi]!;
+            return { up, rho: 1, waitMs: 0, rejectP: 0 };
+          }
           const maxBacklog = cap * m.maxQueueS;
           let b = backlog[mi]![vi]! + lamEff - cap;
           b = clamp(b, 0, maxBacklog);
           backlog[mi]![vi] = b;
+          backlogAt[mi]![vi]![s] = b;
           const rejectP = b >= maxBacklog && lamEff > cap ? 1 - cap / lamEff : 0;
           return { up, rho: lamEff / cap, waitMs: (b / cap) * 1000, rejectP };
         });
@@ -332,7 +341,7 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
           let up = 0;
           for (const ri of x.replicas) if (!isDown(ri, at)) up++;
           const cap = x.capacityPerReplica * scale * up;
-          const b = backlog[mi]![k]!;
+          const b = backlogAt[mi]![k]![Math.floor((at - minuteMs) / 1000)]!;
           return { up, rho: cap > 0 ? (lamV[k]! * surge) / cap : 1, waitMs: cap > 0 ? (b / cap) * 1000 : 0, rejectP: 0 };
         });
         emit(d, mi, at, `${prefix}-p${mi.toString(36)}.${vi}-${absMin.toString(36)}`, tenantCum, vi, lam, surge, queue, incs, blips, errMult, true);
@@ -431,15 +440,24 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
     const entry = fleet.entries[ei]!;
     const q = queue[vi]!;
 
-    // Routing to a replica: the drawn one, or the next one up when it is down.
+    // Routing to a replica: the drawn one, or the next one up when it is down. For the first
+    // seconds after a crash the balancer has not noticed: requests still go there and fail.
     let ri = -1;
+    let deadRoute = false;
     const n = v.replicas.length;
     const first = Math.floor(d.replicaU * n);
-    for (let k = 0; k < n; k++) {
-      const cand = v.replicas[(first + k) % n]!;
-      if (!isDown(cand, ts)) {
-        ri = cand;
-        break;
+    const drawn = v.replicas[first]!;
+    const drawnDown = isDown(drawn, ts);
+    if (drawnDown && ts - drawnDown.crashMs < DETECT_MS) {
+      ri = drawn;
+      deadRoute = true;
+    } else {
+      for (let k = 0; k < n; k++) {
+        const cand = v.replicas[(first + k) % n]!;
+        if (!isDown(cand, ts)) {
+          ri = cand;
+          break;
+        }
       }
     }
     const rep: Replica | null = ri >= 0 ? fleet.replicas[ri]! : null;
@@ -464,7 +482,7 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
       if (rate > quota && d.rateLimitU < 1 - quota / rate) status = 'rate_limited';
     }
     if (status === 'ok' && q.rejectP > 0 && d.rejectU < q.rejectP) status = 'rejected';
-    if (status === 'ok' && !rep) {
+    if (status === 'ok' && (!rep || deadRoute)) {
       status = 'error';
       errorType = 'replica_fault';
     }
@@ -479,7 +497,11 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
       blipType = b.errorType;
       latencyMult *= b.latencyFactor;
     }
+    // Slowdowns: added milliseconds on a classifier or ranker (whose own exec is a small part of
+    // its total); on a generative model, a slower prefill and slower tokens.
     let extraExecMs = 0;
+    let prefillMult = 1;
+    let tpotMult = 1;
     const stageExtra = { ingress_ms: 0, queue_ms: 0, batch_ms: 0, post_ms: 0 };
     let forcedError: ErrorType | null = null;
     let forcedTimeout = false;
@@ -496,7 +518,13 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
       const ir = incidentRng.get(inc)!;
       switch (inc.kind) {
         case 'latency_tail':
-          if (ir() < inc.share) extraExecMs += inc.delta * lognormal(ir, 1, 0.3);
+          if (ir() < inc.share) {
+            if (m.type !== 'generative') extraExecMs += inc.delta * lognormal(ir, 1, 0.3);
+            else {
+              prefillMult *= inc.factor;
+              tpotMult *= Math.sqrt(inc.factor);
+            }
+          }
           break;
         case 'error_slice':
           if (ir() < inc.share) forcedError = inc.errorType;
@@ -540,7 +568,13 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
           break;
         case 'canary_regression':
           if (inc.share > 0 && ir() < inc.share) forcedError = inc.errorType;
-          if (inc.delta > 0) extraExecMs += inc.delta * lognormal(ir, 1, 0.3);
+          if (inc.factor > 1) {
+            if (m.type !== 'generative') extraExecMs += inc.delta * lognormal(ir, 1, 0.3);
+            else {
+              prefillMult *= inc.factor;
+              tpotMult *= inc.factor;
+            }
+          }
           break;
         case 'stage_regression':
           stageExtra[inc.stage] += inc.delta * lognormal(ir, 1, 0.35);
@@ -619,10 +653,10 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
         outputTokens = m.maxTokens;
         finish = 'length';
       }
-      const prefill = m.prefillMs * latencyMult * Math.sqrt(inputTokens / m.inputTokens) * Math.exp(0.25 * d.zExec) * stall;
-      tpot = m.tpotMs * latencyMult * load * Math.exp(0.15 * d.zX);
+      const prefill = m.prefillMs * latencyMult * prefillMult * Math.sqrt(inputTokens / m.inputTokens) * Math.exp(0.25 * d.zExec) * stall;
+      tpot = m.tpotMs * latencyMult * tpotMult * load * Math.exp(0.15 * d.zX);
       ttft = batchMs + prefill;
-      execMs = prefill + tpot * outputTokens + extraExecMs;
+      execMs = prefill + tpot * outputTokens;
     } else {
       inputTokens = Math.max(1, Math.round(m.inputTokens * inputFactor * Math.exp(0.6 * d.zIn)));
       const size = m.type === 'ranker' ? Math.max(1, Math.round(m.items * Math.exp(0.3 * d.zX))) / m.items : inputTokens / m.inputTokens;
