@@ -21,7 +21,7 @@ import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** A slice's bucket counts over the axis' minute bins. */
@@ -86,6 +86,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
       perLevel.push(m);
     }
     const H = axis.windows[axis.windows.length - 1]!;
+    const parentPhi = new Map<string, number>();
     const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: addRangeTotal(h, axis.bins - H, axis.bins) }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
@@ -126,11 +127,17 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           continue;
         }
         if (level === 0) judged++;
-        const t = testWindows(windows, axis.windows, c, (back, wi) => {
+        const minuteAbove = (j: number, threshold: number) => {
           const m = new Map<number, number>();
-          addRange(h, axis.bins - 1 - back, axis.bins - back, m);
-          return countAbove(m, thresholds[wi]!);
-        });
+          addRange(h, j, j + 1, m);
+          return countAbove(m, threshold);
+        };
+        // Overdispersion of the exceedances over the baseline minutes, against the longest window's threshold.
+        const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
+        const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
+        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), axis.bins - H - ref.bins, axis.bins - H, level === 0 ? 1 : (parentPhi.get(pKey) ?? 1));
+        if (level === 0) parentPhi.set(pKey, phi);
+        const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
         const e = t.evidence;
         const ratio = slowdown[e.window]!;

@@ -23,7 +23,7 @@ import type { RateShiftCondition, RateSignal } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
@@ -124,6 +124,10 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   let without = 0;
   const L = axis.bins;
   const H = axis.windows[axis.windows.length - 1]!;
+  // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
+  const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
+  const phiOf = (s: Counts, parentPhi = 1) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parentPhi);
+  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, phiOf(s)]));
   const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: s.n(L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {
     const dims = levels[level]!;
@@ -143,7 +147,8 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         continue;
       }
       if (level === 0) judged++;
-      const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }));
+      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))! : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)) ?? 1);
+      const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
       if (!t) continue;
       const e = t.evidence;
       tested.push({
@@ -153,7 +158,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         scope: scopeOf(s.labels, dims, c.by),
         ...t,
         value: e.pRef > 0 ? e.rate / e.pRef : e.rate / Math.max(e.p0, 1e-6),
-        details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]! },
+        details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]!, dispersion: phi },
       });
     }
   });

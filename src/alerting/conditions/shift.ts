@@ -9,7 +9,7 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
+import { benjaminiHochberg, dispersion, evidencePValue, rateShift } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import type { GroupKey } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
@@ -67,6 +67,23 @@ export interface Tested {
   pValue: number;
 }
 
+/**
+ * The overdispersion of a slice from its baseline minutes (the reference of the longest window:
+ * before any change the horizon can hold), at least its parent's: a tenant's few requests a minute
+ * cannot measure it, its model version's can. See `dispersion` in analysis/sequential.ts.
+ */
+export function baselinePhi(minute: (j: number) => { n: number; k: number }, from: number, to: number, parentPhi = 1): number {
+  const n: number[] = [];
+  const k: number[] = [];
+  for (let j = Math.max(0, from); j < to; j++) {
+    const m = minute(j);
+    n.push(m.n);
+    k.push(m.k);
+  }
+  const own = dispersion(n, k);
+  return Math.max(parentPhi, Number.isFinite(own) ? own : 1);
+}
+
 /** Distinct minutes a change must show in (and the shortest window tried). */
 export const PERSIST_MINUTES = 2;
 
@@ -91,13 +108,15 @@ export function testWindows(
   c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>,
   /** Requests and bad requests of the minute `back` minutes before the last, judged as window `window` judges them. */
   minute: (back: number, window: number) => { n: number; k: number },
+  /** Overdispersion of the slice's bad counts per minute (1: binomial). */
+  phi = 1,
 ): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
   // A change lasts minutes: windows shorter than PERSIST_MINUTES are not tried, and the best window
   // must show bad requests above normal in at least that many of its minutes (a burst of seconds
   // inside one minute is not an incident, however strong).
   const evidence = rateShift(
     windows.map((w, i) => (lengths[i]! < PERSIST_MINUTES ? { ...w, pRef: NaN } : w)),
-    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad },
+    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi },
   );
   const excess = new Float64Array(windows.length);
   windows.forEach((w, i) => {
