@@ -21,14 +21,15 @@ import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
-/** A slice's bucket counts over the axis' minute bins. */
+/** A slice's bucket counts over the axis' minute bins; `sign` −1 mirrors the indices for direction: down. */
 interface Hist {
   labels: Labels;
   series: SliceSeries;
   axis: Axis;
+  sign: 1 | -1;
 }
 
 const binMs = (axis: Axis, j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
@@ -40,7 +41,7 @@ function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scal
   if (to <= from) return;
   for (const i of h.series.indices()) {
     const v = h.series.count(i, from, to);
-    if (v !== 0) into.set(i, (into.get(i) ?? 0) + scale * v);
+    if (v !== 0) into.set(h.sign * i, (into.get(h.sign * i) ?? 0) + scale * v);
   }
 }
 
@@ -71,6 +72,14 @@ function countAbove(h: Map<number, number>, index: number): { n: number; k: numb
 
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const fields: NumericField[] = Array.isArray(c.field) ? c.field : [c.field];
+  // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
+  // its (1 − q)-quantile, counted on mirrored bucket indices so the same code serves both.
+  const sign = c.direction === 'down' ? -1 : 1;
+  const buckets: { width: number } | { perDecade: number } = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : { perDecade: c.buckets_per_decade };
+  // A bucket's value: its upper bound (log) or its middle (linear); the slowdown is current / reference
+  // up, reference / current down.
+  const valueOf0 = (i: number) => ('width' in buckets ? (i + 0.5) * buckets.width : 10 ** (i / buckets.perDecade));
+  const valueOf = (i: number) => (sign === 1 ? valueOf0(i) : 1 / Math.max(1e-9, valueOf0(i)));
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
@@ -80,9 +89,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   for (const field of fields) {
     const perLevel: Map<string, Hist>[] = [];
     for (const dims of levels) {
-      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets: { perDecade: c.buckets_per_decade } }, ctx.nowMs, axis.bins * MINUTE_MS);
+      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, axis.bins * MINUTE_MS);
       const m = new Map<string, Hist>();
-      for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis });
+      for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis, sign });
       perLevel.push(m);
     }
     const H = axis.windows[axis.windows.length - 1]!;
@@ -120,7 +129,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           const { n, k } = countAbove(cur, qb.index);
           windows.push({ n, k, pRef: qb.above / qb.total, nRef: qb.total });
           const cq = quantileBucket(cur, c.quantile);
-          slowdown.push(cq ? 10 ** ((cq.index - qb.index) / c.buckets_per_decade) : NaN);
+          slowdown.push(cq ? valueOf(sign * cq.index) / valueOf(sign * qb.index) : NaN);
         }
         if (windows.every((w) => !Number.isFinite(w.pRef))) {
           if (level === 0 && windows.length > 0 && addRangeTotal(h, axis.bins - axis.windows[axis.windows.length - 1]!, axis.bins) > 0) without++;
@@ -142,7 +151,23 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const e = t.evidence;
         const ratio = slowdown[e.window]!;
         if (!(ratio >= c.min_slowdown)) continue;
+        let shared = false;
+        if (parent && ref.kind === 'self') {
+          const w = axis.windows[e.window]!;
+          const th = thresholds[e.window]!;
+          const above = (x: Hist, a: number, b: number) => {
+            const m = new Map<number, number>();
+            addRange(x, a, b, m);
+            return countAbove(m, th);
+          };
+          const pc = above(parent, axis.bins - w, axis.bins);
+          const pr = above(parent, axis.bins - w - ref.bins, axis.bins - w);
+          const cc = above(h, axis.bins - w, axis.bins);
+          const cr = above(h, axis.bins - w - ref.bins, axis.bins - w);
+          shared = siblingsChanged({ n: pc.n, k: pc.k, nRef: pr.n, kRef: pr.k }, { n: cc.n, k: cc.k, nRef: cr.n, kRef: cr.k }, c);
+        }
         tested.push({
+          shared,
           level,
           labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
