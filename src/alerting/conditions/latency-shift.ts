@@ -45,6 +45,26 @@ function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scal
   }
 }
 
+/**
+ * Rows over bins [a, b), and those above a threshold index (in the mirrored space), without building
+ * a histogram: what every window, every minute of the persistence and dispersion checks, and the
+ * siblings ask for.
+ */
+function countRange(h: Hist, a: number, b: number, threshold: number): { n: number; k: number } {
+  const from = binMs(h.axis, a);
+  const to = binMs(h.axis, b);
+  let n = 0;
+  let k = 0;
+  if (to <= from) return { n, k };
+  for (const i of h.series.indices()) {
+    const v = h.series.count(i, from, to);
+    if (v === 0) continue;
+    n += v;
+    if (h.sign * i > threshold) k += v;
+  }
+  return { n, k };
+}
+
 /** The bucket holding the q-quantile of a histogram (keyed by index), and the share above it. */
 export function quantileBucket(h: Map<number, number>, q: number): { index: number; total: number; above: number } | null {
   const keys = [...h.keys()].sort((a, b) => a - b);
@@ -57,17 +77,6 @@ export function quantileBucket(h: Map<number, number>, q: number): { index: numb
     if (cum >= q * total) return { index: k, total, above: total - cum };
   }
   return { index: keys[keys.length - 1]!, total, above: 0 };
-}
-
-/** Rows above bucket `index`, and all rows. */
-function countAbove(h: Map<number, number>, index: number): { n: number; k: number } {
-  let n = 0;
-  let k = 0;
-  for (const [i, v] of h) {
-    n += v;
-    if (i > index) k += v;
-  }
-  return { n, k };
 }
 
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
@@ -96,7 +105,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
     }
     const H = axis.windows[axis.windows.length - 1]!;
     const parentPhi = new Map<string, number>();
-    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: addRangeTotal(h, axis.bins - H, axis.bins) }])), c.by, c.share);
+    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: countRange(h, axis.bins - H, axis.bins, Infinity).n }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
       const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
@@ -113,34 +122,26 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(h.labels, c.by));
         const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
         const windows: RateWindow[] = [];
-        const slowdown: number[] = [];
         const thresholds: number[] = [];
+        // No request in the horizon: nothing to judge.
+        if (countRange(h, axis.bins - H, axis.bins, Infinity).n === 0) continue;
         for (const w of axis.windows) {
-          const cur = new Map<number, number>();
-          addRange(h, axis.bins - w, axis.bins, cur);
           const refHist = referenceHist(ref, h, parent, peers, w, axis.bins, level > 0, c.fallback_peers !== undefined);
           const qb = refHist ? quantileBucket(refHist, c.quantile) : null;
           thresholds.push(qb?.index ?? NaN);
           if (!qb) {
             windows.push({ n: 0, k: 0, pRef: NaN, nRef: 0 });
-            slowdown.push(NaN);
             continue;
           }
-          const { n, k } = countAbove(cur, qb.index);
+          const { n, k } = countRange(h, axis.bins - w, axis.bins, qb.index);
           windows.push({ n, k, pRef: qb.above / qb.total, nRef: qb.total });
-          const cq = quantileBucket(cur, c.quantile);
-          slowdown.push(cq ? valueOf(sign * cq.index) / valueOf(sign * qb.index) : NaN);
         }
         if (windows.every((w) => !Number.isFinite(w.pRef))) {
-          if (level === 0 && windows.length > 0 && addRangeTotal(h, axis.bins - axis.windows[axis.windows.length - 1]!, axis.bins) > 0) without++;
+          if (level === 0) without++;
           continue;
         }
         if (level === 0) judged++;
-        const minuteAbove = (j: number, threshold: number) => {
-          const m = new Map<number, number>();
-          addRange(h, j, j + 1, m);
-          return countAbove(m, threshold);
-        };
+        const minuteAbove = (j: number, threshold: number) => countRange(h, j, j + 1, threshold);
         // Overdispersion of the exceedances over the baseline minutes, against the longest window's threshold.
         const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
         const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
@@ -149,17 +150,17 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
         const e = t.evidence;
-        const ratio = slowdown[e.window]!;
+        // The current q-quantile over the reference's, on the best window only.
+        const cur = new Map<number, number>();
+        addRange(h, axis.bins - axis.windows[e.window]!, axis.bins, cur);
+        const cq = quantileBucket(cur, c.quantile);
+        const ratio = cq ? valueOf(sign * cq.index) / valueOf(sign * thresholds[e.window]!) : NaN;
         if (!(ratio >= c.min_slowdown)) continue;
         let shared = false;
         if (parent && ref.kind === 'self') {
           const w = axis.windows[e.window]!;
           const th = thresholds[e.window]!;
-          const above = (x: Hist, a: number, b: number) => {
-            const m = new Map<number, number>();
-            addRange(x, a, b, m);
-            return countAbove(m, th);
-          };
+          const above = (x: Hist, a: number, b: number) => countRange(x, a, b, th);
           const pc = above(parent, axis.bins - w, axis.bins);
           const pr = above(parent, axis.bins - w - ref.bins, axis.bins - w);
           const cc = above(h, axis.bins - w, axis.bins);
@@ -181,14 +182,6 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   }
   ctx.note?.({ judged, without_reference: without });
   return decide(tested, c.fdr);
-}
-
-function addRangeTotal(h: Hist, a: number, b: number): number {
-  const m = new Map<number, number>();
-  addRange(h, a, b, m);
-  let t = 0;
-  for (const v of m.values()) t += v;
-  return t;
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */
