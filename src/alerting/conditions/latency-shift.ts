@@ -24,6 +24,9 @@ import type { ConditionContext, Observation } from './context.ts';
 import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
+/** Windows up to this long share the reference that ends this long ago. */
+const SHARED_REFERENCE_MINUTES = 13;
+
 /** A slice's bucket counts over the axis' minute bins; `sign` −1 mirrors the indices for direction: down. */
 interface Hist {
   labels: Labels;
@@ -125,9 +128,17 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const thresholds: number[] = [];
         // No request in the horizon: nothing to judge.
         if (countRange(h, axis.bins - H, axis.bins, Infinity).n === 0) continue;
+        // The reference of a window ends where the window starts, except that windows up to 13 minutes
+        // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
+        // read once instead of once per short window).
+        const qbs = new Map<number, ReturnType<typeof quantileBucket>>();
         for (const w of axis.windows) {
-          const refHist = referenceHist(ref, h, parent, peers, w, axis.bins, level > 0, c.fallback_peers !== undefined);
-          const qb = refHist ? quantileBucket(refHist, c.quantile) : null;
+          const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
+          if (!qbs.has(anchor)) {
+            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined);
+            qbs.set(anchor, refHist ? quantileBucket(refHist, c.quantile) : null);
+          }
+          const qb = qbs.get(anchor)!;
           thresholds.push(qb?.index ?? NaN);
           if (!qb) {
             windows.push({ n: 0, k: 0, pRef: NaN, nRef: 0 });
