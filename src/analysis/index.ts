@@ -64,7 +64,7 @@ export { psi } from './psi.ts';
 export { psiNumeric } from './psi.ts';
 /** Jensen–Shannon distance (base 2, in [0, 1]) of counts; drift at ≥ 0.1. */
 export { jensenShannonDistance } from './jensen-shannon.ts';
-/** Two-sample KS: D and the Stephens-corrected asymptotic Kolmogorov p-value; drift at p < 0.05. */
+/** Two-sample KS: D and its p-value, exact up to 10,000 per side (scipy's default), else Stephens-corrected asymptotic; drift at p < 0.05. */
 export { ksTwoSample } from './ks-two-sample.ts';
 /** Kolmogorov survival function Q_KS(λ) = 2Σ(−1)^{j−1}e^{−2j²λ²}. */
 export { kolmogorovQ } from './ks-two-sample.ts';
