@@ -254,23 +254,56 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
 
 // ---------- saturation ----------
 
-export const SaturationSchema = z.object({ ...Window, step: step.default('1m'), approx }).strict();
+export const SaturationSchema = z
+  .object({
+    ...Window,
+    step: step.default('1m'),
+    /** Length of the baseline read before `from`; default the window's length, at least 10 steps. */
+    baseline: step.optional(),
+    approx,
+  })
+  .strict();
 
 export interface SaturationAnswer extends SaturationResult {
-  points: { bucket: string; qps: number; queueMs: number | null; p99Ms: number | null; n: number }[];
+  baselineWindow: { from: string; to: string };
+  /** Per bucket, baseline first: offered and served rates, the shed share, queue time, P99. */
+  points: { bucket: string; baseline: boolean; offeredQps: number; qps: number; shedRate: number | null; queueMs: number | null; p99Ms: number | null; n: number }[];
   approx?: Approximation | null;
 }
 
+/**
+ * Saturation of the window, judged with a baseline of the same length (at least 10 steps) read
+ * just before it, so a window that starts at the onset still shows the step up. Throughput is the
+ * served rate (offered minus rejected and rate-limited); the shed share is tested too.
+ */
 export async function saturation(store: Store, input: unknown): Promise<SaturationAnswer> {
   const o = parseOrThrow(SaturationSchema, input, 'saturation request');
   const stepMs = parseDurationMs(o.step)!;
   const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
-  const { rows, approx: used } = await answer(store, baseSpec(fromMs, toMs, o.filters as Filters, ['qps', 'mean(queue_ms)', 'p99(total_ms)', 'n'], { stepMs, approx: o.approx }));
-  const points = rows.map((r) => ({ bucket: new Date(r.bucket as number).toISOString(), qps: r.qps as number, queueMs: r['mean(queue_ms)'] as number | null, p99Ms: r['p99(total_ms)'] as number | null, n: r.n as number }));
+  const baselineMs = o.baseline ? parseDurationMs(o.baseline)! : Math.max(toMs - fromMs, 10 * stepMs);
+  // Whole steps before `from`, so the baseline's buckets line up with the window's.
+  const baseFromMs = fromMs - Math.ceil(baselineMs / stepMs) * stepMs;
+  const { rows, approx: used } = await answer(store, baseSpec(baseFromMs, toMs, o.filters as Filters, ['qps', 'rejected_rate', 'rate_limited_rate', 'mean(queue_ms)', 'p99(total_ms)', 'n'], { stepMs, approx: o.approx }));
+  const points = rows.map((r) => {
+    const offered = r.qps as number;
+    const shed = r['rejected_rate'] == null && r['rate_limited_rate'] == null ? null : ((r['rejected_rate'] as number | null) ?? 0) + ((r['rate_limited_rate'] as number | null) ?? 0);
+    return {
+      bucket: new Date(r.bucket as number).toISOString(),
+      baseline: (r.bucket as number) < fromMs,
+      offeredQps: offered,
+      qps: offered * (1 - (shed ?? 0)),
+      shedRate: shed,
+      queueMs: r['mean(queue_ms)'] as number | null,
+      p99Ms: r['p99(total_ms)'] as number | null,
+      n: r.n as number,
+    };
+  });
   const result = detectSaturation(
-    rows.filter((r) => r['mean(queue_ms)'] != null && r['p99(total_ms)'] != null).map((r) => ({ t: r.bucket as number, qps: r.qps as number, queueMs: r['mean(queue_ms)'] as number, p99Ms: r['p99(total_ms)'] as number })),
+    points
+      .filter((p) => p.queueMs != null && p.p99Ms != null)
+      .map((p) => ({ t: Date.parse(p.bucket), qps: p.qps, queueMs: p.queueMs as number, p99Ms: p.p99Ms as number, baseline: p.baseline, ...(p.shedRate != null ? { shedRate: p.shedRate } : {}) })),
   );
-  return { ...result, points, ...(o.approx ? { approx: used } : {}) };
+  return { ...result, baselineWindow: { from: new Date(baseFromMs).toISOString(), to: new Date(fromMs).toISOString() }, points, ...(o.approx ? { approx: used } : {}) };
 }
 
 // ---------- latency heatmap ----------
