@@ -103,6 +103,30 @@ describe('stage attribution', () => {
     expect(exec).toMatchObject({ currentMs: 60, baselineMs: 20, deltaMs: 40, nCurrent: 2000 });
     expect(data.stages.find((s) => s.stage === 'queue_ms')!.deltaMs).toBe(0);
   });
+
+  it('tests each shift, names the slow replica, and keeps the tail shares to stages', async () => {
+    type Stages = {
+      grewMost: string | null;
+      stages: { stage: string; aboveCurrent: number; aboveBaseline: number; pValue: number; grew: boolean }[];
+      slowReplica: { replica: string; stage: string; ratio: number } | null;
+      replicas: { replica: string }[];
+      tail: { stages: { stage: string }[] };
+    };
+    const data = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big' } });
+    const exec = data.stages.find((s) => s.stage === 'exec_ms')!;
+    // 500 of 2000 requests (r3) above the old P99 of 20 ms, none before: significant.
+    expect(exec).toMatchObject({ aboveCurrent: 500, aboveBaseline: 0, grew: true });
+    expect(exec.pValue).toBeLessThan(1e-10);
+    expect(data.stages.find((s) => s.stage === 'queue_ms')!.grew).toBe(false);
+    // r3's exec P99 60 ms against its peers' 20 ms.
+    expect(data.slowReplica).toMatchObject({ replica: 'r3', stage: 'exec_ms', ratio: 3 });
+    expect(data.replicas.map((r) => r.replica).sort()).toEqual(['r0', 'r1', 'r2', 'r3']);
+    expect(data.tail.stages.map((s) => s.stage)).not.toContain('ts');
+    // Clean traffic (replica r0: nothing changed) names no stage and no replica.
+    const clean = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big', replica: 'r0' } });
+    expect(clean.grewMost).toBeNull();
+    expect(clean.slowReplica).toBeNull();
+  });
 });
 
 describe('saturation', () => {

@@ -4,8 +4,8 @@
  * a chart point, and resource series on the request buckets. Statistics come from src/analysis.
  */
 import { z } from 'zod';
-import { compareTailComposition, detectSaturation, logBuckets, rankSlices } from '../analysis/index.ts';
-import type { RankedSlice, SaturationResult, TailCompositionComparison } from '../analysis/index.ts';
+import { compareReplicas, compareTailComposition, detectSaturation, judgeStageShifts, logBuckets, rankSlices } from '../analysis/index.ts';
+import type { RankedSlice, SaturationResult, SlowReplica, StageShiftInput, TailCompositionComparison } from '../analysis/index.ts';
 import { DIMENSIONS, EVENT_FIELD_NAMES, FiltersSchema, LATENCY_FIELDS, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
 import type { Dimension, Filters, Measure, QuerySpec, StoredEvent } from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
@@ -148,6 +148,13 @@ export interface StageShiftRow {
   ratio: number | null;
   nCurrent: number;
   nBaseline: number;
+  /** Requests above the baseline's quantile, now and in the baseline. */
+  aboveCurrent: number;
+  aboveBaseline: number;
+  /** Holm-adjusted p-value of the change in the share above the baseline's quantile. */
+  pValue: number;
+  /** Grew significantly and by at least ×1.1. */
+  grew: boolean;
 }
 
 export interface StagesResult {
@@ -156,8 +163,12 @@ export interface StagesResult {
   baseline: { from: string; to: string };
   stages: StageShiftRow[];
   total: StageShiftRow;
-  /** The stage whose quantile grew most in ms (null when none grew). */
+  /** The stage that grew (significantly, ≥ ×1.1) most in ms; null when none did. */
   grewMost: string | null;
+  /** Each replica's stage quantiles in the current window. */
+  replicas: { replica: string; n: number; stagesMs: Record<string, number | null> }[];
+  /** The replica whose stage quantile is ≥ 1.5× the median of its peers' (largest ratio), or null. */
+  slowReplica: SlowReplica | null;
   /** Stage shares among requests above the total's quantile, now vs before. */
   tail: TailCompositionComparison | null;
   /** Present when the request allowed approximation: the rollup's error bound, or null (exact). */
@@ -166,6 +177,8 @@ export interface StagesResult {
 
 /** Most tail rows per window read for the tail composition (the quantiles themselves are exact, in SQL). */
 const TAIL_ROWS = 5_000;
+/** Most replicas compared (the busiest). */
+const MAX_REPLICAS = 200;
 
 export async function stageAttribution(store: Store, input: unknown): Promise<StagesResult> {
   const o = parseOrThrow(StagesSchema, input, 'stage attribution request');
@@ -175,16 +188,31 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
   const baseFilters = (o.baseline?.filters ?? o.filters) as Filters;
   const qName = `p${Math.round(o.q * 1000) / 10}`.replace('.', '');
   const fields = [...STAGES, 'total_ms'] as const;
-  // Exact quantile_cont and the sample count per field, in the store.
-  const quantileSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({
-    ...baseSpec(fromMs, toMs, f, [], { approx: o.approx }),
-    measures: fields.flatMap((field) => [
+  const quantileMeasures = (list: readonly string[]): QuerySpec['measures'] =>
+    list.flatMap((field) => [
       { name: `${qName}(${field})`, measure: { kind: 'quantile', q: o.q, field } as Measure },
       { name: `n(${field})`, measure: { kind: 'agg', fn: 'count', field } as Measure },
-    ]),
-  });
-  const [curA, baseA] = await Promise.all([answer(store, quantileSpec(cur.fromMs, cur.toMs, filters)), answer(store, quantileSpec(base.fromMs, base.toMs, baseFilters))]);
+    ]);
+  // Exact quantile_cont and the sample count per field, in the store.
+  const quantileSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({ ...baseSpec(fromMs, toMs, f, [], { approx: o.approx }), measures: quantileMeasures(fields) });
+  const [curA, baseA, byReplica] = await Promise.all([
+    answer(store, quantileSpec(cur.fromMs, cur.toMs, filters)),
+    answer(store, quantileSpec(base.fromMs, base.toMs, baseFilters)),
+    store.aggregate({ ...baseSpec(cur.fromMs, cur.toMs, filters, ['n']), groupBy: ['replica'], limit: MAX_REPLICAS, measures: [...measures(['n']), ...quantileMeasures(STAGES)] }),
+  ]);
   const [curRow, baseRow] = [curA.rows[0], baseA.rows[0]];
+  const value = (row: Record<string, unknown> | undefined, key: string): number | null => (typeof row?.[key] === 'number' ? (row[key] as number) : null);
+  // The significance of each shift: the share of requests strictly above the baseline's quantile b,
+  // now and before (below_rate is weighted by sample_weight; × the row count gives the requests).
+  // "≤ b" is asked as "< b·(1 + 2⁻⁴⁰)": stored latencies are rounded to 3 decimals, far coarser,
+  // and a window where most requests take exactly b (a constant stage) must not count as above it.
+  const present = fields.filter((f) => value(baseRow, `${qName}(${f})`) !== null);
+  const atMost = (b: number) => (b === 0 ? Number.MIN_VALUE : b * (1 + 2 ** -40));
+  const aboveSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({
+    ...baseSpec(fromMs, toMs, f, []),
+    measures: present.map((field) => ({ name: field, measure: { kind: 'below_rate', field, threshold: atMost(value(baseRow, `${qName}(${field})`) as number) } as Measure })),
+  });
+  const [curBelow, baseBelow] = present.length === 0 ? [undefined, undefined] : (await Promise.all([store.aggregate(aboveSpec(cur.fromMs, cur.toMs, filters)), store.aggregate(aboveSpec(base.fromMs, base.toMs, baseFilters))])).map((r) => r[0]);
   // The tail: the TAIL_ROWS most recent requests at or above each window's total quantile, read
   // raw. About (1 − q)·n rows are in the tail; when that is well over TAIL_ROWS, the most recent
   // part of the window that should hold 1.25 × TAIL_ROWS of them is read first (on 1.67 M rows:
@@ -205,34 +233,40 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
     tailRows(cur.fromMs, cur.toMs, filters, curRow?.[`${qName}(total_ms)`], curRow?.['n(total_ms)']),
     tailRows(base.fromMs, base.toMs, baseFilters, baseRow?.[`${qName}(total_ms)`], baseRow?.['n(total_ms)']),
   ]);
-  const shift = (field: string): StageShiftRow => {
-    const c = (curRow?.[`${qName}(${field})`] as number | null) ?? null;
-    const b = (baseRow?.[`${qName}(${field})`] as number | null) ?? null;
+  const shiftInput = (field: string): StageShiftInput => {
+    const nCurrent = value(curRow, `n(${field})`) ?? 0;
+    const nBaseline = value(baseRow, `n(${field})`) ?? 0;
+    const above = (row: Record<string, unknown> | undefined, n: number) => (value(row, field) === null ? 0 : Math.round((1 - (value(row, field) as number)) * n));
     return {
       stage: field,
-      currentMs: c,
-      baselineMs: b,
-      deltaMs: c != null && b != null ? c - b : null,
-      ratio: c != null && b != null && b > 0 ? c / b : null,
-      nCurrent: (curRow?.[`n(${field})`] as number | null) ?? 0,
-      nBaseline: (baseRow?.[`n(${field})`] as number | null) ?? 0,
+      currentMs: value(curRow, `${qName}(${field})`) ?? NaN,
+      baselineMs: value(baseRow, `${qName}(${field})`) ?? NaN,
+      nCurrent,
+      nBaseline,
+      aboveCurrent: above(curBelow, nCurrent),
+      aboveBaseline: above(baseBelow, nBaseline),
     };
   };
-  const stages = STAGES.map(shift).filter((s) => s.currentMs != null || s.baselineMs != null);
-  let grewMost: string | null = null;
-  let best = 0;
-  for (const s of stages) {
-    if (s.deltaMs != null && s.deltaMs > best) {
-      best = s.deltaMs;
-      grewMost = s.stage;
-    }
-  }
+  const finite = (x: number) => (Number.isFinite(x) ? x : null);
+  const asRow = (s: ReturnType<typeof judgeStageShifts>['stages'][number]): StageShiftRow => ({
+    ...s,
+    currentMs: finite(s.currentMs),
+    baselineMs: finite(s.baselineMs),
+    deltaMs: finite(s.deltaMs),
+    ratio: s.baselineMs > 0 ? finite(s.ratio) : null,
+  });
+  const judged = judgeStageShifts(STAGES.map(shiftInput).filter((s) => Number.isFinite(s.currentMs) || Number.isFinite(s.baselineMs)));
+  const total = asRow(judgeStageShifts([shiftInput('total_ms')]).stages[0]!);
+  const replicas = byReplica
+    .filter((r) => typeof r.replica === 'string')
+    .map((r) => ({ replica: r.replica as string, n: Number(r.n ?? 0), stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `${qName}(${f})`)])) }))
+    .filter((r) => Object.values(r.stagesMs).some((v) => v !== null));
   const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
   // The rows read are already the tail (total ≥ its exact quantile), so every one of them counts
   // (q = 0 inside); the reported q and thresholds are the window's.
   let tail: TailCompositionComparison | null = null;
   if (curRows.length > 0 && baseRows.length > 0) {
-    const t = compareTailComposition(asRows(curRows), asRows(baseRows), 0);
+    const t = compareTailComposition(asRows(curRows), asRows(baseRows), 0, { stages: STAGES });
     tail = {
       ...t,
       current: { ...t.current, q: o.q, thresholdMs: curRow?.[`${qName}(total_ms)`] as number },
@@ -243,9 +277,11 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
     q: o.q,
     current: { from: new Date(cur.fromMs).toISOString(), to: new Date(cur.toMs).toISOString() },
     baseline: { from: new Date(base.fromMs).toISOString(), to: new Date(base.toMs).toISOString() },
-    stages,
-    total: shift('total_ms'),
-    grewMost,
+    stages: judged.stages.map(asRow),
+    total,
+    grewMost: judged.grewMost,
+    replicas,
+    slowReplica: compareReplicas(replicas),
     tail,
     // Either window read from the rollup makes the answer approximate (within its bound).
     ...(o.approx ? { approx: curA.approx ?? baseA.approx } : {}),
