@@ -25,7 +25,7 @@ import { createCapturePolicy, createPipeline, createRetention, createRollupMaint
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer } from './release/index.ts';
+import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries } from './query/index.ts';
 import { createDuckDBStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
@@ -111,7 +111,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    mounts: [releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
