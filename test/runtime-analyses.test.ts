@@ -90,6 +90,20 @@ describe('where errors concentrate', () => {
   });
 });
 
+describe('where requests are turned away', () => {
+  it('kind "shed" counts rejected and rate-limited requests per slice', async () => {
+    const data = await post<{ kind: string; total: { n: number; k: number }; slices: { slice: Record<string, string>; k: number; n: number; significant: boolean }[] }>('/v1/analysis/errors', {
+      from: iso(START - 40 * MIN),
+      to: iso(START),
+      kind: 'shed',
+      dimensions: ['model'],
+    });
+    // onset 2000 + shed 2000 requests; 20 minutes × 20 rate-limited = 400, all on model "shed".
+    expect(data.total).toMatchObject({ n: 4000, k: 400 });
+    expect(data.slices.filter((s) => s.significant).map((s) => s.slice)).toEqual([{ model: 'shed' }]);
+  });
+});
+
 describe('stage attribution', () => {
   it('names exec_ms as the stage whose P99 grew, comparing with the window before', async () => {
     const data = await post<{ grewMost: string; stages: { stage: string; currentMs: number; baselineMs: number; deltaMs: number; nCurrent: number }[] }>('/v1/analysis/stages', {

@@ -33,7 +33,8 @@ export const ErrorSlicesSchema = z
   .object({
     ...Window,
     dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
-    kind: z.enum(['errors', 'slow']).default('errors'),
+    /** errors: error + timeout; slow: above threshold_ms; shed: rejected + rate-limited (turned away). */
+    kind: z.enum(['errors', 'slow', 'shed']).default('errors'),
     /** What counts as slow; default: the window's P99 of total_ms. */
     threshold_ms: z.number().positive().optional(),
     min_support: z.number().int().min(1).default(20),
@@ -71,7 +72,7 @@ export interface SliceSample {
 }
 
 export interface ErrorSlicesResult {
-  kind: 'errors' | 'slow';
+  kind: 'errors' | 'slow' | 'shed';
   /** Present when the request allowed approximation: the sample counted, or null (every row). */
   sample?: SliceSample | null;
   /** Present when the request allowed approximation and the threshold came from the rollup. */
@@ -97,6 +98,9 @@ export async function errorSlices(store: Store, input: unknown): Promise<ErrorSl
     }
     if (thresholdMs === undefined) return { kind: 'slow', total: { n: 0, k: 0, rate: null }, slices: [] };
     bad = { column: 'total_ms', aboveMs: thresholdMs };
+  } else if (o.kind === 'shed') {
+    // Turned away before being served: the service's own limits (a full queue, a tenant's quota).
+    bad = { statuses: ['rejected', 'rate_limited'] };
   } else {
     // Errors include timeouts: both are failures the caller saw.
     bad = { statuses: ['error', 'timeout'] };
