@@ -73,7 +73,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     cardinalityCap: config.pipeline.cardinalityCap,
     maxQueueRows: config.pipeline.maxQueueRows,
     maxBatchRows: config.pipeline.maxBatchRows,
-    capture: createCapturePolicy({ config: config.capture, registry, now: options.now }),
+    capture: createCapturePolicy({ config: config.capture, lowConfidence: config.quality.lowConfidence, registry, now: options.now }),
   });
   await pipeline.start();
   const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
@@ -101,6 +101,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
     modelTypes: config.quality.modelTypes,
+    lowConfidence: config.quality.lowConfidence,
   });
   let ready = false;
   const app = createApi({

@@ -2,6 +2,7 @@
 export { InferlensError, isInferlensError, ERROR_CODES } from './errors.ts';
 export type { ErrorCode, FieldIssue, InferlensErrorOptions } from './errors.ts';
 export {
+  DEFAULT_LOW_CONFIDENCE,
   STATUSES,
   ERROR_TYPES,
   DIMENSIONS,
