@@ -122,6 +122,19 @@ describe('demo service, end to end on 127.0.0.1', () => {
     expect(observer.events.at(-1)).toMatchObject({ status: 'ok', empty: true, input_tokens: 0 });
   });
 
+  it('answers 504 timeout when the client deadline passes before the answer is ready', async () => {
+    // A 1 ms deadline: ingress, the batcher's wait (several ms) and execution take longer.
+    const late = await post(`${service.url}/v1/classify`, { text: 'cheap meds now', tenant: 'initech', request_id: 'deadline-1', deadline_ms: 1 });
+    expect(late.status).toBe(504);
+    expect(late.body).toMatchObject({ status: 'timeout', request_id: 'deadline-1' });
+    const ev = observer.events.find((e) => e.request_id === 'deadline-1');
+    expect(ev).toMatchObject({ status: 'timeout', http_status: 504, tenant: 'initech' });
+    expect(typeof ev?.exec_ms).toBe('number');
+    expect(ev?.label).toBeUndefined();
+    const bad = await post(`${service.url}/v1/classify`, { text: 'x', tenant: 'initech', deadline_ms: -5 });
+    expect(bad.status).toBe(400);
+  });
+
   it('a golden-sample probe pins its model version past the routing table and is marked probe; user requests cannot pin one', async () => {
     // initech is routed to v1 by the table; a probe asking for v2 gets v2 (rule `probe`).
     const bodies = MODEL_VERSIONS.flatMap((v) => [0, 1].map((i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', probe: true, model_version: v, request_id: `probe-${v}-${i}` })));

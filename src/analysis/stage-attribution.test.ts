@@ -96,6 +96,16 @@ describe('compareReplicas', () => {
     expect(r).toEqual({ replica: 'r2', stage: 'exec_ms', ms: 62, peersMs: 20, ratio: 3.1, n: 480 });
   });
 
+  it('does not judge a stage too small to matter on that replica', () => {
+    // queue 0.04 ms against 0.01 ms is ×4, but 0.5 % of a 8 ms total; exec 0.75 against 0.25 is ×3 and 9 %.
+    const r = compareReplicas([
+      { replica: 'r0', n: 300, totalMs: 7.5, stagesMs: { queue_ms: 0.01, exec_ms: 0.25 } },
+      { replica: 'r1', n: 300, totalMs: 8, stagesMs: { queue_ms: 0.04, exec_ms: 0.75 } },
+      { replica: 'r2', n: 300, totalMs: 7.4, stagesMs: { queue_ms: 0.01, exec_ms: 0.26 } },
+    ]);
+    expect(r).toMatchObject({ replica: 'r1', stage: 'exec_ms' });
+  });
+
   it('names none when replicas are alike, too few, or too small', () => {
     const alike = ['r0', 'r1', 'r2'].map((replica, i) => ({ replica, n: 100, stagesMs: { exec_ms: 20 + i } }));
     expect(compareReplicas(alike)).toBeNull();

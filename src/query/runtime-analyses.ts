@@ -35,7 +35,9 @@ export const ErrorSlicesSchema = z
     dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
     /** errors: error + timeout; slow: above threshold_ms; shed: rejected + rate-limited (turned away). */
     kind: z.enum(['errors', 'slow', 'shed']).default('errors'),
-    /** What counts as slow; default: the window's P99 of total_ms. */
+    /** The latency a slow request is judged on (kind slow); default total_ms. */
+    field: z.enum(LATENCY_FIELDS).default('total_ms'),
+    /** What counts as slow; default: the window's P99 of `field`. */
     threshold_ms: z.number().positive().optional(),
     min_support: z.number().int().min(1).default(20),
     pairs: z.boolean().default(true),
@@ -92,12 +94,12 @@ export async function errorSlices(store: Store, input: unknown): Promise<ErrorSl
   if (o.kind === 'slow') {
     thresholdMs = o.threshold_ms;
     if (thresholdMs === undefined) {
-      const a = await answer(store, baseSpec(fromMs, toMs, filters, ['p99(total_ms)'], { approx: o.approx }));
-      thresholdMs = (a.rows[0]?.['p99(total_ms)'] as number | null) ?? undefined;
+      const a = await answer(store, baseSpec(fromMs, toMs, filters, [`p99(${o.field})`], { approx: o.approx }));
+      thresholdMs = (a.rows[0]?.[`p99(${o.field})`] as number | null) ?? undefined;
       if (o.approx) approxUsed = a.approx;
     }
     if (thresholdMs === undefined) return { kind: 'slow', total: { n: 0, k: 0, rate: null }, slices: [] };
-    bad = { column: 'total_ms', aboveMs: thresholdMs };
+    bad = { column: o.field, aboveMs: thresholdMs };
   } else if (o.kind === 'shed') {
     // Turned away before being served: the service's own limits (a full queue, a tenant's quota).
     bad = { statuses: ['rejected', 'rate_limited'] };
@@ -169,9 +171,9 @@ export interface StagesResult {
   total: StageShiftRow;
   /** The stage that grew (significantly, ≥ ×1.1) most in ms; null when none did. */
   grewMost: string | null;
-  /** Each replica's stage quantiles in the current window. */
-  replicas: { replica: string; n: number; stagesMs: Record<string, number | null> }[];
-  /** The replica whose stage quantile is ≥ 1.5× the median of its peers' (largest ratio), or null. */
+  /** Each replica's stage medians (and median total) in the current window. */
+  replicas: { replica: string; n: number; totalMs: number | null; stagesMs: Record<string, number | null> }[];
+  /** The replica whose stage median is ≥ 1.5× the median of its peers' (largest ratio), or null. */
   slowReplica: SlowReplica | null;
   /** Stage shares among requests above the total's quantile, now vs before. */
   tail: TailCompositionComparison | null;
@@ -202,7 +204,7 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
   const [curA, baseA, byReplica] = await Promise.all([
     answer(store, quantileSpec(cur.fromMs, cur.toMs, filters)),
     answer(store, quantileSpec(base.fromMs, base.toMs, baseFilters)),
-    store.aggregate({ ...baseSpec(cur.fromMs, cur.toMs, filters, ['n']), groupBy: ['replica'], limit: MAX_REPLICAS, measures: [...measures(['n']), ...quantileMeasures(STAGES)] }),
+    store.aggregate({ ...baseSpec(cur.fromMs, cur.toMs, filters, ['n']), groupBy: ['replica'], limit: MAX_REPLICAS, measures: measures(['n', ...fields.map((f) => `p50(${f})`)]) }),
   ]);
   const [curRow, baseRow] = [curA.rows[0], baseA.rows[0]];
   const value = (row: Record<string, unknown> | undefined, key: string): number | null => (typeof row?.[key] === 'number' ? (row[key] as number) : null);
@@ -263,7 +265,7 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
   const total = asRow(judgeStageShifts([shiftInput('total_ms')]).stages[0]!);
   const replicas = byReplica
     .filter((r) => typeof r.replica === 'string')
-    .map((r) => ({ replica: r.replica as string, n: Number(r.n ?? 0), stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `${qName}(${f})`)])) }))
+    .map((r) => ({ replica: r.replica as string, n: Number(r.n ?? 0), totalMs: value(r, 'p50(total_ms)'), stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `p50(${f})`)])) }))
     .filter((r) => Object.values(r.stagesMs).some((v) => v !== null));
   const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
   // The rows read are already the tail (total ≥ its exact quantile), so every one of them counts
