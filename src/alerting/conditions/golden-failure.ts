@@ -14,7 +14,7 @@ const PASS = new Set(['true', '1', 'pass', 'passed', 'yes', 'ok']);
 const FAIL = new Set(['false', '0', 'fail', 'failed', 'no']);
 
 export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: ConditionContext): Promise<Observation[]> {
-  const rows = await ctx.queries.events({
+  const rows = await ctx.reads.events({
     fromMs: ctx.nowMs - durationMs(c.window),
     toMs: ctx.nowMs,
     // Probes only, so the row limit is spent on them and not on user traffic.
