@@ -187,12 +187,15 @@ export function demoProbes(serviceUrl: string, intervalMs = 60_000) {
 export const PROBE_TENANT = 'golden-probe';
 
 /** Which admin control of the demo service each alert action calls. */
-function demoActionEndpoints(serviceUrl: string) {
+/** Every action type the rules can propose, wired to the demo service (a test keeps the list complete). */
+export function demoActionEndpoints(serviceUrl: string) {
   return {
     pause_canary: { url: `${serviceUrl}/admin/pause_canary`, body: 'params' as const },
     adjust_batch: { url: `${serviceUrl}/admin/adjust_batch`, body: 'params' as const },
     rate_limit: { url: `${serviceUrl}/admin/set_rate_limit`, body: 'params' as const },
     rollback: { url: `${serviceUrl}/admin/set_canary`, body: 'params' as const, params: { percent: 0 } },
+    switch_route: { url: `${serviceUrl}/admin/drain_replica`, body: 'params' as const },
+    scale_out: { url: `${serviceUrl}/admin/scale_out`, body: 'params' as const },
   };
 }
 

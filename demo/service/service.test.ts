@@ -302,3 +302,39 @@ describe('demo service under overload', () => {
     expect(performance.now() - t0).toBeLessThan(6_000);
   });
 });
+
+describe('demo service: the actions the alert rules propose', () => {
+  let service: Service;
+  let observer: MemoryObserver;
+  beforeAll(async () => {
+    observer = createMemoryObserver();
+    service = createService({ port: 0, replicas: 3, maxBatchSize: 8, maxWaitMs: 3, queueCapacity: 256, models, observer, node: 'test-node', routes: [{ name: 'default', version: 'v1' }] });
+    await service.start();
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('switch_route and scale_out: a drained replica gets no new batches, a scaled-out one serves', async () => {
+    const admin = (name: string, body: unknown) => post(`${service.url}/admin/${name}`, body);
+    expect((await admin('drain_replica', { model: 'spam-filter', replica: 'replica-2' })).status).toBe(200);
+    const before = observer.events.length;
+    await sendAll(service.url, Array.from({ length: 60 }, (_, i) => ({ text: `message ${i} about a meeting`, tenant: 'initech' })), 6);
+    const drainedRun = observer.events.slice(before).filter((e) => e.status === 'ok');
+    expect(drainedRun.length).toBe(60);
+    expect(drainedRun.some((e) => e.replica === 'replica-2')).toBe(false);
+    const scaled = await admin('scale_out', { model: 'spam-filter' });
+    expect(scaled.status).toBe(200);
+    expect(Object.keys((scaled.body as { state: { replicas: Record<string, unknown> } }).state.replicas)).toContain('replica-3');
+    const mid = observer.events.length;
+    await sendAll(service.url, Array.from({ length: 120 }, (_, i) => ({ text: `invoice ${i} attached`, tenant: 'initech' })), 8);
+    expect(observer.events.slice(mid).some((e) => e.replica === 'replica-3')).toBe(true);
+    // Back into rotation; draining every replica but one is allowed, the last one is refused.
+    expect((await admin('drain_replica', { replica: 'replica-2', drained: false })).status).toBe(200);
+    for (const r of ['replica-0', 'replica-1', 'replica-2']) expect((await admin('drain_replica', { replica: r })).status).toBe(200);
+    const last = await admin('drain_replica', { replica: 'replica-3' });
+    expect(last.status).toBe(400);
+    expect(String((last.body as { error: string }).error)).toMatch(/last one in rotation/);
+    for (const r of ['replica-0', 'replica-1', 'replica-2']) await admin('drain_replica', { replica: r, drained: false });
+  });
+});

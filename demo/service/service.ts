@@ -395,6 +395,8 @@ export function createService(options: ServiceOptions = {}): Service {
     slowReplica: (replica, factor = 3) => requirePool().configure(replica, { slowFactor: factor }),
     replicaFault: (replica, rate) => requirePool().configure(replica, { faultRate: rate }),
     killReplica: (replica) => requirePool().kill(replica),
+    drainReplica: (replica, drained = true) => requirePool().drain(replica, drained),
+    scaleOut: () => requirePool().scaleOut(),
     tenantError(tenant, opts = {}) {
       const rate = opts.rate ?? 1;
       if (rate <= 0) tenantErrors.delete(tenant);
@@ -427,7 +429,7 @@ export function createService(options: ServiceOptions = {}): Service {
       const replicas: ServiceState['replicas'] = {};
       for (const name of p?.names ?? []) {
         const c = p?.config(name);
-        replicas[name] = { ready: p?.ready(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
+        replicas[name] = { ready: p?.ready(name) ?? false, drained: p?.drained(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
       }
       const batch = {} as ServiceState['batch'];
       for (const [v, b] of batchers) batch[v] = { ...b.settings(), queueDepth: b.depth };
