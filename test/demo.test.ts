@@ -8,7 +8,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startDemo } from '../demo/main.ts';
+import { demoActionEndpoints, startDemo } from '../demo/main.ts';
+import { ADMIN_ACTIONS } from '../demo/service/admin.ts';
+import { ACTION_TYPES } from '../src/alerting/index.ts';
 import type { Demo } from '../demo/main.ts';
 import type { GroundTruth } from '../demo/scenario/index.ts';
 import { createTenants } from '../demo/traffic/index.ts';
@@ -167,5 +169,11 @@ describe('demo, end to end', () => {
     expect(verdicts.label).toBe('no_drift');
     // The demo sends no output_length (a classifier's reply length measured the echoed request id).
     expect(verdicts.output_length).toBe('not_enough_data');
+  });
+
+  it('README: every action type a rule can propose is wired to the demo service, scale-out included', () => {
+    const endpoints = demoActionEndpoints('http://127.0.0.1:1');
+    expect(Object.keys(endpoints).sort()).toEqual([...ACTION_TYPES].sort());
+    for (const e of Object.values(endpoints)) expect(ADMIN_ACTIONS).toContain(e.url.replace('http://127.0.0.1:1/admin/', ''));
   });
 });
