@@ -17,6 +17,7 @@ import { createTenants } from '../demo/traffic/index.ts';
 
 const WARMUP_MS = 6_000;
 const INCIDENT_MS = 20_000;
+const GAP_MS = 6_000;
 let demo: Demo;
 let dir: string;
 let truth: GroundTruth;
@@ -42,8 +43,8 @@ beforeAll(async () => {
     data: dir,
     backfill: '10m',
     scenario: 'custom',
-    incidents: ['slow_replica'],
-    timing: { warmupMs: WARMUP_MS, durationMs: INCIDENT_MS, gapMs: 0 },
+    incidents: ['slow_replica', 'load_spike'],
+    timing: { warmupMs: WARMUP_MS, durationMs: INCIDENT_MS, gapMs: GAP_MS },
     ratePerS: 25,
     ui: false,
     collectors: false,
@@ -54,10 +55,10 @@ beforeAll(async () => {
   });
   // Live traffic starts after the history is written. Warm-up, the incident, and a few seconds after it.
   fromMs = Date.now() - 1_000;
-  await new Promise((r) => setTimeout(r, WARMUP_MS + INCIDENT_MS + 3_000));
+  await new Promise((r) => setTimeout(r, WARMUP_MS + 2 * INCIDENT_MS + GAP_MS + 3_000));
   await demo.stopLoad();
   truth = JSON.parse(readFileSync(demo.groundTruthFile, 'utf8')) as GroundTruth;
-}, 120_000);
+}, 180_000);
 
 afterAll(async () => {
   await demo?.stop();
@@ -67,9 +68,9 @@ afterAll(async () => {
 describe('demo, end to end', () => {
   it('writes the ground truth with the incident, where and when', () => {
     expect(truth.scenario).toBe('custom');
-    // The history's own incidents are listed too (source: backfill); one live incident.
+    // The history's own incidents are listed too (source: backfill); two live incidents.
     const live = truth.incidents.filter((x) => x.source === 'live');
-    expect(live).toHaveLength(1);
+    expect(live.map((x) => x.kind)).toEqual(['slow_replica', 'load_spike']);
     const i = live[0];
     expect(i).toMatchObject({ id: 'slow_replica', kind: 'slow_replica', source: 'live', where: { replica: 'replica-1', model: 'spam-filter' } });
     const start = Date.parse(i?.start ?? '');
@@ -80,7 +81,9 @@ describe('demo, end to end', () => {
   });
 
   it('the query API returns the requests with versions, tenants, stages and statuses', async () => {
-    const range = { from: iso(fromMs), to: iso(Date.now() + 1_000), filters: { model: 'spam-filter' } };
+    // Up to the load spike (the next test looks at it): a healthy service with a trickle of mistakes.
+    const spikeStart = truth.incidents.find((x) => x.source === 'live' && x.kind === 'load_spike')!.start;
+    const range = { from: iso(fromMs), to: spikeStart, filters: { model: 'spam-filter' } };
     const byVersion = await query({ ...range, group_by: ['model_version', 'route_rule'], measures: ['count'] });
     const versions = new Map(byVersion.map((r) => [`${String(r.model_version)}/${String(r.route_rule)}`, r.count as number]));
     expect(versions.get('v1/default')).toBeGreaterThan(200);
@@ -110,7 +113,7 @@ describe('demo, end to end', () => {
   });
 
   it("the slow replica's P99 exec_ms during the incident is well above the others'", async () => {
-    const i = truth.incidents.find((x) => x.source === 'live');
+    const i = truth.incidents.find((x) => x.source === 'live' && x.kind === 'slow_replica');
     const rows = await query({
       from: i?.start,
       to: i?.end,
@@ -136,7 +139,7 @@ describe('demo, end to end', () => {
   });
 
   it('README: the slow-request slice finder (on exec_ms) and the stage attribution name the slow replica', async () => {
-    const i = truth.incidents.find((x) => x.source === 'live')!;
+    const i = truth.incidents.find((x) => x.source === 'live' && x.kind === 'slow_replica')!;
     const post = async <T>(path: string, body: unknown): Promise<T> => {
       const res = await fetch(demo.url + path, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
       const reply = (await res.json()) as { status: string; data: T; error?: string };
@@ -175,5 +178,20 @@ describe('demo, end to end', () => {
     const endpoints = demoActionEndpoints('http://127.0.0.1:1');
     expect(Object.keys(endpoints).sort()).toEqual([...ACTION_TYPES].sort());
     for (const e of Object.values(endpoints)) expect(ADMIN_ACTIONS).toContain(e.url.replace('http://127.0.0.1:1/admin/', ''));
+  });
+
+  it('README: in the load spike the service sheds load with 503 rejects and the saturation analysis flags it', async () => {
+    const spike = truth.incidents.find((x) => x.source === 'live' && x.kind === 'load_spike')!;
+    // The service answers a full queue with 503 rejected / resource_exhausted (demo/service/service.ts).
+    const byStatus = await query({ from: spike.start, to: spike.end, filters: { model: 'spam-filter' }, group_by: ['status', 'error_type'], measures: ['count'] });
+    const counts = new Map(byStatus.map((r) => [`${String(r.status)}/${String(r.error_type)}`, r.count as number]));
+    expect(counts.get('rejected/resource_exhausted') ?? 0, JSON.stringify(byStatus)).toBeGreaterThan(0);
+    const [rejected] = await query({ from: spike.start, to: spike.end, filters: { model: 'spam-filter', status: 'rejected' }, measures: ['count', 'max(total_ms)'] });
+    expect(rejected?.count as number).toBeGreaterThan(0);
+    // 2 s steps: ten points in the spike, judged against the ten before it.
+    const res = await fetch(`${demo.url}/v1/analysis/saturation`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: spike.start, to: spike.end, step: '2s', filters: { model: 'spam-filter' } }) });
+    const sat = ((await res.json()) as { data: { saturated: boolean; signals: string[]; reasons: string[] } }).data;
+    expect(sat.saturated, JSON.stringify(sat.reasons)).toBe(true);
+    expect(sat.signals).toContain('shedding');
   });
 });

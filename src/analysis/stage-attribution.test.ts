@@ -96,8 +96,9 @@ describe('compareReplicas', () => {
     expect(r).toEqual({ replica: 'r2', stage: 'exec_ms', ms: 62, peersMs: 20, ratio: 3.1, n: 480 });
   });
 
-  it('does not judge a stage too small to matter on that replica', () => {
-    // queue 0.04 ms against 0.01 ms is ×4, but 0.5 % of a 8 ms total; exec 0.75 against 0.25 is ×3 and 9 %.
+  it('does not name a stage whose excess is too small to matter on that replica', () => {
+    // queue 0.04 ms against 0.01 ms is ×4, an excess of 0.4 % of an 8 ms total; exec 0.75 against
+    // 0.255 is ×2.9, an excess of 6 %.
     const r = compareReplicas([
       { replica: 'r0', n: 300, totalMs: 7.5, stagesMs: { queue_ms: 0.01, exec_ms: 0.25 } },
       { replica: 'r1', n: 300, totalMs: 8, stagesMs: { queue_ms: 0.04, exec_ms: 0.75 } },
