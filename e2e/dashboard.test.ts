@@ -497,7 +497,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     for (const c of rows) expect(c).toContain('significant');
     // Turned away: globex's rate limiting.
     await page.click('[data-panel="concentration"] button[data-kind="shed"]');
-    await page.waitForSelector('[data-panel="concentration"][data-state="ready"] tbody tr[data-slice="tenant=globex"], [data-panel="concentration"][data-state="ready"] [data-nothing]');
+    await page.waitForSelector('[data-panel="concentration"][data-state="ready"] tbody tr[data-slice="model=burst"]');
     // The route rule is a filter of its own.
     expect(await page.isVisible('#filter-route_rule')).toBe(true);
     await shotSizes('runtime', url, '[data-panel="replicas"][data-state="ready"] canvas');
@@ -544,4 +544,16 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await shotSizes('business', `${server.url}/business?from=now-1h&to=now`, '[data-panel="business-trend"][data-state="ready"] canvas');
   });
 
+
+  it('the saturation banner flags shed load against the window before', async () => {
+    // model "burst": 40 % rate-limited in the last 10 minutes, none before (e2e/seed.ts).
+    await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=burst`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="saturation"][data-state="saturated"]');
+    expect(await page.getAttribute('[data-panel="saturation"]', 'data-signals')).toContain('shedding');
+    expect(await page.textContent('[data-panel="saturation"]')).toMatch(/^Saturating: requests are turned away at the limit\. \d+\.\d % of offered requests were rejected or rate-limited/);
+    await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=ranker`);
+    await rendered(0);
+    expect(await page.getAttribute('[data-panel="saturation"]', 'data-state')).toBe('ok');
+  });
 });

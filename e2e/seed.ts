@@ -13,6 +13,7 @@
  *   yet for the last 3 minutes (it arrives later: the conversion chart marks those buckets);
  * - golden probes (probe: true) every 2 minutes per version, v2 failing golden id "g3";
  * - model "legacy" sending only ts, model, total_ms, status (staged adoption);
+ * - model "burst": 40 % of its requests rate-limited in the last 10 minutes (shed load);
  * - GPU/CPU readings for nodes n1 (real, two GPUs: gpu 1 at 85 % of its memory, under the 90 % alert) and n2 (simulated).
  * Deterministic: a seeded PRNG, times relative to `nowMs`.
  */
@@ -38,6 +39,8 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export function seedEvents(nowMs: number): Record<string, unknown>[] {
   const rand = prng(7);
+  // Its own stream, so the ranker's draws stay what the other tests were written against.
+  const burstRand = prng(17);
   const minuteMs = 60_000;
   const start = Math.floor(nowMs / minuteMs) * minuteMs - 40 * minuteMs;
   const spikeMinute = Math.floor(nowMs / minuteMs) * minuteMs - SPIKE_MINUTES_AGO * minuteMs;
@@ -90,6 +93,12 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
       });
     }
     events.push({ ts: new Date(m + 30_000).toISOString(), request_id: `legacy-${m / minuteMs}`, model: 'legacy', total_ms: round(80 + rand() * 40), status: 'ok' });
+    // Model "burst": 10 requests a minute; in the last 10 minutes 4 of them are rate-limited
+    // (the saturation banner's shed-load signal).
+    for (let i = 0; i < 10; i++) {
+      const shed = m >= nowMs - 11 * minuteMs && i < 4;
+      events.push({ ts: new Date(m + 3_000 + i * 5_000).toISOString(), request_id: `burst-${m / minuteMs}-${i}`, model: 'burst', tenant: 'bursty', queue_ms: round(2 + burstRand()), total_ms: shed ? 1 : round(20 + burstRand() * 5), status: shed ? 'rate_limited' : 'ok' });
+    }
   }
   events.push({
     ts: new Date(spikeMinute + 31_000).toISOString(),
