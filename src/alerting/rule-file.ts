@@ -108,6 +108,7 @@ function checkShift(c: RateShiftCondition | LatencyShiftCondition): { path: stri
   if ('peers' in c.reference && c.localize.length > 0) out.push({ path: 'localize', message: 'not with reference.peers: a slice compared with its peers is already localised' });
   if (c.fallback_peers !== undefined && !c.by.includes(c.fallback_peers)) out.push({ path: 'fallback_peers', message: `"${c.fallback_peers}" must be one of the rule's by dimensions` });
   if (c.fallback_peers !== undefined && 'peers' in c.reference) out.push({ path: 'fallback_peers', message: 'only with a reference window (the own past)' });
+  if (c.share !== undefined && !c.by.includes('model_version')) out.push({ path: 'share', message: 'needs model_version in by (the share is a version\'s share of its model)' });
   if (c.by.length + (c.localize.length > 0 ? 1 : 0) > 4) out.push({ path: 'localize', message: 'by plus one localize dimension must be at most 4 dimensions (a query groups by at most 4)' });
   if (c.kind === 'latency_shift' && c.min_ratio * (1 - c.quantile) >= 0.95) out.push({ path: 'min_ratio', message: `min_ratio × (1 − quantile) must be below 0.95: ${c.min_ratio} × ${(1 - c.quantile).toFixed(3)} leaves no room for a change` });
   return out;

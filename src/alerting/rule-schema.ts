@@ -85,6 +85,11 @@ export const SloBurnRateSchema = z
     by,
     filters,
     min_count: minCount,
+    /**
+     * Fewest bad requests in the long window of a pair for it to fire: a burn rate computed from a
+     * handful of requests is chance (3 errors in the first 100 requests "burn" a 99.9 % budget 30×).
+     */
+    min_bad: z.number().int().min(0).default(10),
   })
   .strict();
 
@@ -113,7 +118,7 @@ export const QualityChangeSchema = z
     /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
     min_delta: z.number().min(0).default(0),
     direction: z.enum(['up', 'down', 'both']).default('up'),
-    /** drift: most rows read per window (all slices together), a sample spread over the window. */
+    /** drift: most rows read per window and slice (a stratified sample spread over the window). */
     max_rows: z.number().int().min(100).max(100_000).default(5000),
   })
   .strict();
@@ -224,14 +229,22 @@ const shiftCommon = {
   min_delta: z.number().min(0).max(1).default(0.02),
   /** Fewest bad requests in the window for a verdict. */
   min_bad: z.number().int().min(1).default(3),
+  /**
+   * Only model versions serving the larger share of their model's requests over the horizon
+   * (`major`: the stable version), or a smaller share beside a larger one (`minor`: canaries and
+   * pinned versions, whatever their route is called). Needs model_version in by.
+   */
+  share: z.enum(['major', 'minor']).optional(),
 };
 
 /** Signals of rate_shift: which requests count as bad. */
 export const RATE_SIGNALS = ['error', 'timeout', 'errors', 'rejected', 'rate_limited', 'shed', 'empty', 'refused', 'format_error'] as const;
-export type RateSignal = (typeof RATE_SIGNALS)[number];
+/** A named signal, or the share of rows whose field is below a value (low confidence: `{ below: { field: confidence, value: 0.9 } }`). */
+export const RateSignalSchema = z.union([z.enum(RATE_SIGNALS), z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict()]);
+export type RateSignal = z.infer<typeof RateSignalSchema>;
 
 /** A rate rose in a slice: sequential likelihood-ratio evidence against the slice's normal rate. */
-export const RateShiftSchema = z.object({ kind: z.literal('rate_shift'), signal: z.enum(RATE_SIGNALS), ...shiftCommon }).strict();
+export const RateShiftSchema = z.object({ kind: z.literal('rate_shift'), signal: RateSignalSchema, ...shiftCommon }).strict();
 
 /** Requests got slower: the share above the reference's quantile rose (a quantile test as a rate). */
 export const LatencyShiftSchema = z

@@ -101,6 +101,6 @@ alert_rule_test:
     const r = await rulesTest(join(FIX, 'default.test.yaml'));
     expect(r.problems).toEqual([]);
     expect(r.cases.filter((c) => !c.ok)).toEqual([]);
-    expect(r.cases).toHaveLength(5);
+    expect(r.cases).toHaveLength(6);
   });
 });

@@ -21,7 +21,7 @@ import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { BucketsBin, SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** A slice's bucket counts as cumulative rows over bins: cum[j·u + i] = rows in bins < j at index idx[i]. */
@@ -100,6 +100,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
       for (const [k, s] of series) m.set(k, hist(s, axis));
       perLevel.push(m);
     }
+    const H = axis.windows[axis.windows.length - 1]!;
+    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: addRangeTotal(h, axis.bins - H, axis.bins) }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
       const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
@@ -112,6 +114,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           else groups.set(k, [h]);
         }
       for (const h of slices.values()) {
+        if (!keep(h.labels)) continue;
         const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(h.labels, c.by));
         const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
         const windows: RateWindow[] = [];
@@ -145,6 +148,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           level,
           labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
+          scope: scopeOf(h.labels, dims, c.by),
           ...t,
           value: ratio,
           details: { share_above: e.rate, reference_share: e.pRef, requests: e.n, above: e.k, window_minutes: axis.windows[e.window]!, quantile: c.quantile },

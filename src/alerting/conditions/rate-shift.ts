@@ -23,16 +23,25 @@ import type { RateShiftCondition, RateSignal } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { CountsBin, SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, dense, levelsOf, parentKey, peerKey, prefix, resolveReference, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, decide, dense, levelsOf, parentKey, peerKey, prefix, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every Bernoulli signal's numerator and denominator, read in one query per level. */
 export const COUNT_MEASURES = ['count', 'error_rate', 'timeout_rate', 'rejected_rate', 'rate_limited_rate', 'empty_rate', 'n(empty)', 'refused_rate', 'n(refused)', 'format_error_rate', 'n(format_ok)'] as const;
 
+/** The measures a signal reads: the named signals share one list; `below` reads its own rate and count. */
+export function signalMeasures(signal: RateSignal): readonly string[] {
+  return typeof signal === 'string' ? COUNT_MEASURES : [`below_rate(${signal.below.field}, ${signal.below.value})`, `n(${signal.below.field})`];
+}
+
 /** Bad requests and requests of one minute for a signal. */
 export function signalCounts(signal: RateSignal, b: CountsBin): { n: number; k: number } {
   const count = b.count ?? 0;
   const rate = (...names: string[]) => names.reduce((a, m) => a + (b[m] ?? 0), 0);
+  if (typeof signal !== 'string') {
+    const [r, n] = signalMeasures(signal) as [string, string];
+    return { n: b[n] ?? 0, k: (b[r] ?? 0) * (b[n] ?? 0) };
+  }
   switch (signal) {
     case 'error':
       return { n: count, k: rate('error_rate') * count };
@@ -98,19 +107,21 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const spanMs = axis.bins * MINUTE_MS;
   const perLevel: Map<string, Sums>[] = [];
   for (const dims of levels) {
-    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: COUNT_MEASURES }, ctx.nowMs, spanMs);
+    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: signalMeasures(c.signal) }, ctx.nowMs, spanMs);
     perLevel.push(sums(series, axis, c.signal));
   }
   const tested: Tested[] = [];
   let judged = 0;
   let without = 0;
   const L = axis.bins;
+  const H = axis.windows[axis.windows.length - 1]!;
+  const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: range(s.n, L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {
     const dims = levels[level]!;
     const peers = ref.kind === 'peers' ? peerTotals(slices, dims, ref.dim) : c.fallback_peers ? peerTotals(slices, dims, c.fallback_peers) : undefined;
     const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
     for (const s of slices.values()) {
-      if (range(s.n, 0, L) === 0) continue;
+      if (range(s.n, 0, L) === 0 || !keep(s.labels)) continue;
       const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(s.labels, c.by));
       const windows: RateWindow[] = axis.windows.map((w) => {
         const n = range(s.n, L - w, L);
@@ -130,6 +141,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         level,
         labels: s.labels,
         parent: parentKey(s.labels, c.by),
+        scope: scopeOf(s.labels, dims, c.by),
         ...t,
         value: e.pRef > 0 ? e.rate / e.pRef : e.rate / Math.max(e.p0, 1e-6),
         details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]! },

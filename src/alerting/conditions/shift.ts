@@ -78,6 +78,8 @@ export interface Tested {
   excess: Float64Array;
   /** What the observation reports (value and details). */
   value: number;
+  /** ' for tenant t7' when a child was tested (annotations read it as `$details.scope`), else ''. */
+  scope: string;
   details: Record<string, number | string>;
   pValue: number;
 }
@@ -142,7 +144,7 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
     else children.set(t.parent, [t]);
   }
   const out: Observation[] = [];
-  const emit = (t: Tested) => out.push({ labels: t.labels, value: t.value, details: { ...t.details, p_value: t.pValue } });
+  const emit = (t: Tested) => out.push({ labels: t.labels, value: t.value, details: { ...t.details, p_value: t.pValue, scope: t.scope } });
   for (const [key, p] of parents) {
     const kids = children.get(key) ?? [];
     const w = p.evidence.window;
@@ -163,8 +165,33 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
   return out;
 }
 
+/**
+ * Which level-0 slices a `share` selector keeps: a version's requests over the horizon against all
+ * versions of its model (the same slice but for model_version). `major`: at least half; `minor`: less.
+ */
+export function shareFilter(totals: Map<string, { labels: Labels; n: number }>, by: readonly string[], share: 'major' | 'minor' | undefined): (labels: Labels) => boolean {
+  if (share === undefined) return () => true;
+  const groups = new Map<string, number>();
+  for (const t of totals.values()) {
+    const k = peerKey(t.labels, by, 'model_version');
+    groups.set(k, (groups.get(k) ?? 0) + t.n);
+  }
+  return (labels) => {
+    const own = totals.get(labelsKey(labels, by))?.n ?? 0;
+    const all = groups.get(peerKey(labels, by, 'model_version')) ?? 0;
+    const major = all > 0 && own * 2 >= all;
+    return share === 'major' ? major : !major;
+  };
+}
+
 /** The key of a slice without one dimension: its peer group. */
 export const peerKey = (labels: Labels, dims: readonly string[], without: string) => labelsKey(labels, dims.filter((d) => d !== without));
+
+/** ' for tenant t7' for a slice of a localize level, '' for the rule's own slices. */
+export function scopeOf(labels: Labels, dims: readonly string[], by: readonly string[]): string {
+  const extra = dims.filter((d) => !by.includes(d) && labels[d] !== undefined);
+  return extra.length > 0 ? ` for ${extra.map((d) => `${d} ${labels[d]}`).join(', ')}` : '';
+}
 
 /** The level-0 key of a slice of any level. */
 export const parentKey = (labels: Labels, by: readonly string[]) => labelsKey(labels, by);
