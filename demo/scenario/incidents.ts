@@ -63,7 +63,7 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `replica ${t.slowReplica} becomes slow (exec ×${p.slowFactor})`,
         where: { model: t.model, replica: t.slowReplica, node: t.node },
-        expect: `Runtime view: "Exec latency by replica" shows ${t.slowReplica}'s exec_ms about ${p.slowFactor}× the others', and "Which stage grew" names replica ${t.slowReplica}; the slice finder on exec_ms (POST /v1/analysis/errors, kind slow, field exec_ms) points at replica=${t.slowReplica}.`,
+        expect: `Runtime view: "Exec latency by replica" shows ${t.slowReplica}'s exec_ms about ${p.slowFactor}× the others', and "Which stage grew" names replica ${t.slowReplica}; the slice finder on exec_ms above twice its median (POST /v1/analysis/errors, kind slow, field exec_ms, threshold_ms) points at replica=${t.slowReplica}.`,
       };
     case 'tenant_errors':
       return {

@@ -117,6 +117,9 @@ describe('demo service, end to end on 127.0.0.1', () => {
     expect((await fetch(`${service.url}/nope`)).status).toBe(404);
     const last = observer.events.at(-1);
     expect(last).toMatchObject({ status: 'error', error_type: 'bad_input', http_status: 400 });
+    // A JSON body missing its text still says who sent it.
+    expect((await post(`${service.url}/v1/classify`, { tenant: 'initech', request_id: 'no-text-1' })).status).toBe(400);
+    expect(observer.events.at(-1)).toMatchObject({ status: 'error', error_type: 'bad_input', tenant: 'initech', request_id: 'no-text-1' });
     const ok = await post(`${service.url}/v1/classify`, { text: '', tenant: 'initech' });
     expect(ok.status).toBe(200);
     expect(observer.events.at(-1)).toMatchObject({ status: 'ok', empty: true, input_tokens: 0 });

@@ -163,6 +163,20 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   });
 }
 
+/** What a rejected body still says about its sender (tenant, request id), when it is a JSON object. */
+function knownDims(raw: string): Partial<EventInput> {
+  try {
+    const b = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof b !== 'object' || b === null) return {};
+    return {
+      ...(typeof b.tenant === 'string' && b.tenant.length >= 1 && b.tenant.length <= MAX_TENANT_CHARS && { tenant: b.tenant }),
+      ...(typeof b.request_id === 'string' && b.request_id.length >= 1 && b.request_id.length <= 128 && { request_id: b.request_id }),
+    };
+  } catch {
+    return {};
+  }
+}
+
 function parseClassify(raw: string): ClassifyBody {
   let body: unknown;
   try {
@@ -275,11 +289,13 @@ export function createService(options: ServiceOptions = {}): Service {
     };
 
     let body: ClassifyBody;
+    let raw = '';
     try {
-      body = parseClassify(await readBody(req, o.maxBodyBytes));
+      raw = await readBody(req, o.maxBodyBytes);
+      body = parseClassify(raw);
     } catch (err) {
       const httpStatus = err instanceof BadInput ? err.httpStatus : 400;
-      fail('error', httpStatus, 'bad_input', (err as Error).message, { ingress_ms: performance.now() - t0 });
+      fail('error', httpStatus, 'bad_input', (err as Error).message, { ...knownDims(raw), ingress_ms: performance.now() - t0 });
       return;
     }
     // A probe pinning a version skips the routing table (rule `probe`); everything else is routed.
