@@ -108,15 +108,16 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const dist = path.join(tmp, 'dist');
     // Build the current web/ sources, so the test never runs against a stale web/dist.
     await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
-    // Alerting on (the default rule pack), actions waiting for approval so the approve button shows;
-    // rollback goes to a stub on loopback, the other action types have no endpoint.
+    // Alerting on (the default rule pack and e2e/seed-rules.yaml), actions waiting for approval so
+    // the approve button shows; switch_route goes to a stub on loopback, the other action types
+    // have no endpoint.
     stub = createServer((req, res) => {
       req.resume();
       req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
     });
     await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
-    const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/rollback`;
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, actions: { mode: 'approval', endpoints: { rollback: { url: stubUrl } } } } } });
+    const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/switch_route`;
+    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval', endpoints: { switch_route: { url: stubUrl } } } } } });
     server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)] });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
@@ -338,8 +339,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   });
 
   it('actions: approve and reject are on screen at 1440 px; an action nobody can execute is never put up', async () => {
-    // GoldenSamplesFailing (for: 5m) fires 6 minutes on and proposes a rollback, which has an
-    // endpoint here (a stub); rules proposing other actions (switch_route, scale_out, …) have none.
+    // ReplicaErrorsHigh (for: 5m, e2e/seed-rules.yaml) fires 6 minutes on and proposes a
+    // switch_route, which has an endpoint here (a stub); LoadShedding on model "burst" proposes a
+    // scale_out, which has none: recorded, never put up for approval.
     await server.alerting!.evaluateAt(Date.now() + 6 * 60_000);
     await server.alerting!.evaluateAt(Date.now());
     const url = `${server.url}/alerts?from=now-1h&to=now`;
@@ -350,8 +352,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const rows = await page.$$eval('[data-panel="alerts-actions"] tbody tr', (trs) => trs.map((tr) => ({ state: (tr as HTMLElement).dataset['state'], text: tr.textContent ?? '', buttons: tr.querySelectorAll('button').length })));
     const waiting = rows.filter((r) => r.state === 'awaiting_approval');
     expect(waiting.length).toBeGreaterThan(0);
-    for (const r of waiting) expect(r.text).toMatch(/^\s*approve\s*(reject|dismiss)\s*rollback/);
-    for (const r of rows.filter((x) => x.state === 'no_endpoint')) {
+    for (const r of waiting) expect(r.text).toMatch(/^\s*approve\s*(reject|dismiss)\s*switch_route/);
+    const unexecutable = rows.filter((x) => x.state === 'no_endpoint');
+    expect(unexecutable.length).toBeGreaterThan(0);
+    for (const r of unexecutable) {
       expect(r.buttons).toBe(0);
       expect(r.text).toMatch(/no endpoint for/);
     }
@@ -366,25 +370,24 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   });
 
   it('lists alerts and rules, creates and expires a silence, approves an action, and is empty where nothing fires', async () => {
-    // GoldenSamplesFailing (for: 5m) on v2: pending since the first evaluation, firing 6 minutes
-    // later, proposing a rollback (waiting for approval; once per episode, so the test above may
-    // have raised it already); then back to now, as the next tick would.
+    // ReplicaErrorsHigh (for: 5m) on r3: pending since the first evaluation, firing 6 minutes later,
+    // proposing a switch_route (waiting for approval); then back to now, as the next tick would.
     await server.alerting!.evaluateAt(Date.now() + 6 * 60_000);
     expect(server.alerting!.actions.list().map((a) => a.state)).toContain('awaiting_approval');
     await server.alerting!.evaluateAt(Date.now());
     await page.goto(`${server.url}/alerts?from=now-1h&to=now`);
     await rendered(0);
     await page.waitForSelector('[data-panel="alerts-rules"][data-state="ready"]');
-    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('LatencyP99Up');
+    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('ReplicaSlow');
     expect(await page.getAttribute('[data-panel="alerts-alerts"]', 'data-state')).toBe('ready');
-    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('ErrorBudgetBurnFast');
+    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('ReplicaErrorsHigh');
     expect(await page.getAttribute('[data-panel="alerts-incidents"]', 'data-state')).toBe('ready');
 
-    await page.fill('#silence-matchers', 'alertname="ErrorBudgetBurnFast", model="ranker"');
+    await page.fill('#silence-matchers', 'alertname="ReplicaErrorsHigh", model="ranker"');
     await page.fill('#silence-comment', 'e2e');
     await page.click('#silence-create');
     await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="active"]');
-    expect(await page.textContent('[data-panel="alerts-silences"] tr[data-state="active"]')).toContain('alertname="ErrorBudgetBurnFast"');
+    expect(await page.textContent('[data-panel="alerts-silences"] tr[data-state="active"]')).toContain('alertname="ReplicaErrorsHigh"');
 
     const approve = '[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] button.approve';
     await page.waitForSelector(approve);
