@@ -153,6 +153,7 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
   const runId = `bf${(o.seed ?? 101).toString(36)}${o.fromMs.toString(36)}`;
   const perMinuteReplica = new Map<number, Map<string, number>>();
   const attributes = { backfill: 'true' };
+  const clientRandom = createRandom((o.seed ?? 101) + 17);
 
   for (let s = fromS; s < toS; s++) {
     const n = perSecond[s - fromS] as number;
@@ -198,8 +199,9 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
       if (canary && version === 'v2' && random() < p.regression.flipRate) pred = { label: pred.label === 'spam' ? 'ham' : 'spam', confidence: pred.confidence };
       const pSpam = pred.label === 'spam' ? pred.confidence : 1 - pred.confidence;
       const label = pSpam >= threshold ? 'spam' : 'ham';
-      // The misbehaving clients of the live traffic (CLIENT_TRICKLE), in the same shares.
-      const u = random();
+      // The misbehaving clients of the live traffic (CLIENT_TRICKLE), in the same shares, from a
+      // stream of their own: the draws for everything else (and so the GPU noise) stay as they were.
+      const u = clientRandom();
       const malformed = !rejected && u < CLIENT_TRICKLE.malformedShare;
       const limited = !rejected && !malformed && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare;
       const timedOut = !rejected && !malformed && !limited && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare + CLIENT_TRICKLE.tightDeadlineShare;
