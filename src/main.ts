@@ -25,7 +25,7 @@ import { createCapturePolicy, createPipeline, createRetention, createRollupMaint
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer } from './release/index.ts';
+import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
 import { createDuckDBStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
@@ -73,7 +73,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     cardinalityCap: config.pipeline.cardinalityCap,
     maxQueueRows: config.pipeline.maxQueueRows,
     maxBatchRows: config.pipeline.maxBatchRows,
-    capture: createCapturePolicy({ config: config.capture, registry, now: options.now }),
+    capture: createCapturePolicy({ config: config.capture, lowConfidence: config.quality.lowConfidence, registry, now: options.now }),
   });
   await pipeline.start();
   const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
@@ -101,6 +101,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
     modelTypes: config.quality.modelTypes,
+    lowConfidence: config.quality.lowConfidence,
   });
   let ready = false;
   const app = createApi({
@@ -112,7 +113,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     apiKeys: config.server.apiKeys,
     ready: () => ready,
     mounts: [
-      releaseRoutes({ comparer: createComparer(queries) }),
+      releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }),
       quality,
       samplesRoutes({ queries }),
       ...(alerting ? [alertRoutes({ alerting })] : []),

@@ -84,7 +84,7 @@ export function createApi(o: ApiOptions): Hono {
   app.post('/v1/resources', async (c) => {
     const parsed = parseRows(await body(c), c.req.header('content-type'));
     const reply = await o.sink.writeResources(parsed.rows as never);
-    return ingestReply(c, { accepted: reply.accepted, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
+    return ingestReply(c, { ...reply, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
   });
 
   app.get('/v1/requests/:id', async (c) => c.json({ status: 'success', data: await o.queries.request(c.req.param('id')) }));

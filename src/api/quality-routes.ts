@@ -17,6 +17,8 @@ export interface QualityRouteDeps {
   probes?: ProbeRunner;
   /** Declared model types (config); the others are inferred. */
   modelTypes?: Readonly<Record<string, ModelType>>;
+  /** The low-confidence cut-off (config `quality.lowConfidence`). */
+  lowConfidence?: number;
   /** Largest accepted body (default 1 MiB). */
   maxBodyBytes?: number;
 }
@@ -28,7 +30,7 @@ export function qualityRoutes(deps: QualityRouteDeps): (app: Hono) => void {
   const text = async (c: Context) => (await readBody(c.req.raw.body, c.req.header('content-encoding'), maxBytes)).toString('utf8');
   const json = (c: Context) => readJson(c, maxBytes);
   return (app) => {
-    app.post('/v1/quality/summary', async (c) => c.json({ status: 'success', data: await qualitySummary(deps.reads, await json(c), { modelTypes: deps.modelTypes ?? {} }) }));
+    app.post('/v1/quality/summary', async (c) => c.json({ status: 'success', data: await qualitySummary(deps.reads, await json(c), { modelTypes: deps.modelTypes ?? {}, ...(deps.lowConfidence !== undefined ? { lowConfidence: deps.lowConfidence } : {}) }) }));
     app.post('/v1/quality/drift', async (c) => c.json({ status: 'success', data: await driftQuery(deps.reads, await json(c)) }));
     app.post('/v1/quality/feedback', async (c) => c.json({ status: 'success', data: await feedbackQuality(deps.reads, await json(c)) }));
 

@@ -9,7 +9,7 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Counter, Gauge, Histogram } from 'prom-client';
-import { DIMENSIONS, FeedbackSchema, InferlensError, ResourceSampleSchema, checkEvent, tsMillis, zodIssues } from '../schema/index.ts';
+import { DIMENSIONS, FeedbackSchema, InferlensError, READ_RESOURCE_METRICS, ResourceSampleSchema, checkEvent, tsMillis, zodIssues } from '../schema/index.ts';
 import type { Dimension, EventInput, Feedback, IngestReply, ResourceSample, RowIssue } from '../schema/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Sink, WriteOptions } from './sink.ts';
@@ -54,6 +54,7 @@ interface Job {
 }
 
 /** Most rejected / warning entries listed in one reply (the counts are still exact). */
+const READ_METRICS: ReadonlySet<string> = new Set(READ_RESOURCE_METRICS);
 const MAX_LISTED_ISSUES = 1000;
 
 export function createPipeline(options: PipelineOptions): Pipeline {
@@ -271,15 +272,25 @@ export function createPipeline(options: PipelineOptions): Pipeline {
     async writeResources(samples: readonly ResourceSample[]) {
       const ok: ResourceSample[] = [];
       const rejected: RowIssue[] = [];
+      // Stored, but nothing built in reads them: said in the reply, counted.
+      const warnings: RowIssue[] = [];
+      let unknown = 0;
       samples.forEach((s, i) => {
         const r = ResourceSampleSchema.safeParse(s);
-        if (r.success) ok.push(r.data);
-        else for (const issue of zodIssues(r.error)) if (rejected.length < MAX_LISTED_ISSUES) rejected.push({ index: i, ...issue });
+        if (!r.success) {
+          for (const issue of zodIssues(r.error)) if (rejected.length < MAX_LISTED_ISSUES) rejected.push({ index: i, ...issue });
+          return;
+        }
+        ok.push(r.data);
+        if (READ_METRICS.has(r.data.metric)) return;
+        unknown++;
+        if (warnings.length < MAX_LISTED_ISSUES) warnings.push({ index: i, path: 'metric', message: `"${r.data.metric}" is stored, but no analysis or view reads it; the names read are ${READ_RESOURCE_METRICS.join(', ')}` });
       });
       if (ok.length) await write(ok.length, () => store.appendResources(ok));
       rowsTotal.inc({ kind: 'resource', outcome: 'accepted' }, ok.length);
       rowsTotal.inc({ kind: 'resource', outcome: 'rejected' }, samples.length - ok.length);
-      return { accepted: ok.length, rejected };
+      if (unknown) rowsTotal.inc({ kind: 'resource', outcome: 'unknown_metric' }, unknown);
+      return { accepted: ok.length, rejected, ...(warnings.length ? { warnings } : {}) };
     },
 
     async writeFeedback(rows: readonly Feedback[]) {

@@ -15,7 +15,8 @@ export interface EventSink {
 
 /** Where resource samples (host, GPU, scraped engine metrics) go. */
 export interface ResourceSink {
-  writeResources(samples: readonly ResourceSample[]): Promise<{ accepted: number; rejected: RowIssue[] }>;
+  /** `warnings`: stored rows whose metric no analysis or view reads (READ_RESOURCE_METRICS). */
+  writeResources(samples: readonly ResourceSample[]): Promise<IngestReply>;
 }
 
 /** Where feedback and business events go. */

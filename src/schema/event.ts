@@ -9,6 +9,13 @@
 import { z } from 'zod';
 import type { FieldIssue } from './errors.ts';
 
+/**
+ * The one low-confidence cut-off: an answer with confidence below it is "low confidence" for the
+ * capture policy (kept as a sample), the quality table and the default alert rules. A deployment
+ * sets it once (`quality.lowConfidence`); a confident classifier such as the demo's uses 0.9.
+ */
+export const DEFAULT_LOW_CONFIDENCE = 0.6;
+
 export const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted'] as const;
 export type Status = (typeof STATUSES)[number];
 

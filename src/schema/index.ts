@@ -2,6 +2,7 @@
 export { InferlensError, isInferlensError, ERROR_CODES } from './errors.ts';
 export type { ErrorCode, FieldIssue, InferlensErrorOptions } from './errors.ts';
 export {
+  DEFAULT_LOW_CONFIDENCE,
   STATUSES,
   ERROR_TYPES,
   DIMENSIONS,
@@ -21,7 +22,7 @@ export {
 export type { Status, ErrorType, Dimension, Stage, LatencyField, NumericField, FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
 export { QuerySpecSchema, FiltersSchema, TimeRangeSchema, FILTER_KEYS, GROUP_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure, parseDurationMs } from './query.ts';
 export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey, GroupKey } from './query.ts';
-export { ResourceSampleSchema } from './resource.ts';
+export { READ_RESOURCE_METRICS, ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
 export type { Feedback, FeedbackKind, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';

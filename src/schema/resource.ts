@@ -15,3 +15,21 @@ export const ResourceSampleSchema = z.object({
   simulated: z.boolean().nullish(),
 });
 export type ResourceSample = z.infer<typeof ResourceSampleSchema>;
+
+/**
+ * Resource metric names that an analysis, view or default alert rule reads. Any other name is
+ * stored (the resource query and custom rules can use it), and the ingest reply warns that nothing
+ * built in will look at it: `gpu_mem_util` instead of `gpu_memory_used_bytes` is otherwise a
+ * silent gap in the capacity analysis.
+ */
+export const READ_RESOURCE_METRICS: readonly string[] = [
+  'gpu_utilization_ratio',
+  'gpu_memory_used_bytes',
+  'gpu_memory_total_bytes',
+  'cpu_utilization_ratio',
+  'memory_used_bytes',
+  'memory_total_bytes',
+  'memory_available_bytes',
+  'queue_length',
+  'replica_restarts_total',
+];
