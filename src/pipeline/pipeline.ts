@@ -524,7 +524,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
         accepted -= refused.length;
         if (refused.length > 0) rejected.sort((a, b) => a.index - b.index);
         rowsTotal.inc({ kind: 'event', outcome: 'accepted' }, accepted);
-        requestMetrics.observe(refused.length === 0 ? events : events.filter((_, i) => !refused.some((r) => r.index === i)));
+        const stored = refused.length === 0 ? events : events.filter((_, i) => !refused.some((r) => r.index === i));
+        for (let i = 0; i < stored.length; i += ROWS_PER_SLICE) {
+          if (i > 0) await yieldToLoop();
+          requestMetrics.observe(stored.slice(i, i + ROWS_PER_SLICE));
+        }
       }
       rowsTotal.inc({ kind: 'event', outcome: 'rejected' }, rejectedRows);
       if (rejectedRows) dropped.inc({ reason: 'invalid' }, rejectedRows);
