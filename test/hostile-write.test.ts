@@ -85,13 +85,17 @@ const id = (tag: string) => `${tag}-${seq++}`;
 const ev = (o: Record<string, unknown> = {}) => ({ ts: TS, request_id: id('ok'), model: 'hostile-ok', total_ms: 12.5, status: 'ok', ...o });
 
 /**
- * A mixed NDJSON batch: a valid row, the hostile line, another valid row. `valid` says whether the
- * hostile row itself must be stored (SQL-looking text is data, not a reason to refuse it).
+ * A mixed NDJSON batch for `path`: a valid row (`validRow()`), the hostile line, another valid
+ * row. `valid` says whether the hostile row itself must be stored (SQL-looking text is data, not a
+ * reason to refuse it); `rejectedPath` is the field path its reject must name.
  */
-function mixedEvents(name: string, hostileLine: string, valid: boolean, rejectedPath?: string) {
-  const body = [JSON.stringify(ev()), hostileLine, JSON.stringify(ev())].join('\n');
-  cases.push({ name: `events mixed: ${name}`, path: '/v1/events', body, headers: NDJSON, status: 200, accepted: valid ? 3 : 2, ...(rejectedPath !== undefined ? { rejectedPath } : {}) });
+function mixed(kind: string, path: string, validRow: () => unknown) {
+  return (name: string, hostileLine: string, valid: boolean, rejectedPath?: string) => {
+    const body = [JSON.stringify(validRow()), hostileLine, JSON.stringify(validRow())].join('\n');
+    cases.push({ name: `${kind} mixed: ${name}`, path, body, headers: NDJSON, status: 200, accepted: valid ? 3 : 2, ...(rejectedPath !== undefined ? { rejectedPath } : {}) });
+  };
 }
+const mixedEvents = mixed('events', '/v1/events', () => ev());
 const bad = (name: string, fields: Record<string, unknown>, path: string) => mixedEvents(name, JSON.stringify(ev(fields)), false, path);
 const good = (name: string, fields: Record<string, unknown>) => mixedEvents(name, JSON.stringify(ev(fields)), true);
 /** A hostile line given as raw JSON text (escapes JSON.stringify would not write). */
@@ -343,10 +347,7 @@ cases.push({ name: 'events body: fixtures/events-mixed.ndjson', path: '/v1/event
 // ---------- feedback ----------
 
 const fb = (o: Record<string, unknown> = {}) => ({ ts: TS, request_id: id('fb'), kind: 'thumbs', value: true, ...o });
-function mixedFeedback(name: string, hostileLine: string, valid: boolean, rejectedPath?: string) {
-  const body = [JSON.stringify(fb()), hostileLine, JSON.stringify(fb())].join('\n');
-  cases.push({ name: `feedback mixed: ${name}`, path: '/v1/feedback', body, headers: NDJSON, status: 200, accepted: valid ? 3 : 2, ...(rejectedPath !== undefined ? { rejectedPath } : {}) });
-}
+const mixedFeedback = mixed('feedback', '/v1/feedback', () => fb());
 for (const [name, fields, path] of [
   ['ts "not"', { ts: 'not' }, 'ts'],
   ['ts not in the calendar', { ts: '2026-11-31T10:00:00Z' }, 'ts'],
@@ -402,10 +403,7 @@ for (const [name, body, headers, status] of [
 // ---------- resource samples ----------
 
 const res = (o: Record<string, unknown> = {}) => ({ ts: NOW - 30_000, node: 'n1', gpu: '0', metric: 'gpu_utilization_ratio', value: 0.5, ...o });
-function mixedResources(name: string, hostileLine: string, valid: boolean, rejectedPath?: string) {
-  const body = [JSON.stringify(res()), hostileLine, JSON.stringify(res())].join('\n');
-  cases.push({ name: `resources mixed: ${name}`, path: '/v1/resources', body, headers: NDJSON, status: 200, accepted: valid ? 3 : 2, ...(rejectedPath !== undefined ? { rejectedPath } : {}) });
-}
+const mixedResources = mixed('resources', '/v1/resources', () => res());
 for (const [name, fields, path] of [
   ['metric with a space', { metric: 'gpu util' }, 'metric'],
   ['metric starting with a digit', { metric: '1gpu' }, 'metric'],
