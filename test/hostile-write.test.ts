@@ -316,9 +316,6 @@ for (const [name, body, headers, status, accepted] of [
   ['a byte-order mark first', '\ufeff' + events(2, 'bom').join('\n'), NDJSON, 200, 2],
   ['only a byte-order mark', '\ufeff', NDJSON, 400],
   ['NUL bytes', '\u0000'.repeat(1000), NDJSON, 400],
-  ['no content type, NDJSON sniffed', events(2, 'sniff').join('\n'), {}, 200, 2],
-  ['no content type, JSON array sniffed', `[${events(2, 'sniff').join(',')}]`, {}, 200, 2],
-  ['text/plain', events(1, 'plain').join('\n'), { 'content-type': 'text/plain' }, 200, 1],
   ['application/xml', '<event><model>x</model></event>', { 'content-type': 'application/xml' }, 400],
   ['multipart/form-data', '--b\r\nContent-Disposition: form-data; name="a"\r\n\r\nx\r\n--b--', { 'content-type': 'multipart/form-data; boundary=b' }, 400],
   ['charset=utf-16 (read as UTF-8)', events(1, 'u16').join('\n'), { 'content-type': 'application/x-ndjson; charset=utf-16' }, 200, 1],
@@ -327,6 +324,15 @@ for (const [name, body, headers, status, accepted] of [
   const c: Case = { name: `events body: ${name}`, path: '/v1/events', body, headers: headers as Record<string, string>, status };
   if (accepted !== undefined) c.accepted = accepted;
   cases.push(c);
+}
+// Content types a browser form can send, or none: read as NDJSON / sniffed today; the CSRF rules of
+// issue 12 may refuse them (a 4xx). Either way no 5xx; their rows go to their own model.
+for (const [name, body, headers] of [
+  ['no content type, NDJSON sniffed', events(2, 'sniff').join('\n').replaceAll('hostile-ok', 'hostile-ct'), {}],
+  ['no content type, JSON array sniffed', `[${events(2, 'sniff').join(',')}]`.replaceAll('hostile-ok', 'hostile-ct'), {}],
+  ['text/plain', events(1, 'plain').join('\n').replaceAll('hostile-ok', 'hostile-ct'), { 'content-type': 'text/plain' }],
+] as const) {
+  cases.push({ name: `events body: ${name}`, path: '/v1/events', body, headers, status: [200, 400, 403, 415] });
 }
 // Raw bytes: invalid UTF-8 is read as U+FFFD, never stored as invalid text.
 cases.push({ name: 'events body: invalid UTF-8 bytes in a value', path: '/v1/events', body: Buffer.concat([Buffer.from(`{"ts":"${TS}","request_id":"${id('utf8')}","model":"hostile-ok","tenant":"a`), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('","status":"ok"}')]), headers: NDJSON, status: 200, accepted: 1 });
