@@ -171,12 +171,10 @@ describe('the demo incidents against the default rule pack (+ the demo\'s spam-f
     for (const name of want.alertnames) expect(incidents.intervalOf.get(name), `${name} is a rule of the pack`).toBeGreaterThan(0);
     const labels = want.labels(h.spec.where);
     const hits = incidents.episodes.filter((e) => want.alertnames.includes(e.alertname) && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs);
-    const first = hits.sort((a, b) => a.activeAtMs - b.activeAtMs)[0];
-    expect(first, `${want.alertnames.join('|')} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeDefined();
-    const intervalMs = incidents.intervalOf.get(first!.alertname)!;
-    // Past its `for`, it fires before the incident is over (or within two intervals of its end).
-    expect(first!.firedAtMs).not.toBeNull();
-    expect(first!.firedAtMs!).toBeLessThanOrEqual(h.endMs + 2 * intervalMs);
+    expect(hits.length, `${want.alertnames.join('|')} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeGreaterThan(0);
+    // Past its `for`, one of them fires before the incident is over (or within two intervals of its end).
+    const fired = hits.filter((e) => e.firedAtMs !== null && e.firedAtMs <= h.endMs + 2 * incidents.intervalOf.get(e.alertname)!);
+    expect(fired.map(describeEpisode), hits.map(describeEpisode).join('\n')).not.toEqual([]);
   });
 
   it('every alert of the incident run belongs to an incident: raised while its data is in the window, on a slice it touches', () => {
