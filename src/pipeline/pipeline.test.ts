@@ -149,19 +149,22 @@ describe('pipeline overload', () => {
     return { t, gated, close };
   }
 
-  it('admits writes only while the queued rows can be written within maxQueueWaitMs; each admitted write waits no longer', async () => {
-    // 0.125 ms a row (8,000 rows/s), a 3 s bound: 24,000 rows may wait, so of 64 clients' 5,000-row
-    // batches that arrive together, 4 are admitted (20,000 rows, 2.5 s) and 60 refused.
+  it('admits writes only while the rows ahead can be written within maxQueueWaitMs; none waits longer than that plus its own rows', async () => {
+    // 0.125 ms a row (8,000 rows/s), a 3 s bound: a write is admitted while at most 24,000 rows
+    // (3 s) are ahead of it, so of 64 clients' 5,000-row batches that arrive together, 5 are
+    // admitted (the 5th has 20,000 rows, 2.5 s, ahead) and 59 refused (25,000 rows, 3.125 s, ahead).
     const { t, gated, close } = timedStore(0.125);
     const p = make({ store: gated, monotonicNow: () => t.clock, maxQueueRows: 200_000, maxBatchRows: 50_000, maxQueueWaitMs: 3000 });
     await p.writeEvents(Array.from({ length: 5000 }, (_, i) => row(`warm-${i}`))); // measures the cost
     close();
     const startMs = t.clock;
+    const ownMs = 5000 * 0.125;
     const waits: number[] = [];
     const refused: InferlensError[] = [];
     const clients = Array.from({ length: 64 }, (_, c) =>
       p.writeEvents(Array.from({ length: 5000 }, (_, i) => row(`c${c}-${i}`))).then(
-        () => void waits.push(t.clock - startMs),
+        // The wait beyond the writing of its own rows.
+        () => void waits.push(t.clock - startMs - ownMs),
         (e: InferlensError) => void refused.push(e),
       ),
     );
@@ -170,15 +173,16 @@ describe('pipeline overload', () => {
       expect(turns).toBeLessThan(100_000);
       await new Promise((r) => setImmediate(r));
     }
-    expect(p.expectedWaitMs()).toBe(2500);
-    expect(() => p.admit()).not.toThrow(); // 2.5 s queued: a small write would still fit
+    expect(p.expectedWaitMs()).toBe(3125);
+    expect(() => p.admit()).toThrow(expect.objectContaining({ code: 'resource_exhausted', retryAfterS: 4 }));
     t.open();
     await Promise.all(clients);
-    expect(waits.length).toBe(4);
+    expect(waits.length).toBe(5);
     expect(Math.max(...waits)).toBeLessThanOrEqual(3000);
-    expect(refused.length).toBe(60);
-    expect(refused.every((e) => e.code === 'resource_exhausted' && e.retryAfterS === 3)).toBe(true);
-    expect((await store.stats()).events).toBe(5000 + 4 * 5000);
+    expect(refused.length).toBe(59);
+    expect(refused.every((e) => e.code === 'resource_exhausted' && e.retryAfterS === 4)).toBe(true);
+    expect((await store.stats()).events).toBe(5000 + 5 * 5000);
+    expect(() => p.admit()).not.toThrow();
   });
 
   it('refuses before parsing (admit) once the queue is behind by more than the bound', async () => {

@@ -7,8 +7,9 @@
  * its rows are durable.
  *
  * Bounded by rows and by expected wait: a write is refused with `resource_exhausted` (HTTP 429 +
- * Retry-After) when the rows queued ahead would take longer than `maxQueueWaitMs` to write
- * (write-cost.ts), or exceed `maxQueueRows`. `admit()` answers the same question before a
+ * Retry-After) when the rows queued ahead of it would take longer than `maxQueueWaitMs` to write
+ * (write-cost.ts), or exceed `maxQueueRows`. So an admitted write waits at most about
+ * `maxQueueWaitMs` plus the writing of its own rows. `admit()` answers the same question before a
  * request's body is even read, so a refused request costs no parsing.
  *
  * One request's rows never fail another's: when the store refuses a group commit because of the
@@ -107,8 +108,8 @@ interface Part {
 /**
  * Group commit: events of requests that arrive while a write is running gather in one open batch,
  * written in a single transaction when the writer reaches it. `deadlineMs` is the earliest time by
- * which a request in it was promised its rows (admission time + maxQueueWaitMs): a request whose
- * rows would push the batch past it starts a new batch instead.
+ * which a request in it was promised its rows (admission time + maxQueueWaitMs + the writing of
+ * its own rows): a request whose rows would push the batch past it starts a new batch instead.
  */
 interface EventBatch {
   parts: Part[];
@@ -185,10 +186,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       dropped.inc({ reason: 'queue_full' }, rows);
       throw new InferlensError('resource_exhausted', `write queue is full (${queued} rows waiting, limit ${options.maxQueueRows}); retry after the delay`, { retryAfterS: retryAfterS() });
     }
-    const waitMs = cost.waitMs(queued + rows);
-    if (waitMs > maxWaitMs) {
+    const aheadMs = cost.waitMs(queued);
+    if (aheadMs > maxWaitMs) {
       dropped.inc({ reason: 'queue_wait' }, rows);
-      throw new InferlensError('resource_exhausted', `the store is behind: these rows would wait about ${(waitMs / 1000).toFixed(1)} s (limit ${maxWaitMs / 1000} s); retry after the delay`, { retryAfterS: retryAfterS() });
+      throw new InferlensError('resource_exhausted', `the store is behind: these rows would wait about ${(aheadMs / 1000).toFixed(1)} s (limit ${maxWaitMs / 1000} s); retry after the delay`, { retryAfterS: retryAfterS() });
     }
   }
 
@@ -251,8 +252,10 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   function writeEventLines(lines: string[], events: EventInput[]): Promise<RefusedRow[]> {
     refuseIfFull(lines.length);
     const t = monotonicNow();
-    // The rows already queued (this batch included) plus these, at the measured cost.
+    // When the open batch would be written with these rows in it (everything queued is ahead of
+    // them or in it), and by when these rows were promised: the bound plus their own writing.
     const doneBy = t + cost.waitMs(queued + lines.length);
+    const deadlineMs = t + maxWaitMs + cost.waitMs(lines.length);
     addQueued(lines.length);
     return new Promise<RefusedRow[]>((done, fail) => {
       let batch = open;
@@ -261,7 +264,7 @@ export function createPipeline(options: PipelineOptions): Pipeline {
       const b = batch!;
       b.parts.push({ lines, events, done, fail });
       b.rows += lines.length;
-      b.deadlineMs = Math.min(b.deadlineMs, t + maxWaitMs);
+      b.deadlineMs = Math.min(b.deadlineMs, deadlineMs);
       for (const e of events) {
         const ts = tsMillis(e.ts);
         if (ts < b.minTsMs) b.minTsMs = ts;

@@ -9,11 +9,11 @@
  * Until the first such transaction the estimate is `INITIAL_MS_PER_ROW`, 0.1 ms (10,000 rows/s,
  * below what DuckDB does here: 25–50 k rows/s in 5,000–50,000-row transactions).
  *
- * The wait of a row queued behind `queuedRows` others is (queuedRows + its own rows) × cost: the
- * rows ahead are written first (one writer, FIFO), and the transaction in flight counts in full,
- * which overstates its remaining time, on the safe side. Worked: 60,000 rows queued at 0.04
- * ms/row (25 k rows/s) → 2.4 s; a 5,000-row batch more → 2.6 s, under a 3 s bound; at 80,000
- * rows queued (3.2 s) every new write is refused with Retry-After 4.
+ * A write queued behind `queuedRows` others waits queuedRows × cost before its own rows are
+ * written (one writer, FIFO; the transaction in flight counts in full, which overstates its
+ * remaining time, on the safe side). Worked: 60,000 rows queued at 0.04 ms/row (25 k rows/s) →
+ * 2.4 s ahead, under a 3 s bound: admitted; at 80,000 rows queued (3.2 s) every new write is
+ * refused with Retry-After 4.
  */
 
 export const INITIAL_MS_PER_ROW = 0.1;
