@@ -37,6 +37,32 @@ const zerosLines = (bytes: number) => '0\n'.repeat(bytes / 2);
 /** A golden set whose one sample's input is a map of `keys` keys (the issue's 578 KB, 30 k keys). */
 const wideYaml = (keys: number) =>
   `name: wide\nsamples:\n  - id: a\n    expected: 1\n    input:\n${Array.from({ length: keys }, (_, i) => `      key_${String(i).padStart(6, '0')}: v${i}\n`).join('')}`;
+/** An OTLP/JSON export of `n` GenAI inference spans (~380 bytes each). */
+const otlpSpans = (n: number) =>
+  JSON.stringify({
+    resourceSpans: [
+      {
+        resource: { attributes: [{ key: 'service.name', value: { stringValue: 'bench' } }] },
+        scopeSpans: [
+          {
+            spans: Array.from({ length: n }, (_, i) => ({
+              traceId: '0af7651916cd43dd8448eb211c80319c',
+              spanId: (i + 1).toString(16).padStart(16, '0'),
+              name: 'chat m',
+              kind: 2,
+              startTimeUnixNano: String(BigInt(NOW - 2000) * 1_000_000n),
+              endTimeUnixNano: String(BigInt(NOW - 1980) * 1_000_000n),
+              attributes: [
+                { key: 'gen_ai.request.model', value: { stringValue: 'bench-otlp' } },
+                { key: 'gen_ai.operation.name', value: { stringValue: 'chat' } },
+                { key: 'gen_ai.usage.input_tokens', value: { intValue: 12 } },
+              ],
+            })),
+          },
+        ],
+      },
+    ],
+  });
 const deepJson = (depth: number) => JSON.stringify({ name: 'deep', samples: [{ id: 'a', input: JSON.parse('['.repeat(depth) + ']'.repeat(depth)), expected: 1 }] });
 
 let seq = 0;
@@ -47,6 +73,7 @@ const CASES: Case[] = [
   { name: '/v1/resources: 2 MB of "0\\n"', path: '/v1/resources', contentType: 'application/x-ndjson', body: () => zerosLines(2_000_000) },
   { name: '/v1/feedback: 2 MB of "0\\n"', path: '/v1/feedback', contentType: 'application/x-ndjson', body: () => zerosLines(2_000_000) },
   { name: '/v1/feedback: 2 MB of "0"', path: '/v1/feedback', contentType: 'application/x-ndjson', body: () => '0'.repeat(2_000_000) },
+  { name: '/v1/traces: 10,000 spans (OTLP/JSON)', path: '/v1/traces', contentType: 'application/json', body: () => otlpSpans(10_000) },
   { name: 'golden set YAML, 30 k keys', path: '/v1/golden/sets', contentType: 'application/yaml', body: () => wideYaml(30_000) },
   { name: 'golden set JSON, nested 2,000 deep', path: '/v1/golden/sets', contentType: 'application/json', body: () => deepJson(2000) },
 ];
