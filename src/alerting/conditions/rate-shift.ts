@@ -23,7 +23,7 @@ import type { RateShiftCondition, RateSignal } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
@@ -151,11 +151,21 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
       if (!t) continue;
       const e = t.evidence;
+      const w = axis.windows[e.window]!;
+      const shared =
+        parent !== undefined && ref.kind === 'self'
+          ? siblingsChanged(
+              { n: parent.n(L - w, L), k: parent.k(L - w, L), nRef: parent.n(L - w - ref.bins, L - w), kRef: parent.k(L - w - ref.bins, L - w) },
+              { n: s.n(L - w, L), k: s.k(L - w, L), nRef: s.n(L - w - ref.bins, L - w), kRef: s.k(L - w - ref.bins, L - w) },
+              c,
+            )
+          : false;
       tested.push({
         level,
         labels: s.labels,
         parent: parentKey(s.labels, c.by),
         scope: scopeOf(s.labels, dims, c.by),
+        shared,
         ...t,
         value: e.pRef > 0 ? e.rate / e.pRef : e.rate / Math.max(e.p0, 1e-6),
         details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]!, dispersion: phi },

@@ -113,7 +113,13 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     if (den === null || den <= 0) continue;
     let value: number | null;
     if (c.agg === 'trend') value = trendPerHour(s.num, den, c.alpha);
-    else if (c.agg === 'time_to_limit') value = minutesToLimit(s.num, den, c.alpha, c.limit);
+    else if (c.agg === 'time_to_limit') {
+      // A fast creep shows over the last third of the window, a slow one over all of it: each of the
+      // three nested windows ending now is tried at alpha / 3 (Bonferroni), the shortest time wins.
+      const sorted = [...s.num].sort((a, b) => a.bucketMs - b.bucketMs);
+      const ttl = [1, 2, 3].map((part) => minutesToLimit(sorted.slice(Math.floor((sorted.length * (3 - part)) / 3)), den, c.alpha / 3, c.limit)).filter((x): x is number => x !== null);
+      value = ttl.length > 0 ? Math.min(...ttl) : null;
+    }
     else {
       const top = reduce(s.num, c.agg);
       value = top === null ? null : top / den;

@@ -63,6 +63,12 @@ export interface Tested {
   value: number;
   /** ' for tenant t7' when a child was tested (annotations read it as `$details.scope`), else ''. */
   scope: string;
+  /**
+   * A child whose siblings (its parent without it) changed as much over the same window: the change
+   * was the parent's, not its own. Such a child is never reported on its own (once its parent's alert
+   * is over, the tail of the parent's change would otherwise surface as alerts on its children).
+   */
+  shared?: boolean;
   details: Record<string, number | string>;
   pValue: number;
 }
@@ -144,6 +150,19 @@ export function testWindows(
 /** Pseudo-requests of the parent's normal a child's thin past is shrunk with. */
 export const SHRINK_REQUESTS = 100;
 
+/**
+ * Whether the siblings of a child (its parent without it) show the change too over the child's
+ * best window: their rate above max(tolerance × their reference, their reference + min_delta / 2).
+ */
+export function siblingsChanged(parent: { n: number; k: number; nRef: number; kRef: number }, child: { n: number; k: number; nRef: number; kRef: number }, c: Pick<RateShiftCondition, 'tolerance' | 'min_delta'>): boolean {
+  const n = parent.n - child.n;
+  const nRef = parent.nRef - child.nRef;
+  if (n < 20 || nRef < 20) return false;
+  const rate = (parent.k - child.k) / n;
+  const ref = (parent.kRef - child.kRef) / nRef;
+  return rate > Math.max(c.tolerance * ref, ref + c.min_delta / 2);
+}
+
 /** Share of a parent's excess a child must carry to be reported instead of the parent. */
 export const EXPLAIN_SHARE = 0.6;
 
@@ -179,8 +198,10 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
     }
     emit(best ?? p);
   }
-  for (const [key, kids] of children) {
+  for (const [key, all] of children) {
     if (parents.has(key)) continue;
+    const kids = all.filter((k) => !k.shared);
+    if (kids.length === 0) continue;
     let strongest = kids[0]!;
     for (const k of kids) if (k.evidence.logLR > strongest.evidence.logLR) strongest = k;
     for (const k of kids) if (k.level === strongest.level) emit(k);
