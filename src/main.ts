@@ -11,7 +11,7 @@ import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
@@ -27,7 +27,7 @@ import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
-import { createDuckDBStore } from './store/index.ts';
+import { createDuckDBStore, probeWritable } from './store/index.ts';
 import type { Store } from './store/index.ts';
 
 export interface ServerOptions {
@@ -62,7 +62,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
 
-  const store = await createDuckDBStore({ path: databasePath(config), memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
+  const dbPath = databasePath(config);
+  const store = await createDuckDBStore({ path: dbPath, memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
   await store.migrate();
   const pipeline = createPipeline({
     store,
@@ -72,7 +73,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     retentionDays: config.storage.retentionDays,
     cardinalityCap: config.pipeline.cardinalityCap,
     maxQueueRows: config.pipeline.maxQueueRows,
+    maxQueueWaitMs: config.pipeline.maxQueueWaitMs,
     maxBatchRows: config.pipeline.maxBatchRows,
+    ...(dbPath === ':memory:' ? {} : { probeStorage: () => probeWritable(dirname(dbPath)) }),
     capture: createCapturePolicy({ config: config.capture, lowConfidence: config.quality.lowConfidence, registry, now: options.now }),
   });
   await pipeline.start();
@@ -88,6 +91,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     sets: config.quality.goldenFiles.flatMap((f) => parseGoldenYaml(readFileSync(f, 'utf8'))),
     ...(config.storage.dataDir === ':memory:' ? {} : { file: join(config.storage.dataDir, 'golden-sets.yaml') }),
   });
+  for (const problem of golden.problems) logger.warn({ problem }, 'a saved golden set was skipped');
   const probeSchedule = config.quality.probes;
   const probes =
     probeSchedule.targets.length > 0
@@ -112,6 +116,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready,
+    notReadyReason: () => pipeline.writeFailure(),
     mounts: [
       releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }),
       quality,

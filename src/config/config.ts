@@ -101,6 +101,8 @@ export const ConfigSchema = z
       .object({
         cardinalityCap: z.number().int().min(1).max(1_000_000).default(1000),
         maxQueueRows: z.number().int().min(1000).default(200_000),
+        /** Longest expected wait of a queued row before writes get 429 (well under the SDK's 10 s timeout). */
+        maxQueueWaitMs: z.number().int().min(100).max(60_000).default(3000),
         maxBatchRows: z.number().int().min(1).default(50_000),
       })
       .strict()

@@ -1,15 +1,23 @@
 /** Resource samples: host and GPU readings on the same time axis as the requests. */
 import { z } from 'zod';
+import { TimestampSchema, textSchema } from './fields.ts';
 
+/** Most labels on one resource sample (a DCGM exporter series carries about ten). */
+export const MAX_RESOURCE_LABELS = 64;
+
+/** A resource sample: `ts` is the reading's time (RFC 3339 or epoch ms, the same window as events). */
 export const ResourceSampleSchema = z.object({
-  ts: z.union([z.string(), z.number().positive()]),
-  node: z.string().min(1).max(256),
-  replica: z.string().max(256).nullish(),
-  gpu: z.string().max(64).nullish(),
-  pool: z.string().max(256).nullish(),
+  ts: TimestampSchema,
+  node: textSchema(1, 256),
+  replica: textSchema(0, 256).nullish(),
+  gpu: textSchema(0, 64).nullish(),
+  pool: textSchema(0, 256).nullish(),
   /** e.g. gpu_utilization_ratio, gpu_memory_used_bytes, cpu_utilization_ratio, memory_used_bytes. */
   metric: z.string().min(1).max(128).regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a metric name [a-zA-Z_:][a-zA-Z0-9_:.]*' }),
-  labels: z.record(z.string().max(64), z.string().max(256)).nullish(),
+  labels: z
+    .record(textSchema(0, 64), textSchema(0, 256))
+    .refine((o) => Object.keys(o).length <= MAX_RESOURCE_LABELS, { error: `expected at most ${MAX_RESOURCE_LABELS} labels` })
+    .nullish(),
   value: z.number().refine(Number.isFinite, { error: 'expected a finite number' }),
   /** True when the reading is simulated (the demo's GPU on a machine without one). */
   simulated: z.boolean().nullish(),

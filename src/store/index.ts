@@ -24,6 +24,9 @@ export type {
 } from './store.ts';
 /** Why a sample was kept, and what samples can be filtered by. */
 export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from './store.ts';
+/** What a failed write means (row refused vs storage failure), the disk-full message, and a check that the data disk takes writes. */
+export { storeWriteError, isDiskFull, driverMessage, DISK_FULL_MESSAGE } from './write-errors.ts';
+export { probeWritable } from './probe.ts';
 /** Opens (creating if needed) the embedded DuckDB store: a file path or ':memory:'. */
 export { createDuckDBStore } from './duckdb/duckdb-store.ts';
 export type { DuckDBStoreOptions } from './duckdb/duckdb-store.ts';
