@@ -9,7 +9,6 @@ import type { Browser, Page } from 'playwright-core';
 import type uPlot from 'uplot';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountUi } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
@@ -91,7 +90,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
     // Alerting on (the default rule pack), actions waiting for approval so the approve button shows.
     const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, actions: { mode: 'approval' } } } });
-    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)] });
+    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, uiDir: dist });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
     await post('/v1/events', events);

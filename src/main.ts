@@ -12,14 +12,16 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { alertRoutes, createApi, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
 import { InferlensError } from './schema/index.ts';
+import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
-import { databasePath } from './config/index.ts';
+import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
@@ -27,16 +29,20 @@ import { createQueries } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import { createComparer } from './release/index.ts';
 import type { Queries } from './query/index.ts';
-import { createDuckDBStore } from './store/index.ts';
+import { createDuckDBStore, scopeStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
 
 export interface ServerOptions {
   logger?: Logger;
   now?: () => number;
-  /** Extra route groups mounted on the API app. */
-  mounts?: ((app: Hono) => void)[];
+  /** Extra route groups, each route declared with its access. */
+  routes?: Route[][];
+  /** Raw mounts on the API app: every route they add must be declared (startServer throws otherwise). */
+  mounts?: ((app: Hono<ApiEnv>) => void)[];
   /** Serve the dashboard from web/dist (default true). */
   ui?: boolean;
+  /** Serve the dashboard from this folder instead of web/dist. */
+  uiDir?: string;
   /** Start the host/GPU collectors and scrapers of the config (default true). */
   collectors?: boolean;
 }
@@ -47,7 +53,11 @@ const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */
   url: string;
-  app: Hono;
+  app: Hono<ApiEnv>;
+  /** Every declared route with its access (test/route-matrix.test.ts iterates them). */
+  routes: readonly Route[];
+  keyring: Keyring;
+  audit: AuditLog;
   store: Store;
   pipeline: Pipeline;
   queries: Queries;
@@ -61,6 +71,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens' } });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+  const now = options.now ?? Date.now;
+
+  // Who may call: hashed keys from the keys file and the config. Without any, the server is open
+  // and stays on loopback unless told otherwise.
+  const keyring = createKeyring({ ...(keysFilePath(config) ? { file: keysFilePath(config)! } : {}), keys: config.server.keys, now });
+  if (!keyring.enabled() && !isLoopbackName(config.server.host) && !config.server.insecure) {
+    throw new InferlensError(
+      'invalid_argument',
+      `refusing to listen on ${config.server.host} without API keys: anyone who reaches it could read everything and approve actions. Create a key (inferlens keys create --role admin --data ${config.storage.dataDir}), or pass --insecure`,
+    );
+  }
+  const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
 
   const store = await createDuckDBStore({ path: databasePath(config), memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
   await store.migrate();
@@ -95,23 +117,45 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       : undefined;
   const alerting = config.alerting.enabled ? buildAlerting(config, { queries, logger, registry, now: options.now }) : undefined;
 
+  // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
+  const readsCache = new Map<string, Reads>();
+  const readsFor = (scope: ReadScope): Reads => {
+    const key = JSON.stringify(scope.tenants);
+    let r = readsCache.get(key);
+    if (!r) {
+      if (readsCache.size >= 1000) readsCache.clear();
+      const scoped = scopeStore(store, scope);
+      const q = createQueries(scoped);
+      r = { queries: q, comparer: createComparer(q), quality: { aggregate: q.aggregate, events: q.events, feedbackStats: (spec) => scoped.feedbackStats(spec) } };
+      readsCache.set(key, r);
+    }
+    return r;
+  };
+  const audit = createAuditLog(dataDir ? { file: join(dataDir, 'audit.jsonl') } : {});
+
   const quality = qualityRoutes({
-    reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
     golden,
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
     modelTypes: config.quality.modelTypes,
   });
   let ready = false;
-  const app = createApi({
+  const allowedHosts = config.server.allowedHosts;
+  const { app, routes } = createApi({
     sink: pipeline,
-    queries,
+    reads: readsFor,
+    keyring,
+    sessions: createSessions({ ttlMs: config.server.sessionTtlMs, now }),
+    audit,
     logger: logger.child({ component: 'api' }),
     registry,
     maxBodyBytes: config.server.maxBodyBytes,
-    apiKeys: config.server.apiKeys,
     ready: () => ready,
-    mounts: [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries }), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    now,
+    ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
+    routes: [releaseRoutes(), quality, samplesRoutes(), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.routes ?? [])],
+    ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...(options.ui === false && !options.uiDir ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
@@ -145,6 +189,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   return {
     url,
     app,
+    routes,
+    keyring,
+    audit,
     store,
     pipeline,
     queries,
@@ -168,6 +215,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         retention.stop();
         await rollup.stop();
         await store.close();
+        audit.close();
         logger.info('inferlens stopped');
       })();
       return stopped;

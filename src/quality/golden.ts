@@ -21,8 +21,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import { z } from 'zod';
-import { InferlensError } from '../schema/index.ts';
-import { parseOrThrow } from '../query/index.ts';
+import { InferlensError, decode } from '../schema/index.ts';
 
 export const CHECKER_KINDS = ['exact', 'label_equals', 'contains', 'regex', 'json_schema', 'numeric_tolerance'] as const;
 export type CheckerKind = (typeof CHECKER_KINDS)[number];
@@ -168,7 +167,7 @@ export function compileChecker(checker: Checker, expected: unknown, path: string
 
 /** Validates and compiles a set; every problem is an invalid_argument with its field path. */
 export function compileGoldenSet(input: unknown): CompiledSet {
-  const def = parseOrThrow(GoldenSetSchema, input, 'golden set');
+  const def = decode(GoldenSetSchema, input, 'golden set');
   const samples = def.samples.map((s, i): CompiledSample => {
     const checker = s.checker ?? def.checker;
     const check = compileChecker(checker, s.expected, `samples.${i}.expected`);

@@ -4,7 +4,7 @@
  * subsampling is seeded).
  */
 import { LATENCY_FIELDS } from '../schema/index.ts';
-import type { Filters } from '../schema/index.ts';
+import type { CompareRequest, Filters } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
 import { toComparePlan } from './input.ts';
 import type { ComparePlan } from './input.ts';
@@ -49,8 +49,8 @@ export interface CompareResult {
 }
 
 export interface Comparer {
-  /** Validates (invalid_argument with field paths) and compares; see src/release/README.md. */
-  compare(input: unknown): Promise<CompareResult>;
+  /** Plans (invalid_argument with field paths) and compares; see src/release/README.md. */
+  compare(request: CompareRequest): Promise<CompareResult>;
 }
 
 export interface ComparerOptions {

@@ -1,6 +1,7 @@
 /** Storage: the Store seam and its backends. SQL lives only below this folder. */
 export type {
   Store,
+  StoreReads,
   AppendResult,
   ListSpec,
   SliceCountSpec,
@@ -30,3 +31,5 @@ export { ROLLUP_LEVELS, ROLLUP_APPROXIMATION, HISTOGRAM_APPROXIMATION, rollupLev
 export type { Approximation, RollupLevel } from './rollup.ts';
 /** The rollup's log-bucket histogram mapping (γ = 10^(1/120), α ≈ 0.96 %). */
 export { SKETCH_RELATIVE_ERROR, sketchIndex, sketchValue, sketchQuantile, sketchBoundIndex } from './log-sketch.ts';
+/** The read scope, applied in one place: the Store's reads limited to a caller's tenants. */
+export { scopeStore, scopeFilters } from './scoped-store.ts';

@@ -63,10 +63,12 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
   const windowMs = durationMs(c.window);
   const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
   const metrics = c.divide_by ? [c.metric, c.divide_by] : [c.metric];
+  const bucketMs = Math.max(1000, Math.round(stepMs / 1000) * 1000);
   const { rows } = await ctx.queries.resources({
-    from: new Date(ctx.nowMs - windowMs).toISOString(),
-    to: new Date(ctx.nowMs).toISOString(),
-    step: `${Math.max(1000, Math.round(stepMs / 1000) * 1000)}ms`,
+    fromMs: ctx.nowMs - windowMs,
+    toMs: ctx.nowMs,
+    step: `${bucketMs}ms`,
+    stepMs: bucketMs,
     metrics,
     filters: c.filters,
     group_by: c.by,
