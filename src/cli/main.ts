@@ -1,6 +1,7 @@
 /**
- * The `inferlens` command: serve | query | import. `serve` wires the server through main.ts;
- * the other commands talk only to the public HTTP API.
+ * The `inferlens` command: serve | query | import | keys | rules | demo. `serve` wires the server
+ * through main.ts; `query` and `import` talk only to the public HTTP API, with `--api-key` (or
+ * INFERLENS_API_KEY) when the server needs one.
  */
 import { Command, InvalidArgumentError, Option } from 'commander';
 import { loadConfig } from '../config/index.ts';
@@ -8,6 +9,7 @@ import type { ConfigInput } from '../config/index.ts';
 import { isInferlensError } from '../schema/index.ts';
 import { startServer } from '../main.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerKeysCommand } from './keys.ts';
 import { importFile } from './import.ts';
 import { printRulesCheck, printRulesTest, rulesCheck, rulesTest } from './rules.ts';
 import { formatTable } from './table.ts';
@@ -26,13 +28,14 @@ program
   .description('run the inferlens server on the embedded DuckDB store')
   .option('-c, --config <file>', 'YAML configuration file')
   .option('-p, --port <n>', 'port to listen on (default 7070)', int('port'))
-  .option('--host <addr>', 'address to bind (default 127.0.0.1)')
+  .option('--host <addr>', 'address to bind (default 127.0.0.1); beyond loopback it needs API keys (inferlens keys create) or --insecure')
+  .option('--insecure', 'listen beyond loopback without API keys: anyone who can reach the port can read everything and approve actions')
   .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
   .option('--retention-days <n>', 'delete data older than this', int('retention-days'))
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-  .action(async (o: { config?: string; port?: number; host?: string; data?: string; retentionDays?: number; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
+  .action(async (o: { config?: string; port?: number; host?: string; insecure?: boolean; data?: string; retentionDays?: number; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
     const flags: ConfigInput = {};
-    if (o.port !== undefined || o.host !== undefined) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}) };
+    if (o.port !== undefined || o.host !== undefined || o.insecure) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}), ...(o.insecure ? { insecure: true } : {}) };
     if (o.data !== undefined || o.retentionDays !== undefined) flags.storage = { ...(o.data ? { dataDir: o.data } : {}), ...(o.retentionDays !== undefined ? { retentionDays: o.retentionDays } : {}) };
     if (o.logLevel) flags.log = { level: o.logLevel };
     const config = loadConfig({ file: o.config, env: process.env, flags });
@@ -60,7 +63,8 @@ program
   .option('-s, --step <duration>', 'time bucket, e.g. 1m')
   .option('-m, --measures <list>', 'semicolon-separated measures', 'count;error_rate;p50(total_ms);p99(total_ms)')
   .option('--json', 'print the JSON answer instead of a table')
-  .action(async (o: { url: string; from: string; to: string; filter: string[]; groupBy?: string; step?: string; measures: string; json?: boolean }) => {
+  .option('--api-key <key>', 'API key with the read role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
+  .action(async (o: { url: string; from: string; to: string; filter: string[]; groupBy?: string; step?: string; measures: string; json?: boolean; apiKey?: string }) => {
     const now = Date.now();
     const filters: Record<string, string | string[]> = {};
     for (const f of o.filter) {
@@ -77,7 +81,7 @@ program
       ...(o.step ? { step: o.step } : {}),
       measures: o.measures.split(';').map((s) => s.trim()).filter(Boolean),
     };
-    const res = await fetch(`${o.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${o.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) }, body: JSON.stringify(body) });
     const answer = (await res.json()) as { status: string; data?: { rows: Record<string, unknown>[] }; error?: string };
     if (answer.status !== 'success') {
       console.error(`query failed (${res.status}): ${answer.error}`);
@@ -92,7 +96,7 @@ program
   .description('send an NDJSON file (optionally .gz) of events to a server, with a progress bar')
   .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
   .option('--batch <rows>', 'rows per request', int('batch'), 5000)
-  .option('--api-key <key>', 'API key')
+  .option('--api-key <key>', 'API key with the ingest role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
   .action(async (file: string, o: { url: string; batch: number; apiKey?: string }) => {
     const r = await importFile(file, { url: o.url, batchRows: o.batch, apiKey: o.apiKey, quiet: !process.stderr.isTTY });
     console.log(`imported ${r.accepted} events in ${r.batches} requests; ${r.rejected} rejected`);
@@ -116,6 +120,7 @@ rules
   });
 
 registerDemoCommand(program);
+registerKeysCommand(program, process.env);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(isInferlensError(e) ? e.message : e instanceof Error ? e.message : String(e));
