@@ -333,11 +333,16 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await page.click(approve);
     await page.waitForSelector('[data-panel="alerts-actions"] tr:not([data-state="awaiting_approval"]) ul.trail li:nth-child(2)');
     expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('approved');
-    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('by dashboard');
+    // The approver is whoever is signed in: on this server without keys, the anonymous principal.
+    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('by anonymous');
 
     await page.click('[data-panel="alerts-silences"] tr[data-state="active"] button.expire');
     await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="expired"]');
     expect(await page.$$eval('[data-panel="alerts-silences"] tr[data-state="active"]', (els) => els.length)).toBe(0);
+    // The audit log shows the three changes, newest first.
+    await page.waitForFunction(() => document.querySelectorAll('[data-panel="alerts-audit"] tr[data-audit]').length >= 3);
+    expect(await page.$$eval('[data-panel="alerts-audit"] tr[data-audit]', (els) => els.slice(0, 3).map((e) => (e as HTMLElement).dataset['audit']))).toEqual(['silence.expire', 'action.approve', 'silence.create']);
+    expect(await page.textContent('#principal')).toBe('open server (no API keys)');
 
     // Nothing fires for a model that sent nothing (the legacy model can raise ReplicaNoData once the
     // forced evaluation 6 minutes ahead finds it silent): the panel says so instead of an empty table.
