@@ -256,9 +256,9 @@ export function createApi(o: ApiOptions): Api {
   if (o.allowedHost) {
     const allowed = o.allowedHost;
     use(async (c, next) => {
-      const host = c.req.header('host');
-      if (!host || !allowed(hostnameOf(host))) {
-        throw new InferlensError('permission_denied', `this server does not answer to Host "${(host ?? '').slice(0, 100)}": open it by its own address (server.allowedHosts lists more names)`);
+      const host = c.req.header('host') ?? new URL(c.req.url).host;
+      if (!allowed(hostnameOf(host))) {
+        throw new InferlensError('permission_denied', `this server does not answer to Host "${host.slice(0, 100)}": open it by its own address (server.allowedHosts lists more names)`);
       }
       await next();
     });

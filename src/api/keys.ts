@@ -54,7 +54,10 @@ export function writeKeysFile(file: string, keys: readonly KeyRecord[]): void {
 export interface Keyring {
   /** The principal of a presented key, or undefined (unknown, revoked, malformed). */
   authenticate(key: string): Principal | undefined;
-  /** Whether any key exists: without keys the server runs open, on loopback only. */
+  /**
+   * Whether keys are required: a key in the config, or a keys file (even an empty one). Without,
+   * the server runs open, on loopback only.
+   */
   enabled(): boolean;
   /** Whether a principal's key still exists (a session ends when its key is revoked). */
   has(id: string): boolean;
@@ -81,6 +84,7 @@ export function createKeyring(o: KeyringOptions): Keyring {
     byId = new Map([...fixed, ...fromFile, ...extra].map((k) => [k.id, k]));
   };
   let fromFile: KeyRecord[] = [];
+  let fileExists = false;
   const refresh = () => {
     if (!o.file) return;
     const t = now();
@@ -94,6 +98,7 @@ export function createKeyring(o: KeyringOptions): Keyring {
     }
     if (mtime === fileMtimeMs) return;
     fileMtimeMs = mtime;
+    fileExists = mtime !== 0;
     fromFile = mtime === 0 ? [] : readKeysFile(o.file);
     rebuild(fromFile);
   };
@@ -112,7 +117,9 @@ export function createKeyring(o: KeyringOptions): Keyring {
     },
     enabled() {
       refresh();
-      return byId.size > 0;
+      // A keys file, even an empty one, means keys are required: revoking the last key closes
+      // the server rather than opening it.
+      return fileExists || byId.size > 0;
     },
     has(id) {
       refresh();

@@ -152,7 +152,7 @@ function checkStateChange(c: Context, route: Route, caller: Caller | undefined):
     } catch {
       host = null;
     }
-    if (host === null || host !== c.req.header('host')) throw new InferlensError('permission_denied', `cross-origin request refused (Origin: ${origin.slice(0, 200)})`);
+    if (host === null || host !== (c.req.header('host') ?? new URL(c.req.url).host)) throw new InferlensError('permission_denied', `cross-origin request refused (Origin: ${origin.slice(0, 200)})`);
   }
   const mime = mimeOf(c.req.header('content-type'));
   const hasBody = c.req.method === 'POST' || (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
@@ -187,16 +187,18 @@ export function guard(route: Route, d: GuardDeps): MiddlewareHandler<ApiEnv> {
       if (route.access !== 'public') c.set('reads', d.reads(scope));
     }
     await next();
-    if (route.audit && caller && c.res.status < 400) {
+    // The principal after the handler: signing in sets it.
+    const principal = c.get('principal') ?? caller?.principal;
+    if (route.audit && principal && c.res.status < 400) {
       const note = c.get('audit');
       const entry: AuditEntry = {
         ts: new Date(d.now()).toISOString(),
         action: route.audit,
         route: `${route.method} ${route.path}`,
-        principal: caller.principal,
-        via: caller.via,
+        principal,
+        via: c.get('via') ?? caller?.via ?? 'anonymous',
         target: note?.target ?? null,
-        tenants: note?.tenants !== undefined ? (note.tenants === null ? null : [...note.tenants]) : caller.principal.tenants === null ? null : [...caller.principal.tenants],
+        tenants: note?.tenants !== undefined ? (note.tenants === null ? null : [...note.tenants]) : principal.tenants === null ? null : [...principal.tenants],
         ...(note?.details ? { details: note.details } : {}),
         remote: remoteOf(c),
         user_agent: c.req.header('user-agent')?.slice(0, 256) ?? null,

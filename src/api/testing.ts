@@ -41,7 +41,7 @@ const noReads = (): Reads => {
   };
 };
 
-export function testApi(o: { routes: Route[][]; reads?: (scope: ReadScope) => Reads; keyring?: Keyring; audit?: AuditLog; sink?: Sink; now?: () => number }): Api & { audit: AuditLog } {
+export function testApi(o: { routes: Route[][]; reads?: (scope: ReadScope) => Reads; keyring?: Keyring; audit?: AuditLog; sink?: Sink; now?: () => number; allowedHost?: (hostname: string) => boolean }): Api & { audit: AuditLog } {
   const audit = o.audit ?? createAuditLog();
   const api = createApi({
     sink: o.sink ?? noSink,
@@ -54,6 +54,7 @@ export function testApi(o: { routes: Route[][]; reads?: (scope: ReadScope) => Re
     ready: () => true,
     routes: o.routes,
     ...(o.now ? { now: o.now } : {}),
+    ...(o.allowedHost ? { allowedHost: o.allowedHost } : {}),
   });
   return { ...api, audit };
 }
