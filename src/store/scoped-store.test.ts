@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createDuckDBStore } from './duckdb/duckdb-store.ts';
 import type { Store } from './store.ts';
+import type { Filters } from '../schema/index.ts';
 import { scopeFilters, scopeStore } from './scoped-store.ts';
 
 const T0 = Date.parse('2026-03-02T10:00:00Z');
@@ -36,8 +37,8 @@ describe('scopeStore', () => {
     expect(await acme().approxAggregate({ ...range, filters: {}, groupBy: [], measures: [count], includeProbes: false, limit: 10 })).toBeNull();
     expect((await acme().listEvents({ ...range, filters: {}, limit: 100 })).map((e) => e.request_id).sort()).toEqual(['a0', 'a1', 'a2', 'a3']);
     expect(() => scopeFilters({ tenant: ['acme', 'globex'] }, ['acme'])).toThrow(/tenants acme only, not globex/);
-    expect(scopeFilters({ tenant: 'acme', model: 'm' }, ['acme', 'b'])).toEqual({ tenant: 'acme', model: 'm' });
-    expect(scopeFilters({ model: 'm' }, ['acme', 'b'])).toEqual({ model: 'm', tenant: ['acme', 'b'] });
+    expect(scopeFilters<Filters>({ tenant: 'acme', model: 'm' }, ['acme', 'b'])).toEqual({ tenant: 'acme', model: 'm' });
+    expect(scopeFilters<Filters>({ model: 'm' }, ['acme', 'b'])).toEqual({ model: 'm', tenant: ['acme', 'b'] });
   });
 
   it("label values: the scope's own, most frequent first", async () => {
