@@ -17,6 +17,7 @@ import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { roleAllows } from '../src/schema/index.ts';
 import type { KeyRecord, Role } from '../src/schema/index.ts';
+import { readSamples } from './read-samples.ts';
 
 const NOW = Date.parse('2026-03-02T10:00:00Z');
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -173,31 +174,7 @@ describe('route × role × tenant', () => {
   });
 
   it('a tenant-scoped read key never sees the other tenant on any read route', async () => {
-    const samples: Record<string, { path: string; body?: unknown }> = {
-      'GET /v1/requests/:id': { path: '/v1/requests/g-3' },
-      'GET /v1/labels/:dimension': { path: '/v1/labels/tenant' },
-      'POST /v1/query': { path: '/v1/query', body: { ...W, group_by: ['tenant', 'model'], measures: ['count', 'error_rate'] } },
-      'POST /v1/events/search': { path: '/v1/events/search', body: { ...W, limit: 500 } },
-      'POST /v1/histogram': { path: '/v1/histogram', body: W },
-      'POST /v1/analysis/errors': { path: '/v1/analysis/errors', body: { ...W, min_support: 1 } },
-      'POST /v1/analysis/stages': { path: '/v1/analysis/stages', body: W },
-      'POST /v1/analysis/saturation': { path: '/v1/analysis/saturation', body: W },
-      'POST /v1/resources/query': { path: '/v1/resources/query', body: { ...W, metrics: ['gpu_utilization_ratio'], group_by: ['node'] } },
-      'POST /v1/analysis/capacity': { path: '/v1/analysis/capacity', body: W },
-      'GET /v1/audit': { path: '/v1/audit' },
-      'POST /v1/compare': { path: '/v1/compare', body: { ...W, baseline: { filters: { model_version: 'v1' } }, candidate: { filters: { model_version: 'v2' } }, min_requests: 1 } },
-      'POST /v1/samples/search': { path: '/v1/samples/search', body: { ...W, limit: 1000 } },
-      'POST /v1/quality/summary': { path: '/v1/quality/summary', body: { ...W, group_by: ['tenant'] } },
-      'POST /v1/quality/drift': { path: '/v1/quality/drift', body: W },
-      'POST /v1/quality/feedback': { path: '/v1/quality/feedback', body: { ...W, group_by: ['tenant'] } },
-      'GET /v1/golden/sets': { path: '/v1/golden/sets' },
-      'GET /v1/golden/results': { path: `/v1/golden/results?from=${W.from}&to=${W.to}` },
-      'GET /v1/alerts': { path: '/v1/alerts' },
-      'GET /v1/incidents': { path: '/v1/incidents' },
-      'GET /v1/silences': { path: '/v1/silences' },
-      'GET /v1/actions': { path: '/v1/actions' },
-      'GET /v1/rules': { path: '/v1/rules' },
-    };
+    const samples = readSamples(W);
     const reads = server.routes.filter((r) => r.access === 'read').map((r) => `${r.method} ${r.path}`);
     expect(reads.filter((k) => !samples[k]), 'read routes without a sample request in this test').toEqual([]);
     const leaks: string[] = [];
