@@ -102,7 +102,7 @@ replace(
   h('header', { class: 'top' }, h('a', { class: 'brand', href: '/runtime' }, 'inferlens'), tabs, requestForm, account),
   h(
     'div',
-    { class: 'filters' },
+    { class: 'filters', id: 'filters' },
     ...FILTER_DIMS.map((d) => h('label', null, h('span', null, FILTER_TITLES[d]), filterSelects[d])),
     h('label', null, h('span', null, 'Window'), windowSelect),
     absolute,
@@ -267,6 +267,7 @@ function showSignIn(): void {
   current = null;
   who.textContent = 'not signed in';
   signOutButton.hidden = true;
+  document.getElementById('filters')!.hidden = true;
   document.body.dataset['principal'] = '';
   const key = h('input', { id: 'signin-key', type: 'password', placeholder: 'ilk_…', label: 'API key' });
   const msg = h('p', { class: 'form-msg', id: 'signin-msg' });
