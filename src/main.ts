@@ -12,9 +12,9 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { alertRoutes, createApi, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
 import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
-import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
+import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
@@ -25,10 +25,9 @@ import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
-import { createQueries } from './query/index.ts';
+import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer } from './release/index.ts';
-import type { Queries } from './query/index.ts';
+import type { Queries, TypedReads } from './query/index.ts';
 import { createDuckDBStore, scopeStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
 
@@ -115,7 +114,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = config.alerting.enabled ? buildAlerting(config, { queries, logger, registry, now: options.now }) : undefined;
+  const alerting = config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
   // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
   const readsCache = new Map<string, Reads>();
@@ -124,9 +123,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     let r = readsCache.get(key);
     if (!r) {
       if (readsCache.size >= 1000) readsCache.clear();
-      const scoped = scopeStore(store, scope);
-      const q = createQueries(scoped);
-      r = { queries: q, comparer: createComparer(q), quality: { aggregate: q.aggregate, events: q.events, feedbackStats: (spec) => scoped.feedbackStats(spec) } };
+      r = readsOver(scopeStore(store, scope));
       readsCache.set(key, r);
     }
     return r;
@@ -153,7 +150,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ready: () => ready,
     now,
     ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
-    routes: [releaseRoutes(), quality, samplesRoutes(), ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.routes ?? [])],
+    routes: [
+      releaseRoutes(),
+      quality,
+      samplesRoutes(),
+      ...(alerting ? [alertRoutes({ alerting })] : []),
+      backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
+      ...(options.routes ?? []),
+    ],
     ...(options.mounts ? { mounts: options.mounts } : {}),
     ...(options.ui === false && !options.uiDir ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
@@ -224,10 +228,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
-function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
-  const defaultRules = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
-  const loaded = loadRuleFiles([...(ac.defaultRules ? [defaultRules] : []), ...ac.ruleFiles]);
+  const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
   if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
   const notifiers: Notifier[] = ac.receivers.map((r) => {
     const common = { name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }) };
@@ -238,7 +241,7 @@ function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; re
   const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
   return createAlerting({
     groups: loaded.groups,
-    queries: d.queries,
+    reads: d.reads,
     logger: d.logger.child({ component: 'alerting' }),
     registry: d.registry,
     notifiers,

@@ -231,6 +231,18 @@ describe('hostile input on the read routes', () => {
     }
     for (const raw of RAW_BODIES.slice(0, 12)) outcomes.push(await send('POST', '/v1/actions/x/approve', raw));
     for (const raw of RAW_BODIES.slice(0, 12)) outcomes.push(await send('POST', '/v1/session', raw));
+    // A backtest replays rules over a range: impossible and huge ranges, malformed rule text.
+    for (const raw of RAW_BODIES.slice(0, 12)) outcomes.push(await send('POST', '/v1/rules/backtest', raw));
+    for (const [from, to] of [
+      ['+275760-09-13T00:00:00.000Z', '+275760-09-13T00:00:01.000Z'],
+      ['-271821-04-20T00:00:00.000Z', W.to],
+      ['2026-02-30T00:00:00Z', W.to],
+      ['0000-01-01T00:00:00Z', '9999-12-31T23:59:59.999Z'],
+    ]) {
+      outcomes.push(await send('POST', '/v1/rules/backtest', JSON.stringify({ from, to })));
+    }
+    outcomes.push(await send('POST', '/v1/rules/backtest', JSON.stringify({ ...W, rules: [{ text: 'groups: [' }] })));
+    outcomes.push(await send('POST', '/v1/rules/backtest', JSON.stringify({ ...W, rules: [{ text: '&a [*a, *a, *a, *a, *a, *a]' }] })));
 
     expect(outcomes.length).toBeGreaterThan(1500);
     const failures = outcomes.filter((o) => o.status >= 500).map((o) => `${o.status} ${o.label}: ${o.text.slice(0, 200)}`);

@@ -23,6 +23,7 @@ import type { HistoricalIncident } from '../demo/traffic/index.ts';
 import { createAlerting, createManualClock, loadRuleFiles } from '../src/alerting/index.ts';
 import type { AlertView } from '../src/alerting/index.ts';
 import { loadConfig } from '../src/config/index.ts';
+import { typedReads } from '../src/query/index.ts';
 import { parseDurationMs } from '../src/schema/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
@@ -33,8 +34,13 @@ const HOUR_MS = 60 * MINUTE_MS;
 const DAY_MS = 24 * HOUR_MS;
 const TICK_MS = 30_000;
 const NODE = 'demo-node';
-/** 14:00 UTC yesterday: always in the past, always the same hour of the daily rate curve. */
-const T0 = Math.floor(Date.now() / DAY_MS) * DAY_MS - DAY_MS + 14 * HOUR_MS;
+/**
+ * A fixed 14:00 UTC, not one derived from today's date: the demo's traffic is a pure function of
+ * absolute time (the rate model's noise and bursts are keyed to the minute and the hour, request ids
+ * to the start), so a T0 taken from the wall clock replayed a different realisation every day.
+ * INCIDENT_T0 (RFC 3339) replays another day, e.g. to check a rule change on more realisations.
+ */
+const T0 = process.env.INCIDENT_T0 ? Date.parse(process.env.INCIDENT_T0) : Date.parse('2026-11-29T14:00:00Z');
 const EVAL_FROM = T0 - 20 * MINUTE_MS;
 const EVAL_TO = T0 + FULL_CYCLE_MS;
 
@@ -64,7 +70,8 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
   const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'warn' } } });
   let server: InferlensServer | undefined;
   try {
-    server = await startServer(config, { ui: false, collectors: false });
+    // The server's clock (retention, the capture policy's hourly quotas) stands at the end of the cycle.
+    server = await startServer(config, { ui: false, collectors: false, now: () => EVAL_TO + 2 * MINUTE_MS });
     const schedule: HistoricalIncident[] = withIncidents ? fullSchedule(demoTargets(NODE)).map((spec: IncidentSpec) => ({ spec, startMs: T0 + spec.startOffsetMs, endMs: T0 + spec.startOffsetMs + spec.durationMs })) : [];
     const target = { url: server.url };
     let events = 0;
@@ -83,7 +90,7 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
     const intervalOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, g.intervalMs] as const)));
     const windowOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 0] as const)));
     const clock = createManualClock(EVAL_FROM);
-    const alerting = createAlerting({ groups: loaded.groups, queries: server.queries, clock });
+    const alerting = createAlerting({ groups: loaded.groups, reads: typedReads(server.store), clock });
     const episodes = new Map<string, Episode>();
     for (let ts = EVAL_FROM; ts <= EVAL_TO; ts += TICK_MS) {
       clock.advance(ts - clock.now());
@@ -113,11 +120,12 @@ const describeEpisode = (e: Episode) => `${rel(e.activeAtMs)} → fired ${rel(e.
 
 /** The alert that must answer each incident, and the slice it must name (from the incident's `where`). */
 const EXPECTED: Record<IncidentKind, { alertname: string; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
-  slow_replica: { alertname: 'ReplicaExecSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
-  tenant_errors: { alertname: 'TenantErrorRateHigh', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
+  slow_replica: { alertname: 'ReplicaSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
+  // v2 serves the smaller share beside v1: the canary rule, localised to the tenant.
+  tenant_errors: { alertname: 'CanaryErrorsUp', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
   input_drift: { alertname: 'SpamFilterLowConfidenceUp', labels: (w) => ({ model: w.model, model_version: 'v2' }) },
-  canary_regression: { alertname: 'CanaryExecRegression', labels: (w) => ({ model: w.model, route_rule: 'canary' }) },
-  gpu_memory_creep: { alertname: 'GpuMemoryGrowing', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
+  canary_regression: { alertname: 'CanaryLatencyUp', labels: (w) => ({ model: w.model, model_version: 'v2', route_rule: 'canary' }) },
+  gpu_memory_creep: { alertname: 'GpuMemoryFullSoon', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
   // Every large tenant is shed: the first of them counts.
   load_spike: { alertname: 'LoadShedding', labels: (w) => ({ model: w.model }) },
 };

@@ -4,14 +4,11 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, createKeyring, samplesRoutes } from '../src/api/index.ts';
-import { createComparer } from '../src/release/index.ts';
-import type { FeedbackStatsSpec } from '../src/schema/index.ts';
+import { createApi, createKeyring, readsOver, samplesRoutes } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { createCapturePolicy, createPipeline } from '../src/pipeline/index.ts';
-import { createQueries } from '../src/query/index.ts';
 import { createDuckDBStore } from '../src/store/index.ts';
 
 const NOW = Date.now();
@@ -91,8 +88,7 @@ describe('samples over HTTP (injected RNG)', () => {
     // rng 0.5 ≥ baselineRate 0.01: never drawn. firstPerVersion 0: no new-version keeps.
     const capture = createCapturePolicy({ config: { firstPerVersion: 0 }, registry, rng: () => 0.5 });
     const pipeline = createPipeline({ store, logger, registry, retentionDays: 7, cardinalityCap: 100, maxQueueRows: 10_000, maxBatchRows: 1000, capture });
-    const queries = createQueries(store);
-    const reads = { queries, comparer: createComparer(queries), quality: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s: FeedbackStatsSpec) => store.feedbackStats(s) } };
+    const reads = readsOver(store);
     const { app } = createApi({ sink: pipeline, reads: () => reads, keyring: createKeyring({}), logger, registry, maxBodyBytes: 1 << 20, ready: () => true, routes: [samplesRoutes()] });
     try {
       const rows = [

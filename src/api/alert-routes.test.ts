@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { createAlerting, createManualClock } from '../alerting/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { parseRuleText } from '../alerting/index.ts';
 import { generateKey, createKeyring } from './keys.ts';
 import { alertRoutes } from './alert-routes.ts';
@@ -31,8 +31,8 @@ async function setup(keys: { role: 'read' | 'operate' | 'admin'; tenants?: strin
       { replica: 'r1', tenant: 'acme', 'p99(total_ms)': 900, n: 10 },
       { replica: 'r2', tenant: 'globex', 'p99(total_ms)': 800, n: 10 },
     ],
-  } as unknown as Queries;
-  const alerting = createAlerting({ groups, queries, clock, actions: { mode: 'approval', url: 'http://127.0.0.1:9/unused' } });
+  } as unknown as TypedReads;
+  const alerting = createAlerting({ groups, reads: queries, clock, actions: { mode: 'approval', url: 'http://127.0.0.1:9/unused' } });
   const made = keys.map((k) => generateKey({ name: `${k.role}-${k.tenants?.join('+') ?? 'all'}`, role: k.role, tenants: k.tenants ?? null, nowMs: T0 }));
   const { app, audit } = testApi({ routes: [alertRoutes({ alerting })], keyring: createKeyring({ keys: made.map((m) => m.record) }), now: () => clock.now() });
   alerting.start();

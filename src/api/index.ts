@@ -5,6 +5,9 @@ export type { Api, ApiOptions } from './app.ts';
 /** The route table's types and the guard every route passes (auth, CSRF, role, read scope, audit). */
 export { ANONYMOUS, changesState, mimeOf } from './routes.ts';
 export type { Access, ApiEnv, Reads, Route } from './routes.ts';
+/** A caller's read services over a store's reads (main.ts: over the scoped store). */
+export { readsOver } from './reads.ts';
+export type { ReadSource } from './reads.ts';
 /** Error code → HTTP status, and the error envelope. */
 export { HTTP_STATUS, toErrorResponse } from './errors.ts';
 /** Serves the built dashboard (web/dist) with an index.html fallback for client routes. */
@@ -17,6 +20,9 @@ export type { QualityRouteDeps } from './quality-routes.ts';
 /** Alerting routes: alerts, incidents, silences, actions (audit + approve), rules. */
 export { alertRoutes } from './alert-routes.ts';
 export type { AlertRoutesDeps } from './alert-routes.ts';
+/** `POST /v1/rules/backtest`: rules replayed on the live evaluator over a past range, scored against known incidents. */
+export { backtestRoutes } from './backtest-routes.ts';
+export type { BacktestRoutesOptions } from './backtest-routes.ts';
 /** `POST /v1/samples/search`: captured samples behind a chart point (slice + time bucket). */
 export { samplesRoutes } from './samples-routes.ts';
 /** API keys: generation, the hashed keys file, the keyring that authenticates them. */

@@ -1,15 +1,15 @@
 import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createQueries } from '../query/index.ts';
-import type { Queries } from '../query/index.ts';
-import { createComparer } from '../release/index.ts';
 import { createDuckDBStore } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
+import { readsOver } from './reads.ts';
 import { releaseRoutes } from './release-routes.ts';
 import type { ApiEnv } from './routes.ts';
 import { testApi } from './testing.ts';
 
-function appWith(queries: Queries): Hono<ApiEnv> {
-  return testApi({ routes: [releaseRoutes()], reads: () => ({ queries, comparer: createComparer(queries), quality: { aggregate: queries.aggregate, events: queries.events, feedbackStats: async () => ({ rows: [], orphans: 0 }) } }) }).app;
+function appWith(store: Store): Hono<ApiEnv> {
+  const reads = readsOver(store);
+  return testApi({ routes: [releaseRoutes()], reads: () => reads }).app;
 }
 
 const post = (app: Hono<ApiEnv>, body: string) => app.request('/v1/compare', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
@@ -24,7 +24,7 @@ describe('POST /v1/compare', () => {
       JSON.stringify({ ts: t0 + 2000, model: 'm', model_version: 'v2', total_ms: 12, status: 'ok' }),
     ]);
     try {
-      const app = appWith(createQueries(store));
+      const app = appWith(store);
       const res = await post(app, JSON.stringify({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }));
       expect(res.status).toBe(200);
       const body = (await res.json()) as { status: string; data: Record<string, unknown> };
@@ -38,7 +38,7 @@ describe('POST /v1/compare', () => {
   });
   it('400 with field paths for a bad body, and for malformed JSON', async () => {
     const store = await createDuckDBStore({ path: ':memory:' });
-    const app = appWith(createQueries(store));
+    const app = appWith(store);
     const bad = await post(app, JSON.stringify({ baseline: {}, candidate: {} }));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ status: 'error', error_type: 'invalid_argument', issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }] });

@@ -26,7 +26,7 @@ import type { Logger } from 'pino';
 import { InferlensError, roleAllows, scopeOf } from '../schema/index.ts';
 import type { Permission, Principal, ReadScope } from '../schema/index.ts';
 import type { Comparer } from '../release/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { Queries, TypedReads } from '../query/index.ts';
 import type { QualityReads } from '../quality/index.ts';
 import type { AuditEntry, AuditLog } from './audit.ts';
 import type { Keyring } from './keys.ts';
@@ -41,6 +41,8 @@ export interface Reads {
   queries: Queries;
   comparer: Comparer;
   quality: QualityReads;
+  /** The narrow typed reads alerting's backtest replays rules on. */
+  typed: TypedReads;
 }
 
 /** What a handler may add to its audit entry. */

@@ -38,6 +38,9 @@ const noReads = (): Reads => {
     get quality() {
       return fail();
     },
+    get typed() {
+      return fail();
+    },
   };
 };
 

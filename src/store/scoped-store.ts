@@ -4,7 +4,8 @@
  * analysis, sample search, request lookup, label list, feedback join, quality summary, golden
  * result and release comparison sees only the caller's tenants; no route can forget it.
  *
- * - Reads with filters (aggregate, histogram, slice counts, raw events, feedback join, samples)
+ * - Reads with filters (aggregate, histogram, bucket counts, slice counts, raw events, feedback
+ *   join, samples)
  *   get `tenant IN (scope)`; a request that names a tenant outside the scope is refused
  *   (permission_denied, naming the tenants the key may read) rather than answered empty.
  * - The rollup keeps no tenant, so a scoped aggregate is answered exactly (`approx*` see the
@@ -41,6 +42,7 @@ export function scopeStore(store: StoreReads, scope: ReadScope): StoreReads {
     approxAggregate: (spec) => store.approxAggregate(f(spec)),
     histogram: (spec) => store.histogram(f(spec)),
     approxHistogram: (spec) => store.approxHistogram(f(spec)),
+    bucketCounts: (spec) => store.bucketCounts(f(spec)),
     sliceCounts: (spec) => store.sliceCounts(f(spec)),
     listEvents: (spec) => store.listEvents(f(spec)),
     async getEvents(requestId) {

@@ -1,7 +1,7 @@
 // Each rule kind on fixture data in a real in-memory DuckDB, read through the Queries seam.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createQueries } from '../../query/index.ts';
-import type { Queries } from '../../query/index.ts';
+import { typedReads } from '../../query/index.ts';
+import { createSeriesCache } from '../series.ts';
 import type { ResourceSample } from '../../schema/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
@@ -13,7 +13,6 @@ import { evaluateCondition } from './index.ts';
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
 let store: Store;
-let queries: Queries;
 
 /** Events every `everyMs` in [fromMs, toMs) with fields from `f(i)`. */
 function series(fromMs: number, toMs: number, everyMs: number, f: (i: number) => Record<string, unknown>): string[] {
@@ -68,7 +67,6 @@ beforeAll(async () => {
     samples.push({ ts, node: 'n1', replica: 'r2', metric: 'replica_restarts_total', value: 1 });
   }
   await store.appendResources(samples);
-  queries = createQueries(store);
 });
 
 afterAll(async () => {
@@ -77,7 +75,8 @@ afterAll(async () => {
 
 async function run(condition: unknown, severity: Severity = 'warning') {
   const c = ConditionSchema.parse(condition);
-  const obs = await evaluateCondition(c, severity, { queries, nowMs: NOW, maxSlices: 1000 });
+  const reads = typedReads(store);
+  const obs = await evaluateCondition(c, severity, { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000 });
   return obs.sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
 }
 

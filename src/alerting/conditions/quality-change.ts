@@ -61,7 +61,7 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
   const column = field.startsWith('features.') ? 'features' : field;
   const w = windows(c, ctx.nowMs);
   const read = async (range: { fromMs: number; toMs: number }) => {
-    const rows = await ctx.queries.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows, order: 'sample' });
+    const rows = await ctx.reads.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows, order: 'sample' });
     const bySlice = new Map<string, { labels: Labels; values: (number | string)[] }>();
     for (const e of rows) {
       const v = fieldValue(e, field);

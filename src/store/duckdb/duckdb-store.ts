@@ -14,6 +14,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { InferlensError } from '../../schema/index.ts';
 import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
+  BucketCountRow,
+  BucketCountSpec,
   AppendResult,
   HistogramRow,
   HistogramSpec,
@@ -29,7 +31,8 @@ import type {
 import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
-import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
+import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange, sketchIndexSql } from './rollup-sql.ts';
+import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
 
@@ -337,6 +340,21 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         p.values,
       );
       return toHistogramRows(spec, rows);
+    },
+
+    async bucketCounts(spec: BucketCountSpec): Promise<BucketCountRow[]> {
+      const p = new Params();
+      const col = ident(spec.column);
+      const dims = spec.groupBy.map(ident);
+      const index = 'perDecade' in spec.buckets ? sketchIndexSql(col, spec.buckets.perDecade) : `CAST(floor(${col} / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}) AS INTEGER)`;
+      const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+      const rows = await read(
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, ${dims.map((d) => `${d}, `).join('')}${index} AS idx, count(*) AS n
+         FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket LIMIT ${p.add(spec.limit + 1)}`,
+        p.values,
+      );
+      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
+      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
     },
 
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {

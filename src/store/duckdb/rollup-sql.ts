@@ -43,9 +43,9 @@ export const statsTable = (l: RollupLevel) => `rollup_1m_${l.name}`;
 export const sketchTable = (l: RollupLevel) => `rollup_1m_${l.name}_sketch`;
 const keyDefs = (l: RollupLevel) => ['minute TIMESTAMP', ...l.dims.map((d) => `${ident(d)} VARCHAR`), 'probe BOOLEAN'];
 
-/** The bucket index of a column's value (same as `sketchIndex`). */
-export function sketchIndexSql(col: string): string {
-  return `CASE WHEN ${col} <= 0 THEN ${ZERO_INDEX} ELSE CAST(ceil(log10(${col}) * ${SKETCH_PER_DECADE} - ${SKETCH_INDEX_EPSILON}) AS SMALLINT) END`;
+/** The bucket index of a column's value (same as `sketchIndex`, or `logBucketIndex` at another resolution). */
+export function sketchIndexSql(col: string, perDecade: number = SKETCH_PER_DECADE): string {
+  return `CASE WHEN ${col} <= 0 THEN ${ZERO_INDEX} ELSE CAST(ceil(log10(${col}) * ${Number(perDecade)} - ${SKETCH_INDEX_EPSILON}) AS SMALLINT) END`;
 }
 
 /** The value of bucket index `i` (same as `sketchValue`). */

@@ -1,9 +1,10 @@
 /**
  * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
  * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
- * audit trail and an approve button, the loaded rules with their health (`GET /v1/rules`), and the
- * audit log of every change made through the API (`GET /v1/audit`: who, what, when, from where).
- * The silencer and the approver are whoever is signed in: the server takes them from the session.
+ * audit trail and an approve button, the loaded rules with their health and what they could judge
+ * (`GET /v1/rules`), a backtest of those rules over a past range (`./backtest.ts`), and the audit
+ * log of every change made through the API (`GET /v1/audit`: who, what, when, from where). The
+ * silencer and the approver are whoever is signed in: the server takes them from the session.
  */
 import { ApiError, call, field, num, records, str } from '../api.ts';
 import { form, h, replace } from '../dom.ts';
@@ -12,6 +13,7 @@ import { fmtNum, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
 import { FILTER_DIMS } from '../state.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
+import { backtestPanel } from './backtest.ts';
 import { guard, table, tag } from './common.ts';
 
 type Rec = Record<string, unknown>;
@@ -49,7 +51,8 @@ export function alertsView(root: HTMLElement): ViewHandle {
   const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
   const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
   const audit = new Panel('alerts-audit', 'Audit log', 'every change made through the API: who, what, when, from where', true);
-  const all = [alerts, incidents, silences, actions, rules, audit];
+  const backtest = backtestPanel();
+  const all = [alerts, incidents, silences, actions, rules, backtest.panel, audit];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   let last: ViewContext | null = null;
 
@@ -87,6 +90,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
       guard(rules, signal, 'GET /v1/rules', ALERTING_OFF, () => loadRules(ctx)),
       guard(audit, signal, 'GET /v1/audit', 'The audit log needs GET /v1/audit.', () => loadAudit(ctx)),
     ]);
+    backtest.load(ctx);
   }
 
   async function loadAlerts(ctx: ViewContext): Promise<void> {
@@ -265,7 +269,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
     rules.setMeta(`${groups.length} groups · ${rows.length} rules${bad ? ` · ${bad} unhealthy` : ''}`);
     rules.ready(
       table(
-        ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'last evaluation', 'last error'],
+        ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'judged / no history yet', 'last evaluation', 'last error'],
         rows.map(({ g, r }) => [
           str(g['name']) ?? '',
           h('strong', null, str(r['alert']) ?? ''),
@@ -274,6 +278,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
           str(r['for']) ?? '',
           tag(str(r['health']) ?? 'unknown'),
           `${fmtNum(num(field(r['alerts'], 'pending')), 0)} / ${fmtNum(num(field(r['alerts'], 'firing')), 0)}`,
+          r['coverage'] ? `${fmtNum(num(field(r['coverage'], 'judged')), 0)} / ${fmtNum(num(field(r['coverage'], 'without_reference')), 0)}` : '',
           when(r['lastEvaluation']),
           h('span', { class: 'wrap' }, str(r['lastError']) ?? ''),
         ]),
