@@ -4,7 +4,7 @@
 // request here, run with an unscoped and an acme-scoped read key over data of two tenants: the
 // scoped answer must never hold the other tenant. A route added without a declared access stops
 // createApi (checked below); a read route added without a sample here fails this test.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -262,6 +262,13 @@ describe('route × role × tenant', () => {
     expect(otlp.status).toBe(200);
     expect(otlp.text).toMatch(/"rejectedSpans":"?1"?/);
     expect(otlp.text).toMatch(/tenant/);
+  });
+
+  it('docs/api.md lists every route with the role the route table declares', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
+    const listed = [...doc.matchAll(/^\| `(GET|POST|DELETE) ([^`]+)`(?: \([^)]*\))? \| (public|ingest|read|operate|admin|metrics) \| ([a-z.]*) ?\|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]}`);
+    const declared = server.routes.map((r) => `${r.method} ${r.path} ${r.access} ${r.audit ?? ''}`);
+    expect(listed.sort()).toEqual(declared.sort());
   });
 
   it('a route without a declared access stops the API from being built', () => {
