@@ -11,24 +11,21 @@
 import { createServer } from 'node:http';
 import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { chromium } from 'playwright-core';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { generateKey } from '../src/api/index.ts';
-import { loadConfig } from '../src/config/index.ts';
-import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
+import { NOW, startTenantServer } from '../test/two-tenants.ts';
 
 const CHROMIUM = '/usr/bin/chromium';
 const ROOT = path.resolve(import.meta.dirname, '..');
 const SHOTS = path.join(ROOT, 'artifacts', 'screenshots');
 const hasChromium = existsSync(CHROMIUM);
-const NOW = Date.parse('2026-03-02T10:00:00Z');
 
 let tmp: string;
 let dist: string;
@@ -88,38 +85,21 @@ async function refusals(server: InferlensServer, key?: string): Promise<Record<s
   return out;
 }
 
-async function startInferlens(dir: string, keys: ReturnType<typeof generateKey>[]): Promise<InferlensServer> {
-  mkdirSync(dir, { recursive: true });
-  const rules = path.join(dir, 'rules.yaml');
-  writeFileSync(
-    rules,
-    `groups:
-  - name: canary
-    interval: 30s
-    rules:
-      - alert: CanaryErrors
-        condition: { kind: threshold, measure: error_rate, window: 10m, by: [model, model_version], op: '>', value: 0.1, min_count: 5 }
-        for: 0s
-        severity: critical
-        action: { type: rollback, params: { model: '{{ $labels.model }}', version: '{{ $labels.model_version }}' } }
-`,
-  );
-  const config = loadConfig({
-    env: {},
-    flags: {
-      server: { port: 0, keys: keys.map((k) => k.record) },
-      storage: { dataDir: path.join(dir, 'data') },
-      alerting: { defaultRules: false, ruleFiles: [rules], actions: { mode: 'approval', endpoints: { rollback: { url: rollbackUrl } } } },
-      log: { level: 'silent' },
-    },
-  });
-  const server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, uiDir: dist });
-  const events = Array.from({ length: 30 }, (_, i) => JSON.stringify({ ts: NOW - 5 * 60_000 + i * 1000, model: 'ranker', model_version: 'v2', total_ms: 10, status: i % 3 ? 'ok' : 'error' }));
+/** A canary erroring a third of the time: CanaryErrors fires and proposes a rollback that waits for approval. */
+function startInferlens(dir: string, keys: ReturnType<typeof generateKey>[]): Promise<InferlensServer> {
   const admin = keys.find((k) => k.record.role === 'admin');
-  const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson', ...(admin ? { authorization: `Bearer ${admin.key}` } : {}) }, body: events.join('\n') });
-  expect(res.status).toBe(200);
-  await server.alerting!.evaluateAt(NOW);
-  return server;
+  return startTenantServer(dir, {
+    server: { keys: keys.map((k) => k.record) },
+    options: { uiDir: dist },
+    ...(admin ? { key: admin.key } : {}),
+    rule: `alert: CanaryErrors
+condition: { kind: threshold, measure: error_rate, window: 10m, by: [model, model_version], op: '>', value: 0.1, min_count: 5 }
+for: 0s
+severity: critical
+action: { type: rollback, params: { model: '{{ $labels.model }}', version: '{{ $labels.model_version }}' } }`,
+    endpoints: { rollback: { url: rollbackUrl } },
+    events: Array.from({ length: 30 }, (_, i) => ({ ts: NOW - 5 * 60_000 + i * 1000, model: 'ranker', model_version: 'v2', total_ms: 10, status: i % 3 ? 'ok' : 'error' })),
+  });
 }
 
 async function runAttack(context: BrowserContext, attackOrigin: string, target: string, actionId: string, shotName: string): Promise<Record<string, string>> {

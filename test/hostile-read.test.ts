@@ -3,19 +3,13 @@
 // prototype keys, SQL-looking values, path traversal, Unicode edge cases, impossible timestamps and
 // steps. Every answer must be a 4xx (or a 2xx for what is valid) in the error envelope, never a
 // 5xx; the server must stay up and still answer a real query the same way afterwards.
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/index.ts';
-import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
-import { readSamples } from './read-samples.ts';
+import { W, readSamples, startTenantServer } from './two-tenants.ts';
 
-const NOW = Date.parse('2026-03-02T10:00:00Z');
-const iso = (ms: number) => new Date(ms).toISOString();
-const W = { from: iso(NOW - 3_600_000), to: iso(NOW + 60_000) };
 
 let server: InferlensServer;
 let tmp: string;
@@ -140,51 +134,7 @@ async function send(method: string, path: string, body?: string): Promise<Outcom
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'inferlens-hostile-'));
-  const rules = join(tmp, 'rules.yaml');
-  writeFileSync(
-    rules,
-    `groups:
-  - name: tenants
-    interval: 30s
-    rules:
-      - alert: TenantErrors
-        condition: { kind: threshold, measure: error_rate, window: 10m, by: [model, tenant], op: '>', value: 0.1, min_count: 5 }
-        for: 0s
-        severity: warning
-        action: { type: rate_limit, params: { tenant: '{{ $labels.tenant }}' } }
-`,
-  );
-  const config = loadConfig({
-    env: {},
-    flags: {
-      server: { port: 0, maxBodyBytes: 1024 * 1024 },
-      storage: { dataDir: join(tmp, 'data') },
-      alerting: { defaultRules: false, ruleFiles: [rules], actions: { mode: 'approval' } },
-      log: { level: 'silent' },
-    },
-  });
-  server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false });
-  const events = ['acme', 'globex'].flatMap((t) =>
-    Array.from({ length: 40 }, (_, i) => ({
-      ts: NOW - 20 * 60_000 + i * 30_000,
-      request_id: `${t[0]}-${i}`,
-      model: `${t}-model`,
-      model_version: i % 2 ? 'v2' : 'v1',
-      tenant: t,
-      replica: 'r1',
-      queue_ms: 1 + (i % 3),
-      exec_ms: 10 + (i % 5),
-      total_ms: 12 + (i % 7),
-      status: i % 3 === 0 ? 'error' : 'ok',
-      ...(i % 3 === 0 ? { error_type: 'internal' } : {}),
-      label: i % 2 ? 'spam' : 'ham',
-      confidence: 0.5 + (i % 5) / 10,
-      input: `question ${i}`,
-    })),
-  );
-  const res = await fetch(server.url + '/v1/events', { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: events.map((e) => JSON.stringify(e)).join('\n') });
-  expect(res.status).toBe(200);
-  await server.alerting!.evaluateAt(NOW);
+  server = await startTenantServer(tmp, { server: { maxBodyBytes: 1024 * 1024 } });
 });
 
 afterAll(async () => {

@@ -12,17 +12,11 @@ import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createApi, createKeyring, generateKey } from '../src/api/index.ts';
 import type { Route } from '../src/api/index.ts';
-import { loadConfig } from '../src/config/index.ts';
-import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { roleAllows } from '../src/schema/index.ts';
 import type { KeyRecord, Role } from '../src/schema/index.ts';
-import { readSamples } from './read-samples.ts';
+import { NOW, TENANTS, W, readSamples, startTenantServer } from './two-tenants.ts';
 
-const NOW = Date.parse('2026-03-02T10:00:00Z');
-const iso = (ms: number) => new Date(ms).toISOString();
-const W = { from: iso(NOW - 3_600_000), to: iso(NOW + 60_000) };
-const TENANTS = ['acme', 'globex'] as const;
 
 interface Cred {
   label: string;
@@ -60,54 +54,11 @@ const post = (path: string, body: unknown, key: string, type = 'application/json
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'inferlens-matrix-'));
-  const rules = join(tmp, 'rules.yaml');
-  writeFileSync(
-    rules,
-    `groups:
-  - name: tenants
-    interval: 30s
-    rules:
-      - alert: TenantErrors
-        condition: { kind: threshold, measure: error_rate, window: 10m, by: [model, tenant], op: '>', value: 0.1, min_count: 5 }
-        for: 0s
-        severity: warning
-        action: { type: rate_limit, params: { tenant: '{{ $labels.tenant }}' } }
-`,
-  );
-  const config = loadConfig({
-    env: {},
-    flags: {
-      server: { port: 0, keys: made.map((m) => m.record) },
-      storage: { dataDir: join(tmp, 'data') },
-      alerting: { defaultRules: false, ruleFiles: [rules], actions: { mode: 'approval' } },
-      log: { level: 'silent' },
-    },
-  });
   const ui = join(tmp, 'ui');
   mkdirSync(ui);
   writeFileSync(join(ui, 'index.html'), '<!doctype html><title>inferlens</title>');
-  server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, uiDir: ui });
+  server = await startTenantServer(tmp, { server: { keys: made.map((m) => m.record) }, options: { uiDir: ui }, key: made.find((m) => m.s.role === 'admin')!.key });
   const admin = cred('admin').key;
-  // Two tenants, each with its own model, replica, node and request ids; a third of requests fail.
-  const events = TENANTS.flatMap((t) =>
-    Array.from({ length: 60 }, (_, i) => ({
-      ts: NOW - 20 * 60_000 + i * 20_000,
-      request_id: `${t[0]}-${i}`,
-      model: `${t}-model`,
-      model_version: i % 2 ? 'v2' : 'v1',
-      tenant: t,
-      replica: `${t}-r1`,
-      total_ms: 20 + (i % 7),
-      exec_ms: 15 + (i % 5),
-      status: i % 3 === 0 ? 'error' : 'ok',
-      ...(i % 3 === 0 ? { error_type: 'internal' } : {}),
-      label: i % 2 ? 'spam' : 'ham',
-      confidence: 0.5 + (i % 5) / 10,
-      input: `a question from ${t}`,
-      output: 'an answer',
-    })),
-  );
-  expect((await post('/v1/events', events.map((e) => JSON.stringify(e)).join('\n'), admin, 'application/x-ndjson')).status).toBe(200);
   expect((await post('/v1/feedback', TENANTS.map((t) => ({ ts: NOW - 60_000, request_id: `${t[0]}-1`, kind: 'thumbs', value: true })), admin)).status).toBe(200);
   const resources = TENANTS.flatMap((t) =>
     Array.from({ length: 10 }, (_, i) => [
@@ -117,7 +68,6 @@ beforeAll(async () => {
     ]).flat(),
   );
   expect((await post('/v1/resources', resources, admin)).status).toBe(200);
-  await server.alerting!.evaluateAt(NOW);
   // A fleet-wide silence by the unscoped operator (audited, tenants null).
   expect((await post('/v1/silences', { matchers: ['model="globex-model"'], duration_s: 600 }, cred('operate').key)).status).toBe(200);
 });

@@ -78,6 +78,24 @@ function toWindow<T extends { from: number; to: number; step?: string | undefine
 
 const windowRefine = (o: { from: number; to: number; step?: string | undefined }, ctx: z.RefinementCtx) => checkWindow(ctx, o.from, o.to, o.step !== undefined ? stepMsOf(o.step) : undefined);
 
+/** What a window request decodes to: its fields, with from/to as `fromMs`/`toMs` and the step's `stepMs`. */
+type WindowOut<T extends z.ZodRawShape> = z.output<z.ZodObject<T>> & { fromMs: number; toMs: number; stepMs?: number };
+
+/**
+ * A request over a window: `{ from, to, …shape }`, strict, to after from and at most MAX_BUCKETS
+ * steps, decoded to `{ fromMs, toMs, stepMs?, …shape }`.
+ */
+function windowRequest<T extends z.ZodRawShape>(shape: T): z.ZodType<WindowOut<T>> {
+  return z
+    .object({ from: Rfc3339, to: Rfc3339, ...shape })
+    .strict()
+    .superRefine((o, ctx) => windowRefine(o as never, ctx))
+    .transform((o) => toWindow(o as never) as WindowOut<T>);
+}
+
+/** A window request whose step has a default: `stepMs` is always there. */
+const withStepMs = <T extends z.ZodRawShape>(shape: T) => windowRequest(shape) as z.ZodType<WindowOut<T> & { stepMs: number }>;
+
 const Filters_ = FiltersSchema.default({});
 /** Allow quantiles (and histogram counts) from the per-minute rollup; the reply's `approx` says if it answered. */
 const Approx = z.boolean().default(false);
@@ -126,10 +144,7 @@ export type QueryRequestInput = z.input<typeof QueryRequestSchema>;
 
 // ---------- runtime analyses ----------
 
-export const EventSearchRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const EventSearchRequestSchema = windowRequest({
     filters: Filters_,
     limit: z.number().int().min(1).max(1000).default(100),
     columns: z
@@ -138,16 +153,10 @@ export const EventSearchRequestSchema = z
       .optional(),
     min: z.object({ column: z.enum(LATENCY_FIELDS), value: z.number() }).strict().optional(),
     order: z.enum(['ts_desc', 'ts_asc']).default('ts_desc'),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type EventSearchRequest = z.output<typeof EventSearchRequestSchema>;
 
-export const ErrorSlicesRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const ErrorSlicesRequestSchema = windowRequest({
     filters: Filters_,
     dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
     kind: z.enum(['errors', 'slow']).default('errors'),
@@ -161,10 +170,7 @@ export const ErrorSlicesRequestSchema = z
      * counted on a sample (reply: `sample`).
      */
     approx: Approx,
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type ErrorSlicesRequest = z.output<typeof ErrorSlicesRequestSchema>;
 
 export const StagesRequestSchema = z
@@ -185,50 +191,27 @@ export const StagesRequestSchema = z
   .transform(({ baseline, ...o }) => ({ ...toWindow(o), ...(baseline ? { baseline: { fromMs: baseline.from, toMs: baseline.to, ...(baseline.filters ? { filters: baseline.filters as Filters } : {}) } } : {}) }));
 export type StagesRequest = z.output<typeof StagesRequestSchema>;
 
-/** A window with a step that has a default: `stepMs` is always set. */
-const withStep = <T extends { from: number; to: number; step: string }>(o: T) => ({ ...toWindow(o), stepMs: stepMsOf(o.step) });
-
-export const SaturationRequestSchema = z
-  .object({ from: Rfc3339, to: Rfc3339, filters: Filters_, step: Step.default('1m'), approx: Approx })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(withStep);
+export const SaturationRequestSchema = withStepMs({ filters: Filters_, step: Step.default('1m'), approx: Approx });
 export type SaturationRequest = z.output<typeof SaturationRequestSchema>;
 
-export const HistogramRequestSchema = z
-  .object({ from: Rfc3339, to: Rfc3339, filters: Filters_, step: Step.default('1m'), field: z.enum(LATENCY_FIELDS).default('total_ms'), approx: Approx })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(withStep);
+export const HistogramRequestSchema = withStepMs({ filters: Filters_, step: Step.default('1m'), field: z.enum(LATENCY_FIELDS).default('total_ms'), approx: Approx });
 export type HistogramRequest = z.output<typeof HistogramRequestSchema>;
 
 const labelFilter = z.union([z.string().max(256), z.array(z.string().max(256)).min(1).max(100)]);
-export const ResourceQueryRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const ResourceQueryRequestSchema = withStepMs({
     step: Step.default('1m'),
     metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
     filters: z.object({ node: labelFilter, replica: labelFilter, gpu: labelFilter, pool: labelFilter }).partial().strict().default({}),
     group_by: z.array(z.enum(['node', 'replica', 'gpu', 'pool'])).max(4).default([]),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(withStep);
+});
 export type ResourceQueryRequest = z.output<typeof ResourceQueryRequestSchema>;
 
-export const CapacityRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const CapacityRequestSchema = withStepMs({
     filters: Filters_,
     step: Step.default('1m'),
     /** A correlation counts when |ρ| ≥ this and p < 0.05. */
     min_rho: z.number().gt(0).max(1).default(0.5),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(withStep);
+});
 export type CapacityRequest = z.output<typeof CapacityRequestSchema>;
 
 // ---------- captured samples ----------
@@ -255,28 +238,19 @@ export type SampleFilterKey = (typeof SAMPLE_FILTER_KEYS)[number];
 
 const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);
 
-export const SampleSearchRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const SampleSearchRequestSchema = windowRequest({
     filters: z.partialRecord(z.enum(SAMPLE_FILTER_KEYS), filterValue).default({}),
     reasons: z.array(z.enum(SAMPLE_REASONS)).min(1).max(SAMPLE_REASONS.length).optional(),
     tags: z.array(z.string().min(1).max(64)).min(1).max(64).optional(),
     request_id: z.string().min(1).max(128).optional(),
     limit: z.number().int().min(1).max(1000).default(100),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type SampleSearchRequest = z.output<typeof SampleSearchRequestSchema>;
 export type SampleSearchInput = z.input<typeof SampleSearchRequestSchema>;
 
 // ---------- result quality ----------
 
-export const QualitySummaryRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const QualitySummaryRequestSchema = windowRequest({
     filters: Filters_,
     group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
     step: Step.optional(),
@@ -284,10 +258,7 @@ export const QualitySummaryRequestSchema = z
     low_confidence: z.number().gt(0).lt(1).default(0.6),
     /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
     key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type QualitySummaryRequest = z.output<typeof QualitySummaryRequestSchema>;
 
 export const NUMERIC_DRIFT_FIELDS = ['confidence', 'output_length', 'score'] as const;
@@ -322,32 +293,20 @@ export const DriftRequestSchema = z
   }));
 export type DriftRequest = z.output<typeof DriftRequestSchema>;
 
-export const FeedbackQualityRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const FeedbackQualityRequestSchema = windowRequest({
     filters: Filters_,
     group_by: z.array(z.enum([...DIMENSIONS, 'label'])).max(4).default([]),
     step: Step.optional(),
     limit: z.number().int().min(1).max(10_000).default(10_000),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type FeedbackQualityRequest = z.output<typeof FeedbackQualityRequestSchema>;
 
 /** `GET /v1/golden/results?from&to[&set][&model][&step]` (a query string: every value is text). */
-export const GoldenResultsRequestSchema = z
-  .object({
-    from: Rfc3339,
-    to: Rfc3339,
+export const GoldenResultsRequestSchema = windowRequest({
     set: z.string().min(1).max(64).optional(),
     model: z.string().min(1).max(256).optional(),
     step: Step.optional(),
-  })
-  .strict()
-  .superRefine(windowRefine)
-  .transform(toWindow);
+});
 export type GoldenResultsRequest = z.output<typeof GoldenResultsRequestSchema>;
 
 // ---------- release comparison ----------
