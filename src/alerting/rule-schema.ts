@@ -118,7 +118,7 @@ export const QualityChangeSchema = z
     /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
     min_delta: z.number().min(0).default(0),
     direction: z.enum(['up', 'down', 'both']).default('up'),
-    /** drift: most rows read per window (all slices together), a sample spread over the window. */
+    /** drift: most rows read per window and slice (a stratified sample spread over the window). */
     max_rows: z.number().int().min(100).max(100_000).default(5000),
   })
   .strict();
@@ -239,10 +239,12 @@ const shiftCommon = {
 
 /** Signals of rate_shift: which requests count as bad. */
 export const RATE_SIGNALS = ['error', 'timeout', 'errors', 'rejected', 'rate_limited', 'shed', 'empty', 'refused', 'format_error'] as const;
-export type RateSignal = (typeof RATE_SIGNALS)[number];
+/** A named signal, or the share of rows whose field is below a value (low confidence: `{ below: { field: confidence, value: 0.9 } }`). */
+export const RateSignalSchema = z.union([z.enum(RATE_SIGNALS), z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict()]);
+export type RateSignal = z.infer<typeof RateSignalSchema>;
 
 /** A rate rose in a slice: sequential likelihood-ratio evidence against the slice's normal rate. */
-export const RateShiftSchema = z.object({ kind: z.literal('rate_shift'), signal: z.enum(RATE_SIGNALS), ...shiftCommon }).strict();
+export const RateShiftSchema = z.object({ kind: z.literal('rate_shift'), signal: RateSignalSchema, ...shiftCommon }).strict();
 
 /** Requests got slower: the share above the reference's quantile rose (a quantile test as a rate). */
 export const LatencyShiftSchema = z

@@ -170,6 +170,18 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(h).toEqual([{ bucketMs: T0, counts: [2, 3, 2, 3] }]);
     });
 
+    test('a stratified read keeps at most n rows per slice', async () => {
+      await store.appendEvents(fixtureLines());
+      const rows = await store.listEvents({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, columns: ['model_version', 'total_ms'], limit: 100, order: 'ts_asc', perSlice: { by: ['model_version'], limit: 2 } });
+      // v1 holds total_ms 10 … 60, v2 70 … 100: the first two of each.
+      expect(rows.map((r) => [r.model_version, r.total_ms])).toEqual([
+        ['v1', 10],
+        ['v1', 20],
+        ['v2', 70],
+        ['v2', 80],
+      ]);
+    });
+
     test('bucket counts per slice and step, log and linear buckets', async () => {
       await store.appendEvents(fixtureLines());
       await store.appendEvents([line({ ts: T0 + MIN + 1, model: 'm1', model_version: 'v1', total_ms: 0, queue_ms: 0, status: 'ok', confidence: 0.93 })]);

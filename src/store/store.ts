@@ -37,6 +37,12 @@ export interface ListSpec {
    * (request_id, ts), spread over the whole window and the same on every call.
    */
   order?: 'ts_desc' | 'ts_asc' | 'sample';
+  /**
+   * At most `limit` rows per distinct value of these columns (a stratified read: every model version
+   * gets its share, however small its traffic), in the chosen order within each; `limit` above still
+   * bounds the whole answer.
+   */
+  perSlice?: { by: readonly string[]; limit: number };
 }
 
 /** Counts of "bad" rows per slice, for the slice finder. */

@@ -133,6 +133,20 @@ describe('rule kinds on DuckDB', () => {
     expect(conf.map((o) => o.labels)).toEqual([{ model: 'q' }]);
     expect(conf[0]!.value).toBeGreaterThan(0.5); // KS D: the two uniform ranges barely overlap
   });
+  it('quality_change drift: without yesterday\'s data the hour before stands in, and what cannot be judged is counted', async () => {
+    // Nothing was stored a day ago: the trailing hour is the reference, so q's move is still found.
+    const c = ConditionSchema.parse({ kind: 'quality_change', test: 'drift', field: 'label', window: '1h', reference: { offset: '1d' }, by: ['model'], filters: { model: ['q', 'q2', 'g'] }, min_count: 100 });
+    let coverage: unknown = null;
+    const reads = typedReads(store);
+    const obs = await evaluateCondition(c, 'warning', { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000, note: (x) => (coverage = x) });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'q' }]);
+    // q and q2 judged against the trailing hour; g sent 20 probes only (excluded): not a slice here.
+    expect(coverage).toEqual({ judged: 2, without_reference: 0 });
+    // Stratified: 100 rows per slice, so a small model is read as much as a large one.
+    const rows = await reads.events({ fromMs: NOW - 3_600_000, toMs: NOW, filters: { model: ['q', 'lat'] }, columns: ['model'], limit: 1000, order: 'sample', perSlice: { by: ['model'], limit: 100 } });
+    expect(rows.filter((r) => r.model === 'q')).toHaveLength(100);
+    expect(rows.filter((r) => r.model === 'lat')).toHaveLength(100);
+  });
 
   it('resource: GPU memory ratio near its limit, and restarts counted by increase', async () => {
     const mem = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', by: ['node', 'gpu'], op: '>', value: 0.9 });

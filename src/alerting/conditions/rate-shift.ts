@@ -29,10 +29,19 @@ import type { Axis, ResolvedReference, Tested } from './shift.ts';
 /** Every Bernoulli signal's numerator and denominator, read in one query per level. */
 export const COUNT_MEASURES = ['count', 'error_rate', 'timeout_rate', 'rejected_rate', 'rate_limited_rate', 'empty_rate', 'n(empty)', 'refused_rate', 'n(refused)', 'format_error_rate', 'n(format_ok)'] as const;
 
+/** The measures a signal reads: the named signals share one list; `below` reads its own rate and count. */
+export function signalMeasures(signal: RateSignal): readonly string[] {
+  return typeof signal === 'string' ? COUNT_MEASURES : [`below_rate(${signal.below.field}, ${signal.below.value})`, `n(${signal.below.field})`];
+}
+
 /** Bad requests and requests of one minute for a signal. */
 export function signalCounts(signal: RateSignal, b: CountsBin): { n: number; k: number } {
   const count = b.count ?? 0;
   const rate = (...names: string[]) => names.reduce((a, m) => a + (b[m] ?? 0), 0);
+  if (typeof signal !== 'string') {
+    const [r, n] = signalMeasures(signal) as [string, string];
+    return { n: b[n] ?? 0, k: (b[r] ?? 0) * (b[n] ?? 0) };
+  }
   switch (signal) {
     case 'error':
       return { n: count, k: rate('error_rate') * count };
@@ -98,7 +107,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const spanMs = axis.bins * MINUTE_MS;
   const perLevel: Map<string, Sums>[] = [];
   for (const dims of levels) {
-    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: COUNT_MEASURES }, ctx.nowMs, spanMs);
+    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: signalMeasures(c.signal) }, ctx.nowMs, spanMs);
     perLevel.push(sums(series, axis, c.signal));
   }
   const tested: Tested[] = [];

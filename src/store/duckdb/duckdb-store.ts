@@ -393,10 +393,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       let where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes ?? true);
       if (spec.minValue) where += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
       const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
-      const rows = await read(
-        `SELECT ${selectEventColumns(cols)} FROM events WHERE ${where} ORDER BY ${spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`} LIMIT ${p.add(spec.limit)}`,
-        p.values,
-      );
+      const order = spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
+      const perSlice = spec.perSlice ? ` QUALIFY row_number() OVER (PARTITION BY ${spec.perSlice.by.map(ident).join(', ') || '1'} ORDER BY ${order}) <= ${p.add(spec.perSlice.limit)}` : '';
+      const rows = await read(`SELECT ${selectEventColumns(cols)} FROM events WHERE ${where}${perSlice} ORDER BY ${order} LIMIT ${p.add(spec.limit)}`, p.values);
       return rows.map(toStoredEvent);
     },
 
