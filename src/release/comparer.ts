@@ -5,7 +5,7 @@
  */
 import { LATENCY_FIELDS } from '../schema/index.ts';
 import type { CompareRequest, Filters } from '../schema/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { toComparePlan } from './input.ts';
 import type { ComparePlan } from './input.ts';
 import { judge } from './judge.ts';
@@ -60,7 +60,10 @@ export interface ComparerOptions {
   hodgesLehmannMaxPerSide?: number;
 }
 
-export function createComparer(queries: Queries, options: ComparerOptions = {}): Comparer {
+/** The reads a comparison needs: the aggregate and bounded raw events (the query service or the typed reads). */
+export type ReleaseReads = Pick<TypedReads, 'aggregate' | 'events'>;
+
+export function createComparer(queries: ReleaseReads, options: ComparerOptions = {}): Comparer {
   return {
     async compare(input) {
       const plan = toComparePlan(input);

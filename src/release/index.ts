@@ -5,7 +5,7 @@
  */
 /** Builds the comparer over the query service (`compare(request)` takes a decoded CompareRequest). */
 export { createComparer } from './comparer.ts';
-export type { Comparer, ComparerOptions, CompareResult, SideSummary } from './comparer.ts';
+export type { Comparer, ComparerOptions, CompareResult, ReleaseReads, SideSummary } from './comparer.ts';
 /** A decoded compare request → its plan (the checks its schema cannot say). */
 export { toComparePlan } from './input.ts';
 export type { ComparePlan, SideWindow } from './input.ts';
