@@ -4,6 +4,8 @@
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/analysis/index.ts';
 import { loadRuleFiles, runBacktest } from '../src/alerting/index.ts';
@@ -13,6 +15,9 @@ import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import { typedReads } from '../src/query/index.ts';
 import { createDuckDBStore } from '../src/store/index.ts';
+import { BIN } from './serve-process.ts';
+
+const run = promisify(execFile);
 
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 const MIN = 60_000;
@@ -105,6 +110,18 @@ describe('rules backtest', () => {
     } finally {
       await server.stop();
     }
+  });
+
+  it('the installed command: `inferlens rules backtest … --json` prints the report as its last line', async () => {
+    const { stdout } = await run(process.execPath, [BIN, 'rules', 'backtest', '--data', data, '--from', common.from, '--to', common.to, '-r', rules, '--truth', truth, '--json']);
+    const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as BacktestReport;
+    expect(last.episodes).toEqual(local.episodes);
+    expect(last.score).toEqual(local.score);
+    expect(stdout).toMatch(/^backtest 2026-06-01T09:00:00.000Z … 2026-06-01T10:00:00.000Z: 61 group evaluations in/);
+    // Bad input: the exit code says so, and the message what to do.
+    const bad = await run(process.execPath, [BIN, 'rules', 'backtest', '--data', join(dir, 'nowhere'), '--from', common.from]).catch((e: { code: number; stderr: string }) => e);
+    expect(bad).toMatchObject({ code: 2 });
+    expect((bad as { stderr: string }).stderr).toMatch(/no inferlens data in/);
   });
 
   it('a range without data says so; a missing data directory says what to give', async () => {
