@@ -19,43 +19,28 @@ import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
-import type { BucketsBin, SliceSeries } from '../series.ts';
+import type { SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
-/** A slice's bucket counts as cumulative rows over bins: cum[j·u + i] = rows in bins < j at index idx[i]. */
+/** A slice's bucket counts over the axis' minute bins. */
 interface Hist {
   labels: Labels;
-  /** Bucket indices present, ascending. */
-  idx: number[];
-  cum: Float64Array;
+  series: SliceSeries;
+  axis: Axis;
 }
 
-function hist(s: SliceSeries<BucketsBin>, axis: Axis): Hist {
-  const set = new Set<number>();
-  for (const b of s.bins.values()) for (const i of b.keys()) set.add(i);
-  const idx = [...set].sort((a, b) => a - b);
-  const pos = new Map(idx.map((v, i) => [v, i]));
-  const u = idx.length;
-  const cum = new Float64Array((axis.bins + 1) * u);
-  for (const [m, b] of s.bins) {
-    const j = (m - axis.firstMs) / MINUTE_MS;
-    if (j < 0 || j >= axis.bins) continue;
-    for (const [i, n] of b) cum[(j + 1) * u + pos.get(i)!]! += n;
-  }
-  for (let j = 1; j <= axis.bins; j++) for (let i = 0; i < u; i++) cum[j * u + i]! += cum[(j - 1) * u + i]!;
-  return { labels: s.labels, idx, cum };
-}
+const binMs = (axis: Axis, j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
 
-/** Rows per bucket index over bins [a, b), into `into` (keyed by bucket index). */
-function addRange(h: Hist, a: number, b: number, into: Map<number, number>, sign = 1): void {
-  const u = h.idx.length;
-  const A = Math.max(0, a);
-  const B = Math.max(0, b);
-  for (let i = 0; i < u; i++) {
-    const v = h.cum[B * u + i]! - h.cum[A * u + i]!;
-    if (v !== 0) into.set(h.idx[i]!, (into.get(h.idx[i]!) ?? 0) + sign * v);
+/** Rows per bucket index over bins [a, b), added into `into` (keyed by bucket index). */
+function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scale = 1): void {
+  const from = binMs(h.axis, a);
+  const to = binMs(h.axis, b);
+  if (to <= from) return;
+  for (const i of h.series.indices()) {
+    const v = h.series.count(i, from, to);
+    if (v !== 0) into.set(i, (into.get(i) ?? 0) + scale * v);
   }
 }
 
@@ -97,10 +82,11 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
     for (const dims of levels) {
       const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets: { perDecade: c.buckets_per_decade } }, ctx.nowMs, axis.bins * MINUTE_MS);
       const m = new Map<string, Hist>();
-      for (const [k, s] of series) m.set(k, hist(s, axis));
+      for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis });
       perLevel.push(m);
     }
     const H = axis.windows[axis.windows.length - 1]!;
+    const parentPhi = new Map<string, number>();
     const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: addRangeTotal(h, axis.bins - H, axis.bins) }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
@@ -119,11 +105,13 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
         const windows: RateWindow[] = [];
         const slowdown: number[] = [];
+        const thresholds: number[] = [];
         for (const w of axis.windows) {
           const cur = new Map<number, number>();
           addRange(h, axis.bins - w, axis.bins, cur);
           const refHist = referenceHist(ref, h, parent, peers, w, axis.bins, level > 0, c.fallback_peers !== undefined);
           const qb = refHist ? quantileBucket(refHist, c.quantile) : null;
+          thresholds.push(qb?.index ?? NaN);
           if (!qb) {
             windows.push({ n: 0, k: 0, pRef: NaN, nRef: 0 });
             slowdown.push(NaN);
@@ -139,7 +127,17 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           continue;
         }
         if (level === 0) judged++;
-        const t = testWindows(windows, axis.windows, c);
+        const minuteAbove = (j: number, threshold: number) => {
+          const m = new Map<number, number>();
+          addRange(h, j, j + 1, m);
+          return countAbove(m, threshold);
+        };
+        // Overdispersion of the exceedances over the baseline minutes, against the longest window's threshold.
+        const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
+        const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
+        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), axis.bins - H - ref.bins, axis.bins - H, level === 0 ? 1 : (parentPhi.get(pKey) ?? 1));
+        if (level === 0) parentPhi.set(pKey, phi);
+        const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
         const e = t.evidence;
         const ratio = slowdown[e.window]!;
