@@ -12,31 +12,36 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
 import { InferlensError } from './schema/index.ts';
+import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
-import { databasePath } from './config/index.ts';
+import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
-import { createDuckDBStore, probeWritable } from './store/index.ts';
+import { createDuckDBStore, probeWritable, scopeStore } from './store/index.ts';
 import type { Store } from './store/index.ts';
 
 export interface ServerOptions {
   logger?: Logger;
   now?: () => number;
-  /** Extra route groups mounted on the API app. */
-  mounts?: ((app: Hono) => void)[];
+  /** Extra route groups, each route declared with its access. */
+  routes?: Route[][];
+  /** Raw mounts on the API app: every route they add must be declared (startServer throws otherwise). */
+  mounts?: ((app: Hono<ApiEnv>) => void)[];
   /** Serve the dashboard from web/dist (default true). */
   ui?: boolean;
+  /** Serve the dashboard from this folder instead of web/dist. */
+  uiDir?: string;
   /** Start the host/GPU collectors and scrapers of the config (default true). */
   collectors?: boolean;
 }
@@ -47,7 +52,11 @@ const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */
   url: string;
-  app: Hono;
+  app: Hono<ApiEnv>;
+  /** Every declared route with its access (test/route-matrix.test.ts iterates them). */
+  routes: readonly Route[];
+  keyring: Keyring;
+  audit: AuditLog;
   store: Store;
   pipeline: Pipeline;
   queries: Queries;
@@ -61,6 +70,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens' } });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+  const now = options.now ?? Date.now;
+
+  // Who may call: hashed keys from the keys file and the config. Without any, the server is open
+  // and stays on loopback unless told otherwise.
+  const keyring = createKeyring({ ...(keysFilePath(config) ? { file: keysFilePath(config)! } : {}), keys: config.server.keys, now });
+  if (!keyring.enabled() && !isLoopbackName(config.server.host) && !config.server.insecure) {
+    throw new InferlensError(
+      'invalid_argument',
+      `refusing to listen on ${config.server.host} without API keys: anyone who reaches it could read everything and approve actions. Create a key (inferlens keys create --role admin --data ${config.storage.dataDir}), or pass --insecure`,
+    );
+  }
+  const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
 
   const dbPath = databasePath(config);
   const store = await createDuckDBStore({ path: dbPath, memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
@@ -99,8 +120,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       : undefined;
   const alerting = config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
+  // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
+  const readsCache = new Map<string, Reads>();
+  const readsFor = (scope: ReadScope): Reads => {
+    const key = JSON.stringify(scope.tenants);
+    let r = readsCache.get(key);
+    if (!r) {
+      if (readsCache.size >= 1000) readsCache.clear();
+      r = readsOver(scopeStore(store, scope));
+      readsCache.set(key, r);
+    }
+    return r;
+  };
+  const audit = createAuditLog(dataDir ? { file: join(dataDir, 'audit.jsonl') } : {});
+
   const quality = qualityRoutes({
-    reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
     golden,
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
@@ -108,24 +142,30 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lowConfidence: config.quality.lowConfidence,
   });
   let ready = false;
-  const app = createApi({
+  const allowedHosts = config.server.allowedHosts;
+  const { app, routes } = createApi({
     sink: pipeline,
-    queries,
+    reads: readsFor,
+    keyring,
+    sessions: createSessions({ ttlMs: config.server.sessionTtlMs, now }),
+    audit,
     logger: logger.child({ component: 'api' }),
     registry,
     maxBodyBytes: config.server.maxBodyBytes,
-    apiKeys: config.server.apiKeys,
     ready: () => ready,
     notReadyReason: () => pipeline.writeFailure(),
-    mounts: [
-      releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }),
+    now,
+    ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
+    routes: [
+      releaseRoutes(),
       quality,
-      samplesRoutes({ queries }),
+      samplesRoutes(),
       ...(alerting ? [alertRoutes({ alerting })] : []),
-      backtestRoutes({ reads: typedReads(store), defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
-      ...(options.mounts ?? []),
-      ...(options.ui === false ? [] : [(a: Hono) => mountUi(a, WEB_DIST)]),
+      backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
+      ...(options.routes ?? []),
     ],
+    ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...(options.ui === false && !options.uiDir ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
@@ -159,6 +199,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   return {
     url,
     app,
+    routes,
+    keyring,
+    audit,
     store,
     pipeline,
     queries,
@@ -182,6 +225,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         retention.stop();
         await rollup.stop();
         await store.close();
+        audit.close();
         logger.info('inferlens stopped');
       })();
       return stopped;
