@@ -85,7 +85,9 @@ describe('inferlens CLI', () => {
     // the demo; each command now imports what it needs when it runs.
     const src = readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8');
     const staticImports = [...src.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]);
-    expect(staticImports.sort()).toEqual(['../schema/index.ts', './demo.ts', './reach.ts', './table.ts', './time.ts', 'commander']);
+    expect(staticImports.sort()).toEqual(['../schema/index.ts', './demo.ts', './keys.ts', './reach.ts', './table.ts', './time.ts', 'commander']);
+    const keys = readFileSync(join(ROOT, 'src/cli/keys.ts'), 'utf8');
+    expect([...keys.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../schema/index.ts', './table.ts', 'commander']);
     const demo = readFileSync(join(ROOT, 'src/cli/demo.ts'), 'utf8');
     expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../../demo/scenario/incidents.ts', '../schema/index.ts', 'commander']);
   });
