@@ -133,9 +133,15 @@ export function testWindows(
     if (m.k >= 1 && m.k > m.n * evidence.p0) persisted++;
   }
   if (persisted < PERSIST_MINUTES) return null;
-  const best = lengths[evidence.window]!;
-  const recent = windows[lengths.findLastIndex((l) => l <= Math.min(RECOVERY_MINUTES, best))];
-  if (recent && recent.n > 0 && recent.k / recent.n < evidence.pMin) return null;
+  // The trailing minutes judged as the best window judges them (its reference, its threshold).
+  let n = 0;
+  let k = 0;
+  for (let back = 0; back < Math.min(RECOVERY_MINUTES, lengths[evidence.window]!); back++) {
+    const m = minute(back, evidence.window);
+    n += m.n;
+    k += m.k;
+  }
+  if (n > 0 && k / n < evidence.pMin) return null;
   return { evidence, excess, pValue: evidencePValue(evidence.logLR) };
 }
 
