@@ -21,4 +21,11 @@ export default tseslint.config(
     files: ['src/cli/**', 'bench/**', 'demo/**', 'scripts/**', 'bin/**', 'test/**', 'e2e/**'],
     rules: { 'no-console': 'off' },
   },
+  {
+    // CommonJS on purpose: programs that load packages the way a plain Node.js service does
+    // (instrumentations patch `openai` through require hooks; the packed SDK is required).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
+  },
 );

@@ -28,7 +28,7 @@ import {
   decode,
 } from '../schema/index.ts';
 import type { IngestReply, ReadScope } from '../schema/index.ts';
-import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody } from '../ingest/index.ts';
+import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody, registerOtlpMetrics } from '../ingest/index.ts';
 import type { Sink } from '../pipeline/index.ts';
 import type { z } from 'zod';
 import { createAuditLog } from './audit.ts';
@@ -114,6 +114,7 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
     handler: async (c) => ok(c, await run(decode(schema, await jsonBody(c), what), c.var.reads)),
   });
   const sessionTtlMs = 12 * 3_600_000;
+  const otlpMetrics = registerOtlpMetrics(o.registry);
 
   return [
     { method: 'GET', path: '/healthz', access: 'public', handler: (c) => c.text('ok') },
@@ -146,7 +147,7 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         access: 'ingest',
         accepts: ['application/json', 'application/x-protobuf', 'application/protobuf'],
         handler: async (c) => {
-          const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c));
+          const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c), otlpMetrics);
           return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
         },
       }),

@@ -6,8 +6,8 @@ export { ingestEvents, ingestFeedback, ingestResources } from './json/ingest.ts'
 /** Splits a JSON array or NDJSON body into rows, a slice at a time; rows longer than MAX_ROW_CHARS are rejected unparsed. */
 export { parseRows, MAX_ROW_CHARS } from './json/rows.ts';
 /** OTLP/HTTP traces and metrics (JSON or protobuf) → events and resource samples, with the partial-success reply. */
-export { handleOtlp } from './otlp/index.ts';
-export type { OtlpSignal, OtlpResponse } from './otlp/index.ts';
+export { handleOtlp, registerOtlpMetrics } from './otlp/index.ts';
+export type { OtlpSignal, OtlpResponse, OtlpMetrics } from './otlp/index.ts';
 /** Whole-document decoding off the event loop: YAML uploads within bounds (OTLP bodies go through handleOtlp). */
 export { parseYamlOffThread } from './worker/offload.ts';
 export type { YamlLimits } from './worker/yaml.ts';
