@@ -21,6 +21,7 @@ import type { Notifier } from './notify/index.ts';
 import { InferlensError } from './schema/index.ts';
 import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
+import type { Scraper } from './ingest/index.ts';
 import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
@@ -62,6 +63,8 @@ export interface InferlensServer {
   queries: Queries;
   retention: Retention;
   alerting: Alerting | undefined;
+  /** The scraper of the configured targets, when there are any (tests scrape on demand with it). */
+  scraper: Scraper | undefined;
   stop(deadlineMs?: number): Promise<void>;
 }
 
@@ -69,7 +72,12 @@ export interface InferlensServer {
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<InferlensServer> {
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens' } });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+  // Node's standard process metrics under their standard names (process_cpu_seconds_total,
+  // nodejs_heap_size_used_bytes, …), which the usual dashboards query. prom-client also exports the
+  // handle / request / resource counts again as gauges named *_total, which Prometheus's naming
+  // rules (and `promtool check metrics`) reserve for counters: nodejs_active_handles{type} has them.
+  collectDefaultMetrics({ register: registry });
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const now = options.now ?? Date.now;
 
   // Who may call: hashed keys from the keys file and the config. Without any, the server is open
@@ -141,6 +149,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     modelTypes: config.quality.modelTypes,
     lowConfidence: config.quality.lowConfidence,
   });
+  const scraper =
+    options.collectors !== false && config.scrape.targets.length > 0
+      ? createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }), ...(options.now ? { now: options.now } : {}) })
+      : undefined;
+  if (scraper) registerScrapeMetrics(registry, scraper);
   let ready = false;
   const allowedHosts = config.server.allowedHosts;
   const { app, routes } = createApi({
@@ -165,17 +178,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ...(options.routes ?? []),
     ],
     ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...(scraper ? { scrapeTargets: () => scraper.stats() } : {}),
     ...(options.ui === false && !options.uiDir ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
   const pulls: { start(): void; stop(): unknown }[] = [];
   if (options.collectors !== false) {
-    if (config.scrape.targets.length > 0) {
-      const scraper = createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }) });
-      registerScrapeMetrics(registry, scraper);
-      pulls.push(scraper);
-    }
+    if (scraper) pulls.push(scraper);
     const c = config.collectors;
     if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
     if (c.gpu.enabled)
@@ -207,6 +217,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     queries,
     retention,
     alerting,
+    scraper,
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {
         ready = false;

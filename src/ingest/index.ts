@@ -12,8 +12,8 @@ export type { OtlpSignal, OtlpResponse, OtlpMetrics } from './otlp/index.ts';
 export { parseYamlOffThread } from './worker/offload.ts';
 export type { YamlLimits } from './worker/yaml.ts';
 /** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
-export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics } from './scrape/index.ts';
-export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats } from './scrape/index.ts';
+export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics, targetsPage } from './scrape/index.ts';
+export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats, TargetPageEntry } from './scrape/index.ts';
 /** Host (/proc) and GPU (nvidia-smi or DCGM) collectors for the local node. */
 export { createHostCollector, createGpuCollector } from './collect/index.ts';
 export type { HostCollector, GpuCollector, CollectorStats } from './collect/index.ts';

@@ -154,6 +154,31 @@ describe('real instrumentations of the openai client → OTLP → stored events'
     // The client waited 150 ms before it aborted or timed out.
     expect(rows[9]!.total_ms).toBeGreaterThanOrEqual(150);
     expect(rows[10]!.total_ms).toBeGreaterThanOrEqual(150);
+
+    // The same instrumentation's GenAI metrics (OTLP histograms, exported once at shutdown), read
+    // back by their own labels: tokens split by type (3 answered calls × 12 in, × 5 out), and
+    // operations split by error type.
+    const resources = async (metrics: string[], group_by: string[]) => {
+      const res = await fetch(`${inferlens.url}/v1/resources/query`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: new Date(T_START - 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), step: '1h', metrics, filters: { node: 'node-a', labels: { 'gen_ai.request.model': 'gpt-4o-mini' } }, group_by }),
+      });
+      return ((await res.json()) as { data: { rows: { labels: Record<string, string | null>; sum: number }[] } }).data.rows;
+    };
+    const tokens = await resources(['gen_ai.client.token.usage_sum'], ['labels.gen_ai.token.type']);
+    expect(Object.fromEntries(tokens.map((r) => [r.labels['gen_ai.token.type'], r.sum]))).toEqual({ input: 3 * PROMPT_TOKENS, output: 3 * COMPLETION_TOKENS });
+    const calls = await resources(['gen_ai.client.operation.duration_count'], ['labels.error.type']);
+    expect(Object.fromEntries(calls.map((r) => [r.labels['error.type'] ?? 'none', r.sum]))).toEqual({
+      none: 3,
+      RateLimitError: 1,
+      InternalServerError: 2,
+      AuthenticationError: 1,
+      NotFoundError: 1,
+      BadRequestError: 1,
+      APIUserAbortError: 1,
+      APIConnectionTimeoutError: 1,
+    });
   });
 
   it('OpenInference (instrumentation-openai and openinference-core traceLLM): requested model, tokens, outcomes, tenant from metadata', async () => {
