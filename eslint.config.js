@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'web/dist/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -47,8 +47,8 @@ export interface ServerOptions {
   collectors?: boolean;
 }
 
-/** The built dashboard, resolved from the package root (not the working directory). */
-const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
+/** The built dashboard, resolved from the package root (not the working directory; compiled code runs from dist/). */
+const WEB_DIST = fileURLToPath(new URL(`${import.meta.url.endsWith('.js') ? '../../' : '../'}web/dist`, import.meta.url));
 
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */

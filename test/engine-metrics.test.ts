@@ -7,6 +7,7 @@ import { existsSync } from 'node:fs';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
+import type { ScrapeTargetInput } from '../src/ingest/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { startReplayServer } from './capture-replay.ts';
@@ -31,7 +32,7 @@ beforeAll(async () => {
   engines = await startReplayServer({ vllm: 'vllm/datadog-vllm-metrics-curated-fixture.txt', sglang: 'sglang/datadog-sglang-metrics.txt' });
   // A target that answers 404: down, with the reason.
   engines.urls.nothing = engines.urls.vllm!.replace(/vllm$/, 'nothing');
-  const targets = [
+  const targets: ScrapeTargetInput[] = [
     { url: engines.urls.vllm!, labels: { node: 'gpu-1', replica: 'vllm-0' }, intervalMs: 3_600_000 },
     { url: engines.urls.sglang!, labels: { node: 'gpu-2', replica: 'sglang-0' }, intervalMs: 3_600_000 },
     { url: engines.urls.nothing!, labels: { node: 'gpu-3' }, intervalMs: 3_600_000 },

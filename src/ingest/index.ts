@@ -10,6 +10,8 @@ export { handleOtlp, registerOtlpMetrics } from './otlp/index.ts';
 export type { OtlpSignal, OtlpResponse, OtlpMetrics } from './otlp/index.ts';
 /** Whole-document decoding off the event loop: YAML uploads within bounds (OTLP bodies go through handleOtlp). */
 export { parseYamlOffThread } from './worker/offload.ts';
+/** How to start a worker thread beside the caller: the compiled entry, or the TypeScript one through tsx. */
+export { workerEntry } from './worker/entry.ts';
 export type { YamlLimits } from './worker/yaml.ts';
 /** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
 export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics, targetsPage } from './scrape/index.ts';
