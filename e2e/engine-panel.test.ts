@@ -1,27 +1,21 @@
 // The Runtime view's Engine panels in Debian's Chromium, fed by real scrapes: a vLLM and an SGLang
 // /metrics capture served as live endpoints (test/capture-replay.ts), scraped every 5 minutes over
 // the last hour by the server's own scraper. Screenshot: artifacts/screenshots/runtime-engine.png.
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { chromium } from 'playwright-core';
 import type { Browser, Page } from 'playwright-core';
 import type uPlot from 'uplot';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { startReplayServer } from '../test/capture-replay.ts';
 import type { ReplayServer } from '../test/capture-replay.ts';
+import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
 
 type WithCharts = { inferlens?: { charts: Map<string, uPlot> } };
-
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = path.resolve(import.meta.dirname, '..');
-const SHOTS = path.join(ROOT, 'artifacts', 'screenshots');
-const hasChromium = existsSync(CHROMIUM);
 
 let server: InferlensServer;
 let engines: ReplayServer;
@@ -50,7 +44,7 @@ describe.skipIf(!hasChromium)('Runtime view: Engine panels from scraped vLLM and
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-engine-'));
     const dist = path.join(tmp, 'dist');
-    await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
+    await buildDashboard(dist);
     engines = await startReplayServer({ vllm: 'vllm/synthetic-from-definitions-vllm-v1.txt', sglang: 'sglang/datadog-sglang-metrics.txt' });
     const targets = [
       { url: engines.urls.vllm!, labels: { node: 'gpu-1', replica: 'vllm-0' }, intervalMs: 3_600_000 },
@@ -70,9 +64,8 @@ describe.skipIf(!hasChromium)('Runtime view: Engine panels from scraped vLLM and
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
     expect(res.status).toBe(200);
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
-    page.on('pageerror', (e) => console.error('page error:', e.message));
+    browser = await launchChromium();
+    page = await openPage(browser);
   }, 120_000);
 
   afterAll(async () => {

@@ -15,32 +15,23 @@ export function targetUp(s: TargetStats): boolean {
 
 export function registerScrapeMetrics(registry: Registry, scraper: Scraper): void {
   const stats = () => scraper.stats();
-  const gauge = (name: string, help: string, value: (s: TargetStats) => number | null) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ['target'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const s of stats()) {
-          const v = value(s);
-          if (v !== null) this.set({ target: s.url }, v);
-        }
-      },
-    });
-  // A counter read from a cumulative stat: reset, then raised to the stat's value at each collection.
-  const counter = (name: string, help: string, value: (s: TargetStats) => number) =>
-    new Counter({
-      name,
-      help,
-      labelNames: ['target'],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const s of stats()) this.inc({ target: s.url }, value(s));
-      },
-    });
+  // One series per target, read from the stats at each collection: a gauge is set, a counter (from
+  // a cumulative stat) is reset and raised to the stat's value.
+  const perTarget = (kind: 'gauge' | 'counter', name: string, help: string, value: (s: TargetStats) => number | null) => {
+    const collect = function (this: Gauge | Counter) {
+      this.reset();
+      for (const s of stats()) {
+        const v = value(s);
+        if (v === null) continue;
+        if (this instanceof Gauge) this.set({ target: s.url }, v);
+        else this.inc({ target: s.url }, v);
+      }
+    };
+    const config = { name, help, labelNames: ['target'], registers: [registry], collect };
+    return kind === 'gauge' ? new Gauge(config) : new Counter(config);
+  };
+  const gauge = (name: string, help: string, value: (s: TargetStats) => number | null) => perTarget('gauge', name, help, value);
+  const counter = (name: string, help: string, value: (s: TargetStats) => number) => perTarget('counter', name, help, value);
   new Gauge({
     name: 'inferlens_scrape_up',
     help: '1 when the last scrape of the target succeeded, else 0.',
