@@ -121,18 +121,18 @@ writeFileSync(ndjsonFile, lines.join('\n'));
 log(`  ${(statSync(ndjsonFile).size / N).toFixed(0)} bytes/event as NDJSON`);
 
 // (a) baseline: DuckDB's native NDJSON load into a fresh file, same table, explicit columns.
-const { MIGRATIONS } = await import('../src/store/duckdb/ddl.ts');
+const { DUCKDB_MIGRATIONS } = await import('../src/store/duckdb/migrations.ts');
 const { duckdbType } = await import('../src/store/duckdb/ddl.ts');
 const nativeDb = join(dir, 'native.duckdb');
 let nativeMs = 0;
 {
   const inst = await DuckDBInstance.create(nativeDb);
   const conn = await inst.connect();
-  for (const stmt of MIGRATIONS[0]!.split(';\n')) await conn.run(stmt);
+  for (const stmt of DUCKDB_MIGRATIONS.flat()) await conn.run(stmt);
   const cols = EVENT_FIELDS.map((f) => `${f.name}: '${f.kind === 'ts' ? 'BIGINT' : duckdbType(f.kind)}'`).join(', ');
   const select = EVENT_FIELDS.map((f) => (f.kind === 'ts' ? 'make_timestamp(ts * 1000) AS ts' : f.name)).join(', ');
   const t0 = performance.now();
-  await conn.run(`INSERT INTO events SELECT ${select} FROM read_ndjson('${ndjsonFile}', columns={${cols}}, format='newline_delimited')`);
+  await conn.run(`INSERT INTO events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM read_ndjson('${ndjsonFile}', columns={${cols}}, format='newline_delimited')`);
   nativeMs = performance.now() - t0;
   conn.closeSync();
   inst.closeSync();

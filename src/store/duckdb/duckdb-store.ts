@@ -26,7 +26,8 @@ import type {
   Store,
   StoreStats,
 } from '../store.ts';
-import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
+import { EVENT_COLUMNS, stageToStored } from './ddl.ts';
+import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
 import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
@@ -152,7 +153,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       const staged = `SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
       const insert = () =>
         writer.run(
-          `INSERT INTO events SELECT ${eventColumnList} FROM (${staged}) s
+          `INSERT INTO events (${eventColumnList}) SELECT ${eventColumnList} FROM (${staged}) s
            WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
            QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
           params as never,
@@ -208,10 +209,13 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
       const rows = (await writer.runAndReadAll('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).getRowObjectsJS();
       const current = Number(rows[0]?.v ?? 0);
-      for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+      if (current > DUCKDB_MIGRATIONS.length) {
+        throw new InferlensError('unavailable', `${options.path} has schema version ${current}, newer than this inferlens knows (${DUCKDB_MIGRATIONS.length}): run a newer inferlens on it`);
+      }
+      for (let v = current + 1; v <= DUCKDB_MIGRATIONS.length; v++) {
         await inTransaction(writer, async () => {
-          for (const stmt of MIGRATIONS[v - 1]!.split(';\n')) await writer.run(stmt);
-          await writer.run('INSERT INTO schema_migrations VALUES ($1, current_timestamp)', [v]);
+          for (const stmt of DUCKDB_MIGRATIONS[v - 1]!) await writer.run(stmt);
+          await writer.run('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, current_timestamp)', [v]);
         });
       }
       const wm = (await writer.runAndReadAll('SELECT epoch_ms(max(watermark)) AS w FROM rollup_state')).getRowObjectsJS();
@@ -242,7 +246,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const file = stageFile(lines);
         try {
           await writer.run(
-            `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
+            `INSERT INTO resources (ts, node, replica, gpu, pool, metric, labels, value, simulated) SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
              FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
             [file],
           );
@@ -268,7 +272,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const file = stageFile(lines);
         try {
           await writer.run(
-            `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+            `INSERT INTO feedback (ts, request_id, kind, value_num, value_str, source, received_at) SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
              FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
             [file],
           );
@@ -316,7 +320,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
           await inTransaction(writer, async () => {
             if (to > from!) await rebuild(from!, to);
             await writer.run('DELETE FROM rollup_state');
-            await writer.run('INSERT INTO rollup_state VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
+            await writer.run('INSERT INTO rollup_state (watermark) VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
           });
           watermarkMs = to;
           from = to;

@@ -38,7 +38,7 @@ export async function appendSamples(w: SampleWriter, rows: readonly SampleRow[])
   const file = w.stageFile(rows.map((r) => JSON.stringify(r)));
   try {
     await w.run(
-      `INSERT INTO samples SELECT make_timestamp(CAST(round(ts * 1000) AS BIGINT)) AS ts, ${COLUMNS.replace(/^ts, /, '')}
+      `INSERT INTO samples (${COLUMNS}) SELECT make_timestamp(CAST(round(ts * 1000) AS BIGINT)) AS ts, ${COLUMNS.replace(/^ts, /, '')}
        FROM read_ndjson($1, columns=${STAGE_COLUMNS}, format='newline_delimited', maximum_object_size=${MAX_OBJECT_BYTES})`,
       [file],
     );
