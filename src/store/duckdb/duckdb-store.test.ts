@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { EVENT_FIELDS } from '../../schema/index.ts';
-import { fixtureLines, runStoreConformance, spec } from '../conformance.ts';
+import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.ts';
 import { createDuckDBStore } from './duckdb-store.ts';
 import { duckdbType } from './ddl.ts';
 import { ROLLUP_COLUMNS, sketchIndexSql } from './rollup-sql.ts';
@@ -74,6 +74,21 @@ describe('DuckDB store', () => {
     expect((await b.stats()).bytes).toBeGreaterThan(0);
     await b.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('DuckDB rollup maintainer', () => {
+  it('rolls up from the oldest event to the watermark; until then the rollup does not answer', async () => {
+    const store = await createDuckDBStore({ path: ':memory:', threads: 2 });
+    await store.migrate();
+    await store.appendEvents(rollupLines());
+    expect(await store.approxAggregate(spec(['count']))).toBeNull();
+    const T0 = Date.parse('2026-11-30T10:00:00Z');
+    expect(await store.maintainRollup(T0 + 7 * 60_000 + 30_000)).toEqual({ watermarkMs: T0 + 7 * 60_000, minutes: 7 });
+    expect(await store.maintainRollup(T0 + 7 * 60_000 + 50_000)).toEqual({ watermarkMs: T0 + 7 * 60_000, minutes: 0 });
+    // 588 user rows (12 probes left out), 60 of them weighing 4: 588 + 60 · 3 = 768.
+    expect(await store.approxAggregate(spec(['count']))).toEqual([{ count: 768 }]);
+    await store.close();
   });
 });
 

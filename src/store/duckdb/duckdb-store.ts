@@ -33,6 +33,7 @@ import { feedbackStats } from './feedback-sql.ts';
 import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
+import { toHistogramRows, toQueryRows } from '../result-rows.ts';
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -176,32 +177,6 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     } finally {
       rmSync(file, { force: true });
     }
-  }
-
-  /** Maps aggregate result columns (bucket, group columns, m0…) to a QueryRow. */
-  function toQueryRows(spec: QuerySpec, rows: Row[]): QueryRow[] {
-    return rows.map((r) => {
-      const out: QueryRow = {};
-      if (spec.stepMs !== undefined) out.bucket = r.bucket as number;
-      for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
-      spec.measures.forEach(({ name, measure }, i) => {
-        const v = r[`m${i}`] as number | null;
-        out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
-      });
-      return out;
-    });
-  }
-
-  /** Histogram result rows (bucket, idx, n) to one count array per bucket. */
-  function toHistogramRows(spec: HistogramSpec, rows: Row[]): HistogramRow[] {
-    const byBucket = new Map<number, number[]>();
-    for (const r of rows) {
-      const b = r.bucket as number;
-      let counts = byBucket.get(b);
-      if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
-      counts[r.idx as number] = r.n as number;
-    }
-    return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
   }
 
   const store: Store = {

@@ -1,0 +1,69 @@
+/**
+ * Result rows of every backend shaped into the Store's types, so each backend only writes SQL: the
+ * aggregate's columns (bucket, group columns, m0…), histogram counts per bucket, and the feedback
+ * join's statistics.
+ */
+import type { FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec, QueryRow, QuerySpec } from '../schema/index.ts';
+import type { HistogramRow, HistogramSpec } from './store.ts';
+
+export type Row = Record<string, unknown>;
+
+const num = (v: unknown): number => Number(v ?? 0);
+/** A number, or null for SQL NULL (and NaN, which no measure means). */
+const numOrNull = (v: unknown): number | null => (v == null || Number.isNaN(Number(v)) ? null : Number(v));
+
+/** Aggregate result columns (bucket, group columns, m0…) to QueryRows; counts of nothing are 0. */
+export function toQueryRows(spec: QuerySpec, rows: Row[]): QueryRow[] {
+  return rows.map((r) => {
+    const out: QueryRow = {};
+    if (spec.stepMs !== undefined) out.bucket = Number(r.bucket);
+    for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
+    spec.measures.forEach(({ name, measure }, i) => {
+      const v = numOrNull(r[`m${i}`]);
+      out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
+    });
+    return out;
+  });
+}
+
+/** Histogram result rows (bucket, idx, n) to one count array per bucket, oldest first. */
+export function toHistogramRows(spec: HistogramSpec, rows: Row[]): HistogramRow[] {
+  const byBucket = new Map<number, number[]>();
+  for (const r of rows) {
+    const b = Number(r.bucket);
+    let counts = byBucket.get(b);
+    if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
+    counts[Number(r.idx)] = Number(r.n);
+  }
+  return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
+}
+
+/** The feedback join's rows (requests, with_feedback, correct_n, … click_rate) and the orphan count. */
+export function toFeedbackStats(spec: FeedbackStatsSpec, rows: Row[], orphans: number): FeedbackStats {
+  return {
+    rows: rows.map((r): FeedbackStatsRow => {
+      const group: FeedbackStatsRow['group'] = {};
+      for (const d of spec.groupBy) group[d] = (r[d] as string | null) ?? null;
+      const out: FeedbackStatsRow = {
+        group,
+        requests: num(r.requests),
+        withFeedback: num(r.with_feedback),
+        correctN: num(r.correct_n),
+        correctRate: numOrNull(r.correct_rate),
+        labelN: num(r.label_n),
+        labelAccuracy: numOrNull(r.label_accuracy),
+        thumbsN: num(r.thumbs_n),
+        thumbsUpRate: numOrNull(r.thumbs_up_rate),
+        ratingN: num(r.rating_n),
+        ratingMean: numOrNull(r.rating_mean),
+        conversions: num(r.conversions),
+        conversionRate: numOrNull(r.conversion_rate),
+        clicks: num(r.clicks),
+        clickRate: numOrNull(r.click_rate),
+      };
+      if (spec.stepMs !== undefined) out.bucketMs = num(r.bucket);
+      return out;
+    }),
+    orphans,
+  };
+}
