@@ -16,8 +16,10 @@ import { toErrorResponse } from './errors.ts';
 import { readJson } from './json-body.ts';
 
 export interface ApiOptions {
-  sink: Sink;
-  queries: Queries;
+  /** The write path; without it (roles query, alerting) the ingest routes are not served. */
+  sink?: Sink;
+  /** The reads; without it (roles ingest, alerting) the query routes are not served. */
+  queries?: Queries;
   logger: Logger;
   registry: Registry;
   /** Largest accepted body, before and after decompression. */
@@ -79,40 +81,46 @@ export function createApi(o: ApiOptions): Hono {
   app.get('/readyz', (c) => (o.ready() ? c.text('ready') : c.text('not ready', 503)));
   app.get('/metrics', async (c) => c.body(await o.registry.metrics(), 200, { 'Content-Type': o.registry.contentType }));
 
-  app.post('/v1/events', async (c) => ingestReply(c, await ingestEvents(await body(c), c.req.header('content-type'), o.sink), 'event'));
-  app.post('/v1/feedback', async (c) => ingestReply(c, await ingestFeedback(await body(c), c.req.header('content-type'), o.sink), 'feedback'));
-  app.post('/v1/resources', async (c) => {
-    const parsed = parseRows(await body(c), c.req.header('content-type'));
-    const reply = await o.sink.writeResources(parsed.rows as never);
-    return ingestReply(c, { accepted: reply.accepted, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
-  });
-
-  app.get('/v1/requests/:id', async (c) => c.json({ status: 'success', data: await o.queries.request(c.req.param('id')) }));
-  app.get('/v1/labels/:dimension', async (c) => {
-    const to = c.req.query('to') ? Date.parse(c.req.query('to')!) : Date.now();
-    const from = c.req.query('from') ? Date.parse(c.req.query('from')!) : to - 86_400_000;
-    if (!Number.isFinite(from) || !Number.isFinite(to)) throw new InferlensError('invalid_argument', 'from/to must be RFC 3339 timestamps');
-    const limit = Number(c.req.query('limit') ?? 200);
-    return c.json({ status: 'success', data: await o.queries.labels(c.req.param('dimension'), from, to, limit) });
-  });
-
-  // OTLP/HTTP: the reply is the OTLP partial-success message in the request's encoding.
-  for (const signal of ['traces', 'metrics'] as const) {
-    app.post(`/v1/${signal}`, async (c) => {
-      const reply = await handleOtlp(signal, await body(c), c.req.header('content-type') ?? '', o.sink);
-      return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
+  const sink = o.sink;
+  if (sink) {
+    app.post('/v1/events', async (c) => ingestReply(c, await ingestEvents(await body(c), c.req.header('content-type'), sink), 'event'));
+    app.post('/v1/feedback', async (c) => ingestReply(c, await ingestFeedback(await body(c), c.req.header('content-type'), sink), 'feedback'));
+    app.post('/v1/resources', async (c) => {
+      const parsed = parseRows(await body(c), c.req.header('content-type'));
+      const reply = await sink.writeResources(parsed.rows as never);
+      return ingestReply(c, { accepted: reply.accepted, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
     });
+
+    // OTLP/HTTP: the reply is the OTLP partial-success message in the request's encoding.
+    for (const signal of ['traces', 'metrics'] as const) {
+      app.post(`/v1/${signal}`, async (c) => {
+        const reply = await handleOtlp(signal, await body(c), c.req.header('content-type') ?? '', sink);
+        return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
+      });
+    }
   }
 
-  const post = (path: string, fn: (input: unknown) => Promise<unknown>) => app.post(path, async (c) => c.json({ status: 'success', data: await fn(await jsonBody(c)) }));
-  post('/v1/query', o.queries.query);
-  post('/v1/events/search', o.queries.searchEvents);
-  post('/v1/histogram', o.queries.histogram);
-  post('/v1/analysis/errors', o.queries.errorSlices);
-  post('/v1/analysis/stages', o.queries.stageAttribution);
-  post('/v1/analysis/saturation', o.queries.saturation);
-  post('/v1/resources/query', o.queries.resources);
-  post('/v1/analysis/capacity', o.queries.capacity);
+  const queries = o.queries;
+  if (queries) {
+    app.get('/v1/requests/:id', async (c) => c.json({ status: 'success', data: await queries.request(c.req.param('id')) }));
+    app.get('/v1/labels/:dimension', async (c) => {
+      const to = c.req.query('to') ? Date.parse(c.req.query('to')!) : Date.now();
+      const from = c.req.query('from') ? Date.parse(c.req.query('from')!) : to - 86_400_000;
+      if (!Number.isFinite(from) || !Number.isFinite(to)) throw new InferlensError('invalid_argument', 'from/to must be RFC 3339 timestamps');
+      const limit = Number(c.req.query('limit') ?? 200);
+      return c.json({ status: 'success', data: await queries.labels(c.req.param('dimension'), from, to, limit) });
+    });
+
+    const post = (path: string, fn: (input: unknown) => Promise<unknown>) => app.post(path, async (c) => c.json({ status: 'success', data: await fn(await jsonBody(c)) }));
+    post('/v1/query', queries.query);
+    post('/v1/events/search', queries.searchEvents);
+    post('/v1/histogram', queries.histogram);
+    post('/v1/analysis/errors', queries.errorSlices);
+    post('/v1/analysis/stages', queries.stageAttribution);
+    post('/v1/analysis/saturation', queries.saturation);
+    post('/v1/resources/query', queries.resources);
+    post('/v1/analysis/capacity', queries.capacity);
+  }
 
   for (const mount of o.mounts ?? []) mount(app);
   return app;

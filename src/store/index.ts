@@ -22,6 +22,13 @@ export type {
 } from './store.ts';
 /** Why a sample was kept, and what samples can be filtered by. */
 export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from './store.ts';
+/** Opens the configured backend; the DDL its migrations run (`inferlens migrate --print`). */
+export { openStore, migrationDdl } from './open.ts';
+export type { StoreOptions } from './open.ts';
+/** The ClickHouse backend (scale-out): over HTTP, or in-process through chdb. */
+export { createClickHouseStore } from './clickhouse/clickhouse-store.ts';
+export type { ClickHouseStoreOptions } from './clickhouse/clickhouse-store.ts';
+export { openChdbConnection } from './clickhouse/chdb.ts';
 /** Opens (creating if needed) the embedded DuckDB store: a file path or ':memory:'. */
 export { createDuckDBStore } from './duckdb/duckdb-store.ts';
 export type { DuckDBStoreOptions } from './duckdb/duckdb-store.ts';

@@ -140,11 +140,14 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   // Deletes return when done on every replica (24.3 reads mutations_sync for lightweight deletes too).
   const mutationSettings: ClickHouseSettings = { mutations_sync: '2' } as ClickHouseSettings;
   let closed = false;
+  let migrated = false;
   const inFlight = new Set<Promise<unknown>>();
 
   /** Every call goes through here: closed check, in-flight tracking, errors as InferlensError. */
-  function call<T>(what: string, fn: () => Promise<T>): Promise<T> {
+  function call<T>(what: string, fn: () => Promise<T>, schemaNeeded = true): Promise<T> {
     if (closed) return Promise.reject(new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server'));
+    // Until migrate() has run, tables may be missing or old: retryable, not a failure of the query.
+    if (!migrated && schemaNeeded) return Promise.reject(new InferlensError('unavailable', `the ClickHouse schema at ${where} is not migrated yet (inferlens retries in the background): retry later`, { retryAfterS: 5 }));
     const p = fn().catch((e: unknown) => {
       throw toInferlensError(e, what);
     });
@@ -165,15 +168,15 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     return new InferlensError('internal', `ClickHouse failed (${what}): ${message}`, { cause: e });
   }
 
-  async function read(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings): Promise<Row[]> {
+  async function read(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings, schemaNeeded = true): Promise<Row[]> {
     return call('read', async () => {
       const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
       return rs.json<Row>();
-    });
+    }, schemaNeeded);
   }
 
-  async function command(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings): Promise<void> {
-    await call('command', () => client.command({ query: sql, query_params: params, clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings }));
+  async function command(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings, schemaNeeded = true): Promise<void> {
+    await call('command', () => client.command({ query: sql, query_params: params, clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings }), schemaNeeded);
   }
 
   /**
@@ -181,13 +184,14 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
    * again with the same deduplication token, so a first attempt that was written but whose reply
    * was lost is not written twice.
    */
-  async function insertRows(into: string, columns: readonly string[], rows: readonly Row[]): Promise<void> {
+  async function insertRows(into: string, columns: readonly string[], rows: readonly Row[], schemaNeeded = true): Promise<void> {
     if (rows.length === 0) return;
     const token = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
         await call('insert', () =>
           client.insert({ table: into, columns: columns as [string, ...string[]], format: 'JSONEachRow', values: rows as Row[], clickhouse_settings: { ...insertSettings, insert_deduplication_token: token } as ClickHouseSettings }),
+          schemaNeeded,
         );
         return;
       } catch (e) {
@@ -245,29 +249,38 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   }
 
 
+  async function migrateNow(): Promise<void> {
+    for (const st of bootstrapDdl(layout)) await command(st, {}, undefined, false);
+    const rows = await read(`SELECT max(version) AS v FROM ${t('schema_migrations')}`, {}, undefined, false);
+    const current = Number(rows[0]?.v ?? 0);
+    const migrations = clickhouseMigrations(layout);
+    if (current > migrations.length) {
+      throw new InferlensError('unavailable', `ClickHouse database ${layout.database} has schema version ${current}, newer than this inferlens knows (${migrations.length}): run a newer inferlens on it`);
+    }
+    for (let v = current + 1; v <= migrations.length; v++) {
+      for (const st of migrations[v - 1]!) await command(st, {}, undefined, false);
+      await insertRows(t('schema_migrations'), ['version'], [{ version: v }], false);
+    }
+    if (options.retentionDays !== undefined) {
+      // TTL is a setting, not schema: changed only when it differs (MODIFY TTL rewrites parts).
+      const current = await read(`SELECT name, engine_full FROM system.tables WHERE database = {db:String}`, { db: layout.database }, undefined, false);
+      const engine = new Map(current.map((r) => [String(r.name), String(r.engine_full)]));
+      for (const t of TTL_TABLES) {
+        const name = `${t.table}${cluster ? '_local' : ''}`;
+        const want = `toIntervalSecond(${Math.round(options.retentionDays * 86_400)})`;
+        if (!engine.get(name)?.includes(want)) await command(retentionTtlSql(layout, t.table, t.expr, options.retentionDays), {}, undefined, false);
+      }
+    }
+  }
+
   const store: Store = {
     async migrate() {
-      for (const st of bootstrapDdl(layout)) await command(st);
-      const rows = await read(`SELECT max(version) AS v FROM ${t('schema_migrations')}`);
-      const current = Number(rows[0]?.v ?? 0);
-      const migrations = clickhouseMigrations(layout);
-      if (current > migrations.length) {
-        throw new InferlensError('unavailable', `ClickHouse database ${layout.database} has schema version ${current}, newer than this inferlens knows (${migrations.length}): run a newer inferlens on it`);
-      }
-      for (let v = current + 1; v <= migrations.length; v++) {
-        for (const st of migrations[v - 1]!) await command(st);
-        await insertRows(t('schema_migrations'), ['version'], [{ version: v }]);
-      }
-      if (options.retentionDays !== undefined) {
-        // TTL is a setting, not schema: changed only when it differs (MODIFY TTL rewrites parts).
-        const current = await read(`SELECT name, engine_full FROM system.tables WHERE database = {db:String}`, { db: layout.database });
-        const engine = new Map(current.map((r) => [String(r.name), String(r.engine_full)]));
-        for (const t of TTL_TABLES) {
-          const name = `${t.table}${cluster ? '_local' : ''}`;
-          const want = `toIntervalSecond(${Math.round(options.retentionDays * 86_400)})`;
-          if (!engine.get(name)?.includes(want)) await command(retentionTtlSql(layout, t.table, t.expr, options.retentionDays));
-        }
-      }
+      await migrateNow();
+      migrated = true;
+    },
+
+    async ping() {
+      await read(`SELECT count() AS n FROM ${t('schema_migrations')}`);
     },
 
     async appendEvents(lines): Promise<AppendResult> {

@@ -197,6 +197,10 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       watermarkMs = wm[0]?.w == null ? null : Number(wm[0].w);
     },
 
+    async ping() {
+      await read('SELECT 1');
+    },
+
     appendEvents(lines, hint): Promise<AppendResult> {
       if (lines.length === 0) return Promise.resolve({ inserted: 0 });
       return exclusive(() => appendEventsNow(lines, hint));
