@@ -1,12 +1,11 @@
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_FIELDS } from '../../schema/index.ts';
-import type { FieldKind } from '../../schema/index.ts';
 import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.ts';
 import { sketchIndex } from '../log-sketch.ts';
 import { createClickHouseStore, tsMicros } from './clickhouse-store.ts';
 import { openChdbConnection } from './chdb.ts';
-import { clickhouseMigrations, renderDdl } from './ddl.ts';
+import { clickhouseMigrations, clickhouseType, renderDdl } from './ddl.ts';
 import { CLICKHOUSE_MIGRATIONS } from './migrations.ts';
 import { ROLLUP_MODEL_COLUMNS, rollupSelectSql, sketchIndexSql } from './rollup-sql.ts';
 
@@ -24,39 +23,6 @@ async function rawClient() {
   const client = createClient({ connection: await openChdbConnection(':memory:'), clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
   const q = async <T = Record<string, unknown>>(query: string, query_params?: Record<string, unknown>) => (await client.query({ query, query_params, format: 'JSONEachRow' })).json<T>();
   return { client, q };
-}
-
-/** The ClickHouse type each event field kind is stored as (migration 1 writes them literally). */
-function clickhouseType(kind: FieldKind): string {
-  switch (kind) {
-    case 'ts':
-      return "DateTime64(6, 'UTC')";
-    case 'id':
-    case 'text':
-      return 'Nullable(String)';
-    case 'dim':
-    case 'string':
-    case 'status':
-    case 'error_type':
-      return 'LowCardinality(Nullable(String))';
-    case 'ms':
-    case 'unit':
-    case 'number':
-    case 'positive':
-      return 'Nullable(Float64)';
-    case 'count':
-      return 'Nullable(UInt32)';
-    case 'http_status':
-      return 'Nullable(UInt16)';
-    case 'bool':
-      return 'Nullable(Bool)';
-    case 'attributes':
-      return 'Map(LowCardinality(String), String)';
-    case 'features':
-      return 'Map(LowCardinality(String), Float64)';
-    case 'tags':
-      return 'Array(LowCardinality(String))';
-  }
 }
 
 describe('ClickHouse store', () => {

@@ -4,6 +4,7 @@
  * Also the statements that are settings rather than schema: retention TTLs.
  */
 import { InferlensError } from '../../schema/index.ts';
+import type { FieldKind } from '../../schema/index.ts';
 import { CLICKHOUSE_MIGRATIONS } from './migrations.ts';
 
 export interface ClickHouseLayout {
@@ -74,4 +75,40 @@ export function retentionTtlSql(l: ClickHouseLayout, table: string, expr: string
   const seconds = Math.round(retentionDays * 86_400);
   if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InferlensError('invalid_argument', `retention must be a positive number of days, got ${retentionDays}`);
   return renderDdl(`ALTER TABLE {db}.${table}{local} {on_cluster} MODIFY TTL ${expr} + INTERVAL ${seconds} SECOND`, l)!;
+}
+
+/**
+ * The ClickHouse type each event field kind is stored as: what the migrations must have created (a
+ * test checks the migrated events table against EVENT_FIELDS) and how a JSONEachRow reader reads it.
+ */
+export function clickhouseType(kind: FieldKind): string {
+  switch (kind) {
+    case 'ts':
+      return "DateTime64(6, 'UTC')";
+    case 'id':
+    case 'text':
+      return 'Nullable(String)';
+    case 'dim':
+    case 'string':
+    case 'status':
+    case 'error_type':
+      return 'LowCardinality(Nullable(String))';
+    case 'ms':
+    case 'unit':
+    case 'number':
+    case 'positive':
+      return 'Nullable(Float64)';
+    case 'count':
+      return 'Nullable(UInt32)';
+    case 'http_status':
+      return 'Nullable(UInt16)';
+    case 'bool':
+      return 'Nullable(Bool)';
+    case 'attributes':
+      return 'Map(LowCardinality(String), String)';
+    case 'features':
+      return 'Map(LowCardinality(String), Float64)';
+    case 'tags':
+      return 'Array(LowCardinality(String))';
+  }
 }

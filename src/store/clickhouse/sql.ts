@@ -86,13 +86,30 @@ const RATE_DEN = `nullIf(sumIf(${W}, status IS NOT NULL), 0)`;
  * Exact quantile, linear interpolation between closest ranks (Hyndman–Fan type 7, as DuckDB's
  * quantile_cont): ClickHouse's `quantileExactInclusive` (`quantileExact` is the lower median, and
  * `quantile` is a sampled estimate). Worked: 10, 20, …, 100 at q = 0.5 → h = 4.5 → 55.
+ *
+ * Every quantile of one field in a query reads the same `quantilesExactInclusive(q1, q2, …)`
+ * array (`levels`: the field's levels in the query), so the values are sorted once, not once per
+ * level (the analyzer computes identical aggregates once): P50/P95/P99 of a field cost one sort.
  */
-export function quantileSql(field: string, q: number): string {
-  return `quantileExactInclusive(${literal(q)})(${ident(field)})`;
+export function quantileSql(field: string, q: number, levels: readonly number[] = [q]): string {
+  const sorted = [...new Set(levels)].sort((a, b) => a - b);
+  const at = sorted.indexOf(q);
+  if (at < 0) throw new Error(`level ${q} is not among ${sorted.join(', ')}`);
+  return `quantilesExactInclusive(${sorted.map(literal).join(', ')})(${ident(field)})[${at + 1}]`;
 }
 
-/** The SQL expression of one measure; `seconds` is the bucket (or range) length for qps. */
-export function measureSql(m: Measure, p: Params, seconds: () => string): string {
+/** The quantile levels each field is asked for in a list of measures. */
+export function quantileLevels(measures: readonly { measure: Measure }[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  for (const { measure: m } of measures) if (m.kind === 'quantile') out.set(m.field, [...(out.get(m.field) ?? []), Number(m.q)]);
+  return out;
+}
+
+/**
+ * The SQL expression of one measure; `seconds` is the bucket (or range) length for qps, `levels`
+ * the quantile levels of every field in the same query (`quantileLevels`).
+ */
+export function measureSql(m: Measure, p: Params, seconds: () => string, levels: ReadonlyMap<string, readonly number[]> = new Map()): string {
   switch (m.kind) {
     case 'count':
       return `sum(${W})`;
@@ -115,7 +132,7 @@ export function measureSql(m: Measure, p: Params, seconds: () => string): string
       return `sumIf(${W}, ifNull(${col} < ${p.add(m.threshold)}, false)) / nullIf(sumIf(${W}, ${col} IS NOT NULL), 0)`;
     }
     case 'quantile':
-      return quantileSql(m.field, Number(m.q));
+      return quantileSql(m.field, Number(m.q), levels.get(m.field));
     case 'agg': {
       const col = ident(m.field);
       if (m.fn === 'count') return `count(${col})`;
@@ -146,7 +163,8 @@ export function aggregateSql(spec: QuerySpec, db: string): { sql: string; params
     select.push(ident(d));
     groupCols.push(ident(d));
   }
-  spec.measures.forEach(({ measure }, i) => select.push(`${measureSql(measure, p, seconds)} AS m${i}`));
+  const levels = quantileLevels(spec.measures);
+  spec.measures.forEach(({ measure }, i) => select.push(`${measureSql(measure, p, seconds, levels)} AS m${i}`));
   const group = groupCols.length ? `GROUP BY ${groupCols.join(', ')} ORDER BY ${groupCols.map((c) => `${c} ASC NULLS LAST`).join(', ')}` : '';
   const sql = `SELECT ${select.join(', ')} FROM ${db}.events WHERE ${where} ${group} LIMIT ${p.int(spec.limit)}`;
   return { sql, params: p.values };
