@@ -288,27 +288,32 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   const resend = await apiIngest(server.url, bodies.slice(0, Math.max(1, Math.round(bodies.length / 10))));
   const resendEps = (Math.min(N, Math.max(1, Math.round(bodies.length / 10)) * BATCH) / (resend.ms / 1000));
   log(`    re-sending 10 % (all duplicates, dropped): ${Math.round(resendEps)} events/s`);
-  // (c) the dashboard query through the API, then as hand-written SQL on the same data.
-  const api = await apiQuery(server.url, qFrom, qTo);
   const rss = peakRssMb(server.pid);
   await server.stop();
+  // (c) the dashboard query as hand-written SQL, then through the API, on the same merged parts
+  // (the server's folder is opened here while the server is down, then the server is restarted).
   const c = await open(apiPath);
   const [{ n: stored } = { n: 0 }] = await rows(c, 'SELECT count() AS n FROM inferlens.events');
   if (stored !== N) throw new Error(`stored ${stored} events, expected ${N}: a re-send was stored twice`);
+  const apiBytes = await bytes(c, 'inferlens');
   // Buckets aligned to the range's start, as the API's.
   const hand = (table: string, final = '') => `SELECT ${qFrom} + intDiv(toUnixTimestamp64Milli(ts) - ${qFrom}, 60000) * 60000 AS bucket, model, model_version,
-      quantilesExactInclusive(0.5, 0.95, 0.99)(total_ms) AS q, max(total_ms), count()
+      quantilesExactInclusive(0.5, 0.95, 0.99)(toFloat64(total_ms)) AS q, max(total_ms), count()
     FROM ${table} ${final} WHERE ts >= fromUnixTimestamp64Milli(${qFrom}, 'UTC') AND ts < fromUnixTimestamp64Milli(${qTo}, 'UTC')
     GROUP BY bucket, model, model_version ORDER BY bucket, model, model_version`;
   const sql = await timed(async () => (await rows(c, hand('inferlens.events'))).length);
-  const apiBytes = await bytes(c, 'inferlens');
   // The other idempotency design, measured on the same rows: a ReplacingMergeTree keyed by
   // (model, ts, request_id), exact only when read with FINAL.
   await c.command({ query: 'CREATE TABLE inferlens.events_rmt AS inferlens.events ENGINE = ReplacingMergeTree PARTITION BY toDate(ts) ORDER BY (model, ts, assumeNotNull(request_id)) SETTINGS allow_nullable_key = 1' });
   await c.command({ query: 'INSERT INTO inferlens.events_rmt SELECT * FROM inferlens.events' });
+  await c.command({ query: 'OPTIMIZE TABLE inferlens.events_rmt FINAL' });
   const plainRmt = await timed(async () => (await rows(c, hand('inferlens.events_rmt'))).length);
   const finalRmt = await timed(async () => (await rows(c, hand('inferlens.events_rmt', 'FINAL'))).length);
+  await c.command({ query: 'DROP TABLE inferlens.events_rmt' });
   await c.close();
+  const again = await startServer(join(dir, 'api'), { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath });
+  const api = await apiQuery(again.url, qFrom, qTo);
+  await again.stop();
   log(`(c) dashboard query: API ${api.ms.toFixed(1)} ms (${api.rows} rows), SQL ${sql.ms.toFixed(1)} ms (${sql.rows} rows); ReplacingMergeTree ${plainRmt.ms.toFixed(1)} ms, with FINAL ${finalRmt.ms.toFixed(1)} ms`);
   log(`server peak RSS ${rss} MB; stored ${(apiBytes.all / N).toFixed(1)} bytes/event (events alone ${(apiBytes.events / N).toFixed(1)})`);
   return {

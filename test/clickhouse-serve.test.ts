@@ -1,6 +1,6 @@
 // inferlens serving from ClickHouse (the chdb engine in-process, the same @clickhouse/client code
-// that talks to a server): exact quantiles, idempotent re-sends and durable acknowledgement over
-// HTTP as on DuckDB; roles (ingest, query, alerting instances sharing one store); and a ClickHouse
+// that talks to a server): exact quantiles and idempotent re-sends over HTTP as on DuckDB (durable
+// acknowledgement: test/durability.test.ts runs on both stores); roles (ingest, query, alerting instances sharing one store); and a ClickHouse
 // that is down at start or goes away later: /readyz not ready, ingest 503 with Retry-After,
 // recovery without a restart.
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -14,7 +14,6 @@ import { startServer } from '../src/main.ts';
 import { InferlensError } from '../src/schema/index.ts';
 import { createClickHouseStore, openChdbConnection } from '../src/store/index.ts';
 import type { Store } from '../src/store/index.ts';
-import { serveProcess, stopProcess, waitExit } from './serve-process.ts';
 
 // One process holds one chdb folder: every in-process server of this file uses this one, each test
 // its own database.
@@ -72,10 +71,13 @@ describe('serve on ClickHouse', () => {
   });
 
   it('runs as separate ingest, query and alerting instances on one store', async () => {
-    const ingest = await startServer(config('roles', { role: 'ingest' }), { logger: silent });
-    const ingest2 = await startServer(config('roles', { role: 'ingest' }), { logger: silent });
-    const reader = await startServer(config('roles', { role: 'query' }), { logger: silent, ui: false });
-    const alerting = await startServer(config('roles', { role: 'alerting' }), { logger: silent });
+    // Started together, so they migrate the new database together.
+    const [ingest, ingest2, reader, alerting] = await Promise.all([
+      startServer(config('roles', { role: 'ingest' }), { logger: silent }),
+      startServer(config('roles', { role: 'ingest' }), { logger: silent }),
+      startServer(config('roles', { role: 'query' }), { logger: silent, ui: false }),
+      startServer(config('roles', { role: 'alerting' }), { logger: silent }),
+    ]);
     try {
       const rows = (prefix: string) => Array.from({ length: 6 }, (_, i) => ({ ts: NOW - 30_000 + i, request_id: `${prefix}-${i}`, model: 'roles', tenant: prefix, total_ms: 5 + i, status: 'ok' }));
       expect((await post(ingest.url, '/v1/events', ndjson(rows('a')))).body).toEqual({ accepted: 6, rejected: [] });
@@ -156,47 +158,6 @@ describe('serve on ClickHouse', () => {
       expect((await post(server.url, '/v1/events', body)).status).toBe(200);
     } finally {
       await server.stop();
-    }
-  });
-});
-
-describe('durability on ClickHouse', () => {
-  it('keeps every acknowledged row across kill -9', async () => {
-    // A child process of its own: it holds its own chdb folder.
-    const folder = join(dir, 'durable');
-    const env = { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: folder };
-    const args = ['--port', '0', '--data', join(dir, 'durable-data'), '--log-level', 'warn'];
-    const first = await serveProcess(args, env);
-    const now = Date.now();
-    const acked: string[] = [];
-    let killed = false;
-    const BATCH = 500;
-    const sender = async (s: number) => {
-      for (let b = 0; b < 200 && !killed; b++) {
-        const tenant = `s${s}-b${b}`;
-        const body = Array.from({ length: BATCH }, (_, i) => JSON.stringify({ ts: now - 1000, request_id: `${tenant}-${i}`, model: 'dur', tenant, total_ms: i, status: 'ok' })).join('\n');
-        try {
-          const res = await fetch(`${first.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
-          if (res.status === 200 && ((await res.json()) as { accepted: number }).accepted === BATCH) acked.push(tenant);
-        } catch {
-          return; // refused or reset after the kill
-        }
-        if (acked.length >= 12 && !killed) {
-          killed = true;
-          first.child.kill('SIGKILL');
-        }
-      }
-    };
-    await Promise.all([0, 1, 2, 3].map(sender));
-    await waitExit(first.child);
-    expect(killed).toBe(true);
-    const second = await serveProcess(args, env);
-    try {
-      const rows = await query(second.url, ['count'], { from: iso(now - 3_600_000), to: iso(now + 60_000), filters: { model: 'dur' }, group_by: ['tenant'] });
-      const counts = new Map(rows.map((r) => [r.tenant as string, r.count as number]));
-      expect(acked.filter((t) => counts.get(t) !== BATCH)).toEqual([]);
-    } finally {
-      await stopProcess(second.child);
     }
   });
 });

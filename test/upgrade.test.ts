@@ -9,9 +9,9 @@ import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseMeasure } from '../src/schema/index.ts';
 import type { QueryRow, QuerySpec } from '../src/schema/index.ts';
 import { SKETCH_RELATIVE_ERROR, createDuckDBStore } from '../src/store/index.ts';
+import { spec as conformanceSpec } from '../src/store/conformance.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const MIN = 60_000;
@@ -20,22 +20,8 @@ const path = join(dir, 'inferlens.duckdb');
 writeFileSync(path, gunzipSync(readFileSync(new URL('fixtures/duckdb-v3/inferlens.duckdb.gz', import.meta.url))));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-function spec(measures: string[], extra: Partial<QuerySpec> = {}): QuerySpec {
-  return {
-    fromMs: T0,
-    toMs: T0 + 20 * MIN,
-    filters: {},
-    groupBy: [],
-    includeProbes: false,
-    limit: 1000,
-    measures: measures.map((name) => {
-      const m = parseMeasure(name);
-      if (typeof m === 'string') throw new Error(m);
-      return { name, measure: m };
-    }),
-    ...extra,
-  };
-}
+/** A spec over [10:00, 10:20) unless told otherwise (the conformance suite's builder). */
+const spec = (measures: string[], extra: Partial<QuerySpec> = {}): QuerySpec => conformanceSpec(measures, { toMs: T0 + 20 * MIN, ...extra });
 
 async function versions(): Promise<number[]> {
   const inst = await DuckDBInstance.create(path);

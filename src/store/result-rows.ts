@@ -1,10 +1,10 @@
 /**
  * Result rows of every backend shaped into the Store's types, so each backend only writes SQL: the
- * aggregate's columns (bucket, group columns, m0…), histogram counts per bucket, and the feedback
- * join's statistics.
+ * aggregate's columns (bucket, group columns, m0…), histogram counts per bucket, slice counts,
+ * captured samples, and the feedback join's statistics.
  */
-import type { FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec, QueryRow, QuerySpec } from '../schema/index.ts';
-import type { HistogramRow, HistogramSpec } from './store.ts';
+import type { Dimension, FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec, QueryRow, QuerySpec } from '../schema/index.ts';
+import type { HistogramRow, HistogramSpec, SliceCount, StoredSample } from './store.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -65,5 +65,52 @@ export function toFeedbackStats(spec: FeedbackStatsSpec, rows: Row[], orphans: n
       return out;
     }),
     orphans,
+  };
+}
+
+/**
+ * The grouping sets of the slice finder: each dimension alone, each pair when asked, and the total
+ * (`()`), e.g. [(a), (b), (a, b), ()]. Dimensions are checked identifiers.
+ */
+export function sliceGroupingSets(dims: readonly string[], pairs: boolean): string[] {
+  const sets = dims.map((d) => `(${d})`);
+  if (pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
+  sets.push('()');
+  return sets;
+}
+
+/** Slice-finder rows (dimension columns, g_<dim> = grouping(dim), n, k) to SliceCounts. */
+export function toSliceCounts(dims: readonly string[], rows: Row[]): SliceCount[] {
+  return rows.map((r) => {
+    const slice: Partial<Record<Dimension, string>> = {};
+    for (const d of dims) if (Number(r[`g_${d}`]) === 0) slice[d as Dimension] = r[d] as string;
+    return { slice, n: Number(r.n), k: Number(r.k) };
+  });
+}
+
+const str = (v: unknown): string | null => (v as string | null) ?? null;
+const strings = (v: unknown): string[] => (Array.isArray(v) ? v.map(String) : []);
+
+/** A stored sample row (`ts_ms` in epoch ms, the other columns by name) as read back. */
+export function toStoredSample(r: Row): StoredSample {
+  return {
+    ts: new Date(Number(r.ts_ms)).toISOString(),
+    request_id: str(r.request_id),
+    model: r.model as string,
+    model_version: str(r.model_version),
+    tenant: str(r.tenant),
+    entry: str(r.entry),
+    node: str(r.node),
+    replica: str(r.replica),
+    route_rule: str(r.route_rule),
+    status: str(r.status),
+    error_type: str(r.error_type),
+    label: str(r.label),
+    confidence: (r.confidence as number | null) ?? null,
+    reasons: strings(r.reasons),
+    risk_tags: strings(r.risk_tags),
+    sample_weight: Number(r.sample_weight),
+    input: str(r.input),
+    output: str(r.output),
   };
 }

@@ -29,7 +29,7 @@ import { randomUUID } from 'node:crypto';
 import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseSettings } from '@clickhouse/client';
 import { EVENT_FIELDS, InferlensError, LATENCY_FIELDS } from '../../schema/index.ts';
-import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
+import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import { SAMPLE_FILTER_KEYS } from '../store.ts';
 import type {
   AppendResult,
@@ -52,7 +52,7 @@ import { bootstrapDdl, checkLayout, clickhouseMigrations, renderDdl, retentionTt
 import type { ClickHouseLayout } from './ddl.ts';
 import { feedbackStatsSql, orphanFeedbackSql } from './feedback-sql.ts';
 import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSelectSql, rollupTable } from './rollup-sql.ts';
-import { toFeedbackStats, toHistogramRows, toQueryRows } from '../result-rows.ts';
+import { sliceGroupingSets, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
 import { Params, aggregateSql, bucketSql, ident, literal, tsParam, whereClause, W } from './sql.ts';
 
 /** What `createClickHouseStore` needs: where ClickHouse is, and how the tables are laid out. */
@@ -128,6 +128,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     clickhouse_settings: {
       output_format_json_quote_64bit_integers: 0,
       output_format_json_quote_64bit_floats: 0,
+      output_format_json_quote_decimals: 0,
       // Subqueries over Distributed tables (IN, JOIN) run once, on the node that took the query.
       distributed_product_mode: 'global',
     },
@@ -249,8 +250,21 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   }
 
 
+  /**
+   * One DDL statement of a migration. Instances that start together migrate together: the loser of
+   * an IF NOT EXISTS race gets "already exists" (57 table, 82 database), which means done.
+   */
+  async function ddl(st: string): Promise<void> {
+    try {
+      await command(st, {}, undefined, false);
+    } catch (e) {
+      const code = String((e as { cause?: { code?: unknown } }).cause?.code ?? '');
+      if (code !== '57' && code !== '82') throw e;
+    }
+  }
+
   async function migrateNow(): Promise<void> {
-    for (const st of bootstrapDdl(layout)) await command(st, {}, undefined, false);
+    for (const st of bootstrapDdl(layout)) await ddl(st);
     const rows = await read(`SELECT max(version) AS v FROM ${t('schema_migrations')}`, {}, undefined, false);
     const current = Number(rows[0]?.v ?? 0);
     const migrations = clickhouseMigrations(layout);
@@ -258,7 +272,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       throw new InferlensError('unavailable', `ClickHouse database ${layout.database} has schema version ${current}, newer than this inferlens knows (${migrations.length}): run a newer inferlens on it`);
     }
     for (let v = current + 1; v <= migrations.length; v++) {
-      for (const st of migrations[v - 1]!) await command(st, {}, undefined, false);
+      for (const st of migrations[v - 1]!) await ddl(st);
       await insertRows(t('schema_migrations'), ['version'], [{ version: v }], false);
     }
     if (options.retentionDays !== undefined) {
@@ -367,9 +381,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       let bad: string;
       if ('statuses' in spec.bad) bad = `status IN ${p.add([...spec.bad.statuses], 'Array(String)')}`;
       else bad = `${ident(spec.bad.column)} > ${p.add(spec.bad.aboveMs)}`;
-      const sets = dims.map((d) => `(${d})`);
-      if (spec.pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
-      sets.push('()');
+      const sets = sliceGroupingSets(dims, spec.pairs);
       const f = spec.sampleFraction;
       // A sample of rows by a hash of (request_id, ts): the same rows every call.
       if (f !== undefined && f > 0 && f < 1) w += ` AND cityHash64(ifNull(request_id, ''), ts) % 1000000 < ${p.int(f * 1_000_000)}`;
@@ -383,11 +395,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
         p.values,
         { force_grouping_standard_compatibility: 1 } as ClickHouseSettings,
       );
-      return rows.map((r) => {
-        const slice: Partial<Record<Dimension, string>> = {};
-        for (const d of dims) if (Number(r[`g_${d}`]) === 0) slice[d as Dimension] = r[d] as string;
-        return { slice, n: Number(r.n), k: Number(r.k) };
-      });
+      return toSliceCounts(dims, rows);
     },
 
     async listEvents(spec: ListSpec): Promise<StoredEvent[]> {
@@ -511,26 +519,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
          FROM ${t('samples')} WHERE ${parts.join(' AND ')} ORDER BY ts DESC LIMIT ${p.int(limit)}`,
         p.values,
       );
-      return rows.map((r) => ({
-        ts: new Date(Number(r.ts_ms)).toISOString(),
-        request_id: (r.request_id as string | null) ?? null,
-        model: r.model as string,
-        model_version: (r.model_version as string | null) ?? null,
-        tenant: (r.tenant as string | null) ?? null,
-        entry: (r.entry as string | null) ?? null,
-        node: (r.node as string | null) ?? null,
-        replica: (r.replica as string | null) ?? null,
-        route_rule: (r.route_rule as string | null) ?? null,
-        status: (r.status as string | null) ?? null,
-        error_type: (r.error_type as string | null) ?? null,
-        label: (r.label as string | null) ?? null,
-        confidence: (r.confidence as number | null) ?? null,
-        reasons: (r.reasons as string[]) ?? [],
-        risk_tags: (r.risk_tags as string[]) ?? [],
-        sample_weight: Number(r.sample_weight),
-        input: (r.input as string | null) ?? null,
-        output: (r.output as string | null) ?? null,
-      }));
+      return rows.map(toStoredSample);
     },
 
     async close() {

@@ -94,6 +94,8 @@ export function clickhouseType(kind: FieldKind): string {
     case 'error_type':
       return 'LowCardinality(Nullable(String))';
     case 'ms':
+      // Rounded to µs on the way in: exact, and 2 bytes a value where a Float64 takes 3.6.
+      return 'Nullable(Decimal(18, 3))';
     case 'unit':
     case 'number':
     case 'positive':

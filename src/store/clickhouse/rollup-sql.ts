@@ -24,7 +24,7 @@ interface RollupColumn {
 
 /** The bucket index of a non-null value (same as `sketchIndex`). */
 export function sketchIndexSql(col: string): string {
-  const x = `assumeNotNull(${col})`;
+  const x = `toFloat64(assumeNotNull(${col}))`;
   return `if(${x} <= 0, ${ZERO_INDEX}, toInt16(ceil(log10(${x}) * ${SKETCH_PER_DECADE} - ${SKETCH_INDEX_EPSILON})))`;
 }
 
@@ -33,7 +33,7 @@ function sketchValueSql(i: string): string {
   return `if(${i} = ${ZERO_INDEX}, 0., 2 * pow(10, ${i} / ${SKETCH_PER_DECADE}.) / (1 + pow(10, 1 / ${SKETCH_PER_DECADE}.)))`;
 }
 
-const float = (f: string) => (f.endsWith('_ms') ? f : `toFloat64(${f})`);
+const float = (f: string) => `toFloat64(${f})`;
 
 export const ROLLUP_COLUMNS: readonly RollupColumn[] = [
   { name: 'n', raw: 'count()', merge: 'sum' },

@@ -95,7 +95,7 @@ export function quantileSql(field: string, q: number, levels: readonly number[] 
   const sorted = [...new Set(levels)].sort((a, b) => a - b);
   const at = sorted.indexOf(q);
   if (at < 0) throw new Error(`level ${q} is not among ${sorted.join(', ')}`);
-  return `quantilesExactInclusive(${sorted.map(literal).join(', ')})(${ident(field)})[${at + 1}]`;
+  return `quantilesExactInclusive(${sorted.map(literal).join(', ')})(toFloat64(${ident(field)}))[${at + 1}]`;
 }
 
 /** The quantile levels each field is asked for in a list of measures. */
@@ -136,9 +136,8 @@ export function measureSql(m: Measure, p: Params, seconds: () => string, levels:
     case 'agg': {
       const col = ident(m.field);
       if (m.fn === 'count') return `count(${col})`;
-      // Over no value at all: NULL, as in DuckDB (ClickHouse's sum of nothing is 0).
-      if (m.fn === 'sum') return `if(count(${col}) = 0, NULL, sum(${col}))`;
-      return m.fn === 'mean' ? `avg(${col})` : `${m.fn}(${col})`;
+      // As Float64: latencies are stored as Decimal(18, 3), whose mean would keep 3 decimals.
+      return `${m.fn === 'mean' ? 'avg' : m.fn}(toFloat64(${col}))`;
     }
   }
 }

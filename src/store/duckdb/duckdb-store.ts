@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InferlensError } from '../../schema/index.ts';
-import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
+import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
   AppendResult,
   HistogramRow,
@@ -33,7 +33,7 @@ import { feedbackStats } from './feedback-sql.ts';
 import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
-import { toHistogramRows, toQueryRows } from '../result-rows.ts';
+import { sliceGroupingSets, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -329,9 +329,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       let bad: string;
       if ('statuses' in spec.bad) bad = `status IN (${spec.bad.statuses.map((s) => p.add(s)).join(', ')})`;
       else bad = `${ident(spec.bad.column)} > ${p.add(spec.bad.aboveMs)}`;
-      const sets = dims.map((d) => `(${d})`);
-      if (spec.pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
-      sets.push('()');
+      const sets = sliceGroupingSets(dims, spec.pairs);
       // Two stages: one pass over the rows to the distinct dimension combinations (36,000 per hour
       // of 1.67 M rows on the dashboard benchmark), then the grouping sets over those. Exact, and
       // 4× faster than the grouping sets over the rows (0.34 s against 1.46 s).
@@ -346,11 +344,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
          HAVING sum(n) >= ${p.add(spec.minSupport)} OR ${dims.length ? dims.map((d) => `grouping(${d}) = 1`).join(' AND ') : 'true'}`,
         p.values,
       );
-      return rows.map((r) => {
-        const slice: Partial<Record<Dimension, string>> = {};
-        for (const d of dims) if (r[`g_${d}`] === 0) slice[d as Dimension] = r[d] as string;
-        return { slice, n: Number(r.n), k: Number(r.k) };
-      });
+      return toSliceCounts(dims, rows);
     },
 
     async listEvents(spec: ListSpec): Promise<StoredEvent[]> {
