@@ -23,6 +23,7 @@ export async function openChdbConnection(path: string): Promise<NonNullable<Clic
   const dir = path === ':memory:' ? path : resolve(path);
   if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
   try {
+    // chdb types its connection with @clickhouse/client-common's copy of the contract, the client with its own.
     return mod.createChdbConnection({ path: dir }) as unknown as NonNullable<ClickHouseStoreOptions['connection']>;
   } catch (e) {
     throw new InferlensError('unavailable', `cannot open the chdb folder ${dir}: ${e instanceof Error ? e.message : String(e)} (one process holds one chdb folder at a time)`, { cause: e });

@@ -306,7 +306,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async appendResources(samples: readonly ResourceSample[]) {
       const rows = samples.map((s) => ({
-          ts: tsMicros(typeof s.ts === 'number' ? s.ts : s.ts),
+          ts: tsMicros(s.ts),
           node: s.node,
           replica: s.replica ?? null,
           gpu: s.gpu ?? null,
