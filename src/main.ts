@@ -19,8 +19,8 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { join, resolve } from 'node:path';
-import { alertRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
-import { createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
+import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
@@ -30,10 +30,10 @@ import { databasePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
-import { createQueries } from './query/index.ts';
+import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import { createComparer } from './release/index.ts';
-import type { Queries } from './query/index.ts';
+import type { Queries, TypedReads } from './query/index.ts';
 import { openStore } from './store/index.ts';
 import type { Store, StoreOptions } from './store/index.ts';
 
@@ -186,7 +186,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     alerts && probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { queries, logger, registry, now: options.now }) : undefined;
+  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
   const quality = qualityRoutes({
     reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
@@ -196,7 +196,16 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     modelTypes: config.quality.modelTypes,
   });
   let ready = false;
-  const reads = serves ? [releaseRoutes({ comparer: createComparer(queries) }), quality, samplesRoutes({ queries })] : [];
+  // The rule backtest is a read: the query role serves it, with the alerting rules when this
+  // process evaluates them and the default pack otherwise.
+  const reads = serves
+    ? [
+        releaseRoutes({ comparer: createComparer(queries) }),
+        quality,
+        samplesRoutes({ queries }),
+        backtestRoutes({ reads: typedReads(store), defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
+      ]
+    : [];
   const app = createApi({
     ...(ingests ? { sink: pipeline } : {}),
     ...(serves ? { queries } : {}),
@@ -274,10 +283,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
-function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
-  const defaultRules = fileURLToPath(new URL('../rules/default.yaml', import.meta.url));
-  const loaded = loadRuleFiles([...(ac.defaultRules ? [defaultRules] : []), ...ac.ruleFiles]);
+  const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
   if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
   const notifiers: Notifier[] = ac.receivers.map((r) => {
     const common = { name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }) };
@@ -288,7 +296,7 @@ function buildAlerting(config: Config, d: { queries: Queries; logger: Logger; re
   const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
   return createAlerting({
     groups: loaded.groups,
-    queries: d.queries,
+    reads: d.reads,
     logger: d.logger.child({ component: 'alerting' }),
     registry: d.registry,
     notifiers,

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlerting, createManualClock, parseRuleText } from '../src/alerting/index.ts';
 import { createAlertmanagerNotifier } from '../src/notify/index.ts';
-import type { Queries } from '../src/query/index.ts';
+import type { TypedReads } from '../src/query/index.ts';
 import type { QueryRow } from '../src/schema/index.ts';
 
 const BIN = '/usr/bin/prometheus-alertmanager';
@@ -101,12 +101,12 @@ describe.skipIf(skipReason !== undefined)('Alertmanager API v2', () => {
       { model: 'm1', replica: 'r1', 'p99(total_ms)': 900, n: 100 },
       { model: 'm1', replica: 'r2', 'p99(total_ms)': 700, n: 100 },
     ];
-    const queries = { aggregate: async () => rows } as unknown as Queries;
+    const reads = { aggregate: async () => rows } as unknown as TypedReads;
     // Near wall-clock time (Alertmanager judges endsAt against its own clock), started 30 s back so
     // that after the two 10 s steps below the resolved alert's endsAt is in Alertmanager's past.
     const clock = createManualClock(Date.now() - 30_000);
     const notifier = createAlertmanagerNotifier({ url, initialBackoffMs: 50 });
-    const alerting = createAlerting({ groups, queries, clock, notifiers: [notifier], externalUrl: 'http://127.0.0.1:7070' });
+    const alerting = createAlerting({ groups, reads, clock, notifiers: [notifier], externalUrl: 'http://127.0.0.1:7070' });
     alerting.start();
     clock.advance(10_000);
     await alerting.settled();

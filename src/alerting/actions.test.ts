@@ -40,6 +40,7 @@ const alert = (replica: string, firedAtMs = T0): Alert => ({
   severity: 'warning',
   state: 'firing',
   value: 900,
+  details: {},
   activeAtMs: firedAtMs,
   firedAtMs,
   resolvedAtMs: null,

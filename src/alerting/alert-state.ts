@@ -23,6 +23,8 @@ export interface Alert {
   severity: Severity;
   state: AlertState;
   value: number;
+  /** The numbers behind the last verdict, where the condition gives them. */
+  details: Record<string, number | string>;
   /** First evaluation of this episode where the condition held. */
   activeAtMs: number;
   firedAtMs: number | null;
@@ -51,14 +53,16 @@ export function applyEvaluation(rule: Rule, alerts: Map<string, Alert>, observat
     if (seen.has(fp)) continue;
     seen.add(fp);
     const annotations: Record<string, string> = {};
-    for (const [k, t] of Object.entries(rule.annotations)) annotations[k] = expandTemplate(t, { labels, value: o.value });
+    const details = o.details ?? {};
+    for (const [k, t] of Object.entries(rule.annotations)) annotations[k] = expandTemplate(t, { labels, value: o.value, details });
     let a = alerts.get(fp);
     if (!a || a.state === 'resolved') {
-      a = { alertname: rule.alert, group: rule.group, fingerprint: fp, labels, annotations, severity: rule.severity, state: 'pending', value: o.value, activeAtMs: nowMs, firedAtMs: null, resolvedAtMs: null, lastEvalMs: nowMs };
+      a = { alertname: rule.alert, group: rule.group, fingerprint: fp, labels, annotations, severity: rule.severity, state: 'pending', value: o.value, details, activeAtMs: nowMs, firedAtMs: null, resolvedAtMs: null, lastEvalMs: nowMs };
       alerts.set(fp, a);
       changed.push(fp);
     }
     a.value = o.value;
+    a.details = details;
     a.annotations = annotations;
     a.lastEvalMs = nowMs;
     if (a.state === 'pending' && nowMs - a.activeAtMs >= rule.forMs) {

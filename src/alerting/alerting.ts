@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { AlertNotification, Notifier } from '../notify/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { createActions } from './actions.ts';
 import type { ActionEndpoint, ActionMode, ActionRecord, Actions } from './actions.ts';
 import type { Alert } from './alert-state.ts';
@@ -15,6 +15,7 @@ import type { Clock } from './clock.ts';
 import { systemClock } from './clock.ts';
 import { createEvaluator } from './evaluator.ts';
 import type { Evaluator, RuleHealth } from './evaluator.ts';
+import type { Coverage } from './conditions/index.ts';
 import { createIncidents } from './incidents.ts';
 import type { IncidentView, Incidents } from './incidents.ts';
 import { DEFAULT_INHIBIT_RULES, createInhibitor } from './inhibit.ts';
@@ -26,7 +27,10 @@ import type { Silences } from './silences.ts';
 
 export interface AlertingOptions {
   groups: readonly RuleGroup[];
-  queries: Queries;
+  /** The typed reads the rules evaluate through. */
+  reads: TypedReads;
+  /** Most cells the detectors' per-minute series may hold. */
+  maxSeriesCells?: number;
   clock?: Clock;
   logger?: Logger;
   registry?: Registry;
@@ -61,6 +65,8 @@ export interface AlertView {
   labels: Labels;
   annotations: Record<string, string>;
   value: number;
+  /** The numbers behind the verdict (rate, reference, window, p-value) where the rule gives them. */
+  details: Record<string, number | string>;
   /** When this state began: activeAt for pending, firedAt for firing, resolvedAt for resolved. */
   since: string;
   activeAt: string;
@@ -84,6 +90,8 @@ export interface RuleView {
   lastEvaluation: string | null;
   evaluationTimeMs: number | null;
   alerts: { pending: number; firing: number };
+  /** What the last evaluation could judge: slices judged, slices without enough history yet. */
+  coverage: Coverage | null;
 }
 
 export interface RuleGroupView {
@@ -111,6 +119,8 @@ export interface Alerting {
   silences: Pick<Silences, 'create' | 'expire' | 'list'>;
   actions: Pick<Actions, 'approve' | 'list' | 'mode' | 'idle'>;
   rules(): RuleGroupView[];
+  /** The loaded rule groups (what a backtest runs by default). */
+  groups(): readonly RuleGroup[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -189,7 +199,8 @@ export function createAlerting(o: AlertingOptions): Alerting {
 
   const evaluator: Evaluator = createEvaluator({
     groups: o.groups,
-    queries: o.queries,
+    reads: o.reads,
+    ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }),
     clock,
     ...(o.logger && { logger: o.logger.child({ component: 'alerting' }) }),
     onEvaluated: afterEvaluation,
@@ -209,6 +220,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
       labels: a.labels,
       annotations: a.annotations,
       value: a.value,
+      details: a.details,
       since: iso(a.state === 'pending' ? a.activeAtMs : a.state === 'firing' ? (a.firedAtMs ?? a.activeAtMs) : (a.resolvedAtMs ?? a.activeAtMs)),
       activeAt: iso(a.activeAtMs),
       silencedBy: m?.silencedBy ?? [],
@@ -266,6 +278,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
       mode: () => actions.mode(),
       idle: () => actions.idle(),
     },
+    groups: () => o.groups,
     rules() {
       return evaluator.groups().map((g) => ({
         name: g.group.name,
@@ -289,6 +302,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
             lastEvaluation: r.lastEvalMs === null ? null : iso(r.lastEvalMs),
             evaluationTimeMs: r.lastDurationMs,
             alerts: { pending: states.filter((a) => a.state === 'pending').length, firing: states.filter((a) => a.state === 'firing').length },
+            coverage: r.coverage,
           };
         }),
       }));

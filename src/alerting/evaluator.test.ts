@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeQueries, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './test-helpers.ts';
 import type { QueryRow } from '../schema/index.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
@@ -21,7 +21,7 @@ groups:
 function setup() {
   const clock = createManualClock(T0);
   let rows: QueryRow[] = [];
-  const alerting = createAlerting({ groups: rulesFrom(RULES), queries: fakeQueries(() => rows), clock });
+  const alerting = createAlerting({ groups: rulesFrom(RULES), reads: fakeReads(() => rows), clock });
   const step = async (ms: number) => {
     clock.advance(ms);
     await alerting.settled();
@@ -111,7 +111,7 @@ describe('evaluator state machine (manual clock)', () => {
     const alerting = createAlerting({
       groups: rulesFrom(RULES),
       clock,
-      queries: fakeQueries(() => {
+      reads: fakeReads(() => {
         if (fail) throw new Error('store unavailable');
         return [slow('r1')];
       }),

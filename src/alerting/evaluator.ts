@@ -5,12 +5,15 @@
  * its health; only a change of health is logged.
  */
 import type { Logger } from 'pino';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { applyEvaluation } from './alert-state.ts';
 import type { Alert } from './alert-state.ts';
 import type { Clock } from './clock.ts';
 import { evaluateCondition } from './conditions/index.ts';
+import type { Coverage } from './conditions/index.ts';
 import type { Rule, RuleGroup } from './rule-schema.ts';
+import { createSeriesCache } from './series.ts';
+import type { SeriesCache } from './series.ts';
 
 export type RuleHealth = 'unknown' | 'ok' | 'err';
 
@@ -21,6 +24,8 @@ export interface RuleStatus {
   lastEvalMs: number | null;
   lastDurationMs: number | null;
   alerts: Map<string, Alert>;
+  /** What the last evaluation could judge (sequential detectors and drift rules say so). */
+  coverage: Coverage | null;
 }
 
 export interface GroupStatus {
@@ -39,7 +44,9 @@ export interface EvaluatorStats {
 
 export interface EvaluatorOptions {
   groups: readonly RuleGroup[];
-  queries: Queries;
+  reads: TypedReads;
+  /** Most cells the detectors' per-minute series may hold (default `DEFAULT_MAX_CELLS`). */
+  maxSeriesCells?: number;
   clock: Clock;
   logger?: Logger;
   /** Called after every group evaluation, with the evaluation time. */
@@ -58,12 +65,14 @@ export interface Evaluator {
   /** Every pending, firing and recently resolved alert. */
   alerts(): Alert[];
   stats(): EvaluatorStats;
+  /** The per-minute series the detectors read through (cells held, queries made). */
+  series: SeriesCache;
 }
 
 export function createEvaluator(o: EvaluatorOptions): Evaluator {
   const groups: GroupStatus[] = o.groups.map((group) => ({
     group,
-    rules: group.rules.map((rule) => ({ rule, health: 'unknown', lastError: null, lastEvalMs: null, lastDurationMs: null, alerts: new Map() })),
+    rules: group.rules.map((rule) => ({ rule, health: 'unknown', lastError: null, lastEvalMs: null, lastDurationMs: null, alerts: new Map(), coverage: null })),
     lastEvalMs: null,
     lastDurationMs: null,
   }));
@@ -71,6 +80,7 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
   const running = new Map<string, Promise<void>>();
   const timers = new Map<string, unknown>();
   const stats: EvaluatorStats = { evaluationsTotal: 0, ruleErrorsTotal: 0, skippedTotal: 0 };
+  const series = createSeriesCache({ reads: o.reads, ...(o.maxSeriesCells !== undefined && { maxCells: o.maxSeriesCells }) });
   let started = false;
 
   async function run(g: GroupStatus, atMs: number): Promise<void> {
@@ -78,7 +88,9 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
     for (const r of g.rules) {
       const r0 = performance.now();
       try {
-        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, { queries: o.queries, nowMs: atMs, maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000) });
+        let coverage: Coverage | null = null;
+        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, { reads: o.reads, series, nowMs: atMs, maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000), note: (c) => (coverage = c) });
+        r.coverage = coverage;
         if (obs.length > g.group.limit) throw new Error(`${obs.length} alerts exceed the group limit of ${g.group.limit}: narrow the rule's by/filters or raise limit`);
         applyEvaluation(r.rule, r.alerts, obs, atMs);
         if (r.health === 'err') o.logger?.info({ rule: r.rule.alert, group: g.group.name }, 'rule evaluates again');
@@ -148,5 +160,6 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
     groups: () => groups,
     alerts: () => groups.flatMap((g) => g.rules.flatMap((r) => [...r.alerts.values()])),
     stats: () => ({ ...stats }),
+    series,
   };
 }

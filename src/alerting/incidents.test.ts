@@ -3,7 +3,7 @@ import type { NotificationBatch, Notifier } from '../notify/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeQueries, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './test-helpers.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 // Evaluated every 10 s; no `for`, so an alert fires at its first evaluation.
@@ -50,7 +50,7 @@ function setup(extra: Partial<Parameters<typeof createAlerting>[0]> = {}) {
     return current ? [] : world.missing.map((x) => ({ ...x, n: 50 }));
   };
   const notifier = capture();
-  const alerting = createAlerting({ groups: rulesFrom(RULES), queries: fakeQueries(answer), clock, notifiers: [notifier], groupWaitMs: 30_000, groupIntervalMs: 300_000, repeatIntervalMs: 3_600_000, ...extra });
+  const alerting = createAlerting({ groups: rulesFrom(RULES), reads: fakeReads(answer), clock, notifiers: [notifier], groupWaitMs: 30_000, groupIntervalMs: 300_000, repeatIntervalMs: 3_600_000, ...extra });
   const run = async (ms: number) => {
     for (let t = 0; t < ms; t += 10_000) {
       clock.advance(10_000);

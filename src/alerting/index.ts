@@ -6,7 +6,7 @@
 export { createAlerting } from './alerting.ts';
 export type { Alerting, AlertingOptions, AlertView, RuleGroupView, RuleView } from './alerting.ts';
 /** Reads and checks rule files; every problem with file, line and path. */
-export { loadRuleFiles, parseRuleText, formatProblem, DEFAULT_INTERVAL_MS } from './rule-file.ts';
+export { loadRuleFiles, parseRuleText, formatProblem, DEFAULT_INTERVAL_MS, DEFAULT_RULE_PACK } from './rule-file.ts';
 export type { LoadedRules, RuleProblem } from './rule-file.ts';
 /** The rule file schema and its types. */
 export { RuleFileSchema, ConditionSchema, SEVERITIES, ACTION_TYPES, durationMs } from './rule-schema.ts';
@@ -29,3 +29,13 @@ export type { Silence, SilenceState } from './silences.ts';
 export type { ActionMode, ActionEndpoint, ActionRecord, ActionState } from './actions.ts';
 export type { IncidentView } from './incidents.ts';
 export type { Alert, AlertState } from './alert-state.ts';
+/** The backtest: the live evaluator on a manual clock over a past range, and its score against known incidents. */
+export { runBacktest, MAX_BACKTEST_RANGE_MS } from './backtest.ts';
+export type { BacktestRun, BacktestOptions, BacktestRuleSummary, Episode } from './backtest.ts';
+export { scoreBacktest, parseTruth, consistent, TruthSchema, DEFAULT_GRACE_MS } from './backtest-score.ts';
+export type { BacktestScore, IncidentScore, KindScore, TruthIncident } from './backtest-score.ts';
+/** One backtest as `POST /v1/rules/backtest` and `inferlens rules backtest` ask for it. */
+export { backtestRequest, parseBacktestRequest, groupsFromText, BacktestRequestSchema } from './backtest-request.ts';
+export type { BacktestRequest, BacktestReport, BacktestRequestOptions } from './backtest-request.ts';
+/** What a sequential detector could judge in its last evaluation. */
+export type { Coverage } from './conditions/index.ts';

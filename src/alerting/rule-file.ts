@@ -3,10 +3,11 @@
  * group names unique, windows ordered). Every problem is listed with file, line and field path.
  */
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { LineCounter, isNode, parseDocument } from 'yaml';
 import { NUMERIC_FIELDS, parseMeasure, zodIssues } from '../schema/index.ts';
 import { CATEGORICAL_FIELDS, ConditionSchema, GroupShellSchema, RuleFileShellSchema, RuleSchema, durationMs } from './rule-schema.ts';
-import type { Condition, Rule, RuleGroup } from './rule-schema.ts';
+import type { Condition, LatencyShiftCondition, RateShiftCondition, Rule, RuleGroup } from './rule-schema.ts';
 import { checkTemplate } from './template.ts';
 
 /** One problem in a rule file. */
@@ -23,6 +24,9 @@ export interface LoadedRules {
   groups: RuleGroup[];
   problems: RuleProblem[];
 }
+
+/** The default rule pack shipped with inferlens (rules/default.yaml). */
+export const DEFAULT_RULE_PACK = fileURLToPath(new URL('../../rules/default.yaml', import.meta.url));
 
 /** Default evaluation interval of a group without one (Prometheus' default is 1m; ours 30s). */
 export const DEFAULT_INTERVAL_MS = 30_000;
@@ -65,11 +69,48 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
     case 'resource':
       if (c.step !== undefined && durationMs(c.step) > durationMs(c.window)) out.push({ path: 'step', message: 'must not be longer than the window' });
       if (c.step !== undefined && durationMs(c.step) < 1000) out.push({ path: 'step', message: 'must be at least 1s' });
-      if (c.agg === 'trend' && c.step !== undefined && durationMs(c.window) / durationMs(c.step) < 8) out.push({ path: 'step', message: 'trend needs at least 8 steps in the window (a Mann–Kendall test on fewer points cannot reach a small alpha)' });
+      if ((c.agg === 'trend' || c.agg === 'time_to_limit') && c.step !== undefined && durationMs(c.window) / durationMs(c.step) < 8)
+        out.push({ path: 'step', message: `${c.agg} needs at least 8 steps in the window (a Mann–Kendall test on fewer points cannot reach a small alpha)` });
+      break;
+    case 'rate_shift':
+    case 'latency_shift':
+      out.push(...checkShift(c));
+      break;
+    case 'distribution_shift':
+      if (!CATEGORICAL_FIELDS.has(c.field) && !NUMERIC_SET.has(c.field)) out.push({ path: 'field', message: `unknown field "${c.field}": expected label, finish_reason, status, error_type or a numeric event field` });
+      if (c.bins !== undefined && CATEGORICAL_FIELDS.has(c.field)) out.push({ path: 'bins', message: 'only for a numeric field' });
+      if (c.by.includes(c.field as never)) out.push({ path: 'by', message: `"${c.field}" is the field whose distribution is tested, not a slice` });
+      out.push(...checkHorizon(c.horizon));
       break;
     default:
       break;
   }
+  return out;
+}
+
+/** The longest horizon the sequential detectors accumulate over (WINDOW_MINUTES ends at 120). */
+const MAX_HORIZON_MS = 120 * 60_000;
+
+function checkHorizon(h: string): { path: string; message: string }[] {
+  const ms = durationMs(h);
+  if (ms < 60_000) return [{ path: 'horizon', message: 'must be at least 1m (the detectors count per minute)' }];
+  if (ms > MAX_HORIZON_MS) return [{ path: 'horizon', message: 'must be at most 120m' }];
+  return [];
+}
+
+/** rate_shift / latency_shift: dimensions that must agree with each other. */
+function checkShift(c: RateShiftCondition | LatencyShiftCondition): { path: string; message: string }[] {
+  const out = checkHorizon(c.horizon);
+  c.localize.forEach((d, i) => {
+    if (c.by.includes(d)) out.push({ path: `localize.${i}`, message: `"${d}" is already in by: localize names the dimensions a slice is split by` });
+  });
+  if ('peers' in c.reference && !c.by.includes(c.reference.peers)) out.push({ path: 'reference.peers', message: `"${c.reference.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
+  if ('peers' in c.reference && c.localize.length > 0) out.push({ path: 'localize', message: 'not with reference.peers: a slice compared with its peers is already localised' });
+  if (c.fallback_peers !== undefined && !c.by.includes(c.fallback_peers)) out.push({ path: 'fallback_peers', message: `"${c.fallback_peers}" must be one of the rule's by dimensions` });
+  if (c.fallback_peers !== undefined && 'peers' in c.reference) out.push({ path: 'fallback_peers', message: 'only with a reference window (the own past)' });
+  if (c.share !== undefined && !c.by.includes('model_version')) out.push({ path: 'share', message: 'needs model_version in by (the share is a version\'s share of its model)' });
+  if (c.by.length + (c.localize.length > 0 ? 1 : 0) > 4) out.push({ path: 'localize', message: 'by plus one localize dimension must be at most 4 dimensions (a query groups by at most 4)' });
+  if (c.kind === 'latency_shift' && c.min_ratio * (1 - c.quantile) >= 0.95) out.push({ path: 'min_ratio', message: `min_ratio × (1 − quantile) must be below 0.95: ${c.min_ratio} × ${(1 - c.quantile).toFixed(3)} leaves no room for a change` });
   return out;
 }
 
@@ -127,7 +168,7 @@ export function parseRuleText(text: string, file: string): LoadedRules {
       const rule = checkRule(input, ['groups', gi, 'rules', ri], g.name);
       if (rule) rules.push(rule);
     });
-    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, limit: g.limit, rules });
+    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, ...(g.interval ? {} : { defaultInterval: true }), limit: g.limit, rules });
   });
   return { groups: problems.length > 0 ? [] : groups, problems: sortProblems(problems) };
 

@@ -85,6 +85,11 @@ export const SloBurnRateSchema = z
     by,
     filters,
     min_count: minCount,
+    /**
+     * Fewest bad requests in the long window of a pair for it to fire: a burn rate computed from a
+     * handful of requests is chance (3 errors in the first 100 requests "burn" a 99.9 % budget 30×).
+     */
+    min_bad: z.number().int().min(0).default(10),
   })
   .strict();
 
@@ -113,7 +118,7 @@ export const QualityChangeSchema = z
     /** proportion: smallest absolute change that matters, e.g. 0.02 = 2 points. */
     min_delta: z.number().min(0).default(0),
     direction: z.enum(['up', 'down', 'both']).default('up'),
-    /** drift: most rows read per window (all slices together), a sample spread over the window. */
+    /** drift: most rows read per window and slice (a stratified sample spread over the window). */
     max_rows: z.number().int().min(100).max(100_000).default(5000),
   })
   .strict();
@@ -129,12 +134,16 @@ export const ResourceConditionSchema = z
     /**
      * avg and max over the window; last = the last step's average; increase = counter growth over
      * the window; trend = Theil–Sen slope per hour of the step averages, when a Mann–Kendall test
-     * finds a monotonic rise or fall at `alpha` (a gauge that creeps, unlike a step with the load).
+     * finds a monotonic rise or fall at `alpha` (a gauge that creeps, unlike a step with the load);
+     * time_to_limit = minutes until the last level reaches `limit` at that Theil–Sen slope (what
+     * Prometheus's predict_linear answers, with a robust slope), only for a significant rise.
      */
-    agg: z.enum(['avg', 'max', 'last', 'increase', 'trend']).default('max'),
-    /** Bucket for last / increase / trend (default 1m, trend: window / 20; the whole window for avg / max). */
+    agg: z.enum(['avg', 'max', 'last', 'increase', 'trend', 'time_to_limit']).default('max'),
+    /** time_to_limit: the level (of the ratio, with divide_by) that counts as full. */
+    limit: z.number().positive().default(1),
+    /** Bucket for last / increase / trend / time_to_limit (default 1m, trend: window / 20; the whole window for avg / max). */
     step: duration.optional(),
-    /** trend: level of the Mann–Kendall test (two-sided). */
+    /** trend, time_to_limit: level of the Mann–Kendall test (two-sided). */
     alpha: z.number().gt(0).lt(1).default(0.001),
     by: z.array(resourceLabel).max(4).default([]),
     filters: z.partialRecord(resourceLabel, labelFilter).default({}),
@@ -155,6 +164,12 @@ export const GoldenFailureSchema = z
     min_count: z.number().int().min(1).default(5),
     pass_attribute: z.string().min(1).max(64).default('golden_pass'),
     max_rows: z.number().int().min(100).max(100_000).default(10_000),
+    /**
+     * With a false discovery rate, a slice fires only on sequential evidence (over windows of up to
+     * `window` ending now) that its failure rate is above 1 − min_pass_rate by at least 10 points,
+     * Benjamini–Hochberg across slices: a flaky probe failing twice in fifteen is not a failing version.
+     */
+    fdr: z.number().gt(0).lt(1).optional(),
   })
   .strict();
 
@@ -168,10 +183,106 @@ export const NoDataSchema = z
     by,
     filters,
     min_count: z.number().int().min(1).default(1),
+    /**
+     * Fewest requests the reference's rate leads one to expect in the current window: silence is
+     * evidence only when it is unlikely by chance (P(none | λ expected) = e^−λ: 20 → 2e−9).
+     */
+    min_expected: z.number().positive().optional(),
   })
   .strict();
 
-export const ConditionSchema = z.discriminatedUnion('kind', [ThresholdSchema, SloBurnRateSchema, QualityChangeSchema, ResourceConditionSchema, GoldenFailureSchema, NoDataSchema]);
+/**
+ * Where a slice's normal level comes from, for the sequential detectors: its own past (`window`
+ * before the change point being tried, at least `min_count` requests), or the slices that differ
+ * from it only in one dimension at the same time (`peers`: a replica against the other replicas of
+ * its model and version).
+ */
+const ShiftReferenceSchema = z
+  .union([
+    z.object({ window: duration.default('60m'), min_count: z.number().int().min(1).default(100) }).strict(),
+    z.object({ peers: z.enum(GROUP_KEYS), min_count: z.number().int().min(1).default(100) }).strict(),
+  ])
+  .default({ window: '60m', min_count: 100 });
+
+/** What the sequential detectors share: slices, localisation, reference, horizon, false discovery rate. */
+const shiftCommon = {
+  by,
+  filters,
+  /**
+   * Also test each slice split by one of these dimensions (a tenant, an entry, a replica of a model
+   * version), and report the most general slice that explains the change: a child when it carries
+   * most of its parent's excess, the parent otherwise.
+   */
+  localize: z.array(z.enum(GROUP_KEYS)).max(4).default([]),
+  reference: ShiftReferenceSchema,
+  /** With too thin a past (a new version, little history), compare with the peers that differ in this dimension instead. */
+  fallback_peers: z.enum(GROUP_KEYS).optional(),
+  /** Longest window a change is accumulated over (the change may have started up to this long ago). */
+  horizon: duration.default('60m'),
+  /** False discovery rate across every slice tested in one evaluation (Benjamini–Hochberg). */
+  fdr: z.number().gt(0).lt(1).default(0.01),
+  /** Up to tolerance × the reference (its upper confidence bound) is still normal. */
+  tolerance: z.number().min(1).max(100).default(1.5),
+  /** The change that matters: at least min_ratio × the reference rate … */
+  min_ratio: z.number().min(1).default(3),
+  /** … and at least the reference + min_delta (absolute, e.g. 0.02 = 2 points). */
+  min_delta: z.number().min(0).max(1).default(0.02),
+  /** Fewest bad requests in the window for a verdict. */
+  min_bad: z.number().int().min(1).default(3),
+  /**
+   * Only model versions serving the larger share of their model's requests over the horizon
+   * (`major`: the stable version), or a smaller share beside a larger one (`minor`: canaries and
+   * pinned versions, whatever their route is called). Needs model_version in by.
+   */
+  share: z.enum(['major', 'minor']).optional(),
+};
+
+/** Signals of rate_shift: which requests count as bad. */
+export const RATE_SIGNALS = ['error', 'timeout', 'errors', 'rejected', 'rate_limited', 'shed', 'empty', 'refused', 'format_error'] as const;
+/** A named signal, or the share of rows whose field is below a value (low confidence: `{ below: { field: confidence, value: 0.9 } }`). */
+export const RateSignalSchema = z.union([z.enum(RATE_SIGNALS), z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict()]);
+export type RateSignal = z.infer<typeof RateSignalSchema>;
+
+/** A rate rose in a slice: sequential likelihood-ratio evidence against the slice's normal rate. */
+export const RateShiftSchema = z.object({ kind: z.literal('rate_shift'), signal: RateSignalSchema, ...shiftCommon }).strict();
+
+/** Requests got slower: the share above the reference's quantile rose (a quantile test as a rate). */
+export const LatencyShiftSchema = z
+  .object({
+    kind: z.literal('latency_shift'),
+    /** One latency field, or several (each tested on its own; the alert says which in a `field` label). */
+    field: z.union([z.enum(NUMERIC_FIELDS), z.array(z.enum(NUMERIC_FIELDS)).min(1).max(8)]),
+    /** The reference quantile whose exceedance is counted (0.99: the share above the normal P99). */
+    quantile: z.number().gt(0.5).lt(1).default(0.99),
+    /** The current quantile must be at least this many times the reference's. */
+    min_slowdown: z.number().min(1).default(1.25),
+    buckets_per_decade: z.number().int().min(5).max(120).default(20),
+    ...shiftCommon,
+    min_bad: z.number().int().min(1).default(5),
+  })
+  .strict();
+
+/** The distribution of a field moved against the slice's own past (Dirichlet–multinomial evidence). */
+export const DistributionShiftSchema = z
+  .object({
+    kind: z.literal('distribution_shift'),
+    /** label, finish_reason, status, error_type, or a numeric field (binned). */
+    field: z.string().min(1),
+    /** Bins of a numeric field: linear of this width (confidence: 0.05), or logarithmic (output_length: 10 per decade). */
+    bins: z.union([z.object({ width: z.number().positive() }).strict(), z.object({ per_decade: z.number().int().min(1).max(120) }).strict()]).optional(),
+    by,
+    filters,
+    reference: z.object({ window: duration.default('60m'), min_count: z.number().int().min(1).default(200) }).strict().default({ window: '60m', min_count: 200 }),
+    horizon: duration.default('60m'),
+    fdr: z.number().gt(0).lt(1).default(0.01),
+    /** Smallest Jensen–Shannon distance (base 2, 0–1) that matters; Evidently reads ≥ 0.1 as drift. */
+    min_distance: z.number().gt(0).max(1).default(0.1),
+    /** Fewest rows in the current window for a verdict. */
+    min_count: z.number().int().min(1).default(100),
+  })
+  .strict();
+
+export const ConditionSchema = z.discriminatedUnion('kind', [ThresholdSchema, SloBurnRateSchema, QualityChangeSchema, ResourceConditionSchema, GoldenFailureSchema, NoDataSchema, RateShiftSchema, LatencyShiftSchema, DistributionShiftSchema]);
 
 const labelName = z.string().regex(LABEL_NAME_RE, { error: 'expected a label name [a-zA-Z_][a-zA-Z0-9_]*' });
 const paramValue = z.union([z.string().max(1024), z.number(), z.boolean()]);
@@ -228,6 +339,9 @@ export type QualityChangeCondition = z.infer<typeof QualityChangeSchema>;
 export type ResourceCondition = z.infer<typeof ResourceConditionSchema>;
 export type GoldenFailureCondition = z.infer<typeof GoldenFailureSchema>;
 export type NoDataCondition = z.infer<typeof NoDataSchema>;
+export type RateShiftCondition = z.infer<typeof RateShiftSchema>;
+export type LatencyShiftCondition = z.infer<typeof LatencyShiftSchema>;
+export type DistributionShiftCondition = z.infer<typeof DistributionShiftSchema>;
 export type RuleAction = { type: ActionType; params: Record<string, string | number | boolean> };
 
 /** A validated rule with its group and where it was written. */
@@ -247,6 +361,8 @@ export interface RuleGroup {
   name: string;
   file: string;
   intervalMs: number;
+  /** The file gave no interval (intervalMs is the default; `rules test` uses its evaluation_interval). */
+  defaultInterval?: boolean;
   limit: number;
   rules: Rule[];
 }

@@ -6,7 +6,7 @@ import { createAlertmanagerNotifier, createWebhookNotifier } from '../notify/ind
 import type { QueryRow } from '../schema/index.ts';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeQueries, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './test-helpers.ts';
 
 const server = createServer((req, res) => {
   req.resume();
@@ -35,7 +35,7 @@ groups:
         condition: { kind: threshold, measure: p99(total_ms), window: 5m, by: [model, replica], op: '>', value: 1 }
         severity: critical
 `),
-      queries: fakeQueries(() => rows),
+      reads: fakeReads(() => rows),
       clock,
       notifiers: [webhook, am],
       groupWaitMs: 0,

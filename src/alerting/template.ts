@@ -1,7 +1,7 @@
 /**
  * Annotation (and action parameter) templates, a small subset of Prometheus' Go templates:
  *   {{ $labels.replica }}   {{ $value }}   {{ $value | humanize }}   {{ $value | humanizePercentage }}
- *   {{ $value | printf "%.2f" }}
+ *   {{ $value | printf "%.2f" }}   {{ $details.rate | humanizePercentage }} (the numbers behind a verdict)
  * humanize: 1234567 → 1.235M, 0.0042 → 4.2m (SI prefixes, 4 significant digits);
  * humanizePercentage: 0.1234 → 12.34%.
  */
@@ -12,6 +12,8 @@ const PRINTF_RE = /^printf\s+"(%(?:\.(\d+))?([fds]))"$/;
 export interface TemplateData {
   labels: Record<string, string>;
   value: number;
+  /** The numbers behind a verdict: `{{ $details.rate | humanizePercentage }}` (empty when absent). */
+  details?: Record<string, number | string>;
 }
 
 function humanize(v: number): string {
@@ -53,7 +55,10 @@ function compileTag(body: string): ((d: TemplateData) => string) | string {
   else if (/^\$labels\.[a-zA-Z_][a-zA-Z0-9_]*$/.test(head)) {
     const name = head.slice('$labels.'.length);
     get = (d) => d.labels[name] ?? '';
-  } else return `unknown template value "${head}": expected $value or $labels.<name>`;
+  } else if (/^\$details\.[a-zA-Z_][a-zA-Z0-9_]*$/.test(head)) {
+    const name = head.slice('$details.'.length);
+    get = (d) => d.details?.[name] ?? '';
+  } else return `unknown template value "${head}": expected $value, $labels.<name> or $details.<name>`;
   const fns: Piece[] = [];
   for (const p of pipes) {
     const f = compilePipe(p);

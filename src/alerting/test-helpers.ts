@@ -1,5 +1,5 @@
-/** Test helpers: a Queries fake whose aggregate answers come from a function the test changes. */
-import type { Queries } from '../query/index.ts';
+/** Test helpers: a reads fake whose aggregate answers come from a function the test changes. */
+import type { TypedReads } from '../query/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { parseRuleText } from './rule-file.ts';
 import type { RuleGroup } from './rule-schema.ts';
@@ -7,11 +7,11 @@ import type { RuleGroup } from './rule-schema.ts';
 export type AggregateFn = (spec: QuerySpec) => QueryRow[] | Promise<QueryRow[]>;
 
 /** Only `aggregate` answers; any other read throws (the tests that need them use a real DuckDB). */
-export function fakeQueries(aggregate: AggregateFn): Queries {
+export function fakeReads(aggregate: AggregateFn): TypedReads {
   const no = () => {
     throw new Error('not in this fake');
   };
-  return { aggregate: async (s: QuerySpec) => aggregate(s), query: no, events: no, request: no, labels: no, searchEvents: no, histogram: no, errorSlices: no, stageAttribution: no, saturation: no, resources: no } as unknown as Queries;
+  return { aggregate: async (s: QuerySpec) => aggregate(s), bucketCounts: no, events: no, resources: no };
 }
 
 /** Parses rule YAML or throws with the problems. */

@@ -94,3 +94,12 @@ export type { HodgesLehmannOptions, HodgesLehmannResult } from './hodges-lehmann
 /** Pearson and Spearman correlation with two-sided p-values (t distribution, n − 2 df). */
 export { pearson, spearman, averageRanks } from './correlation.ts';
 export type { Correlation } from './correlation.ts';
+
+// Sequential change detection (the alerting detectors)
+/** Mixture likelihood ratio of Bernoulli outcomes, its alternatives, and the best window of a rate shift. */
+export { bernoulliMixtureLogLR, rateAlternatives, rateShift, wilsonUpper, logMeanExp } from './sequential.ts';
+/** Dirichlet–multinomial Bayes factor of "the current counts follow their own distribution". */
+export { multinomialShiftLogBF } from './sequential.ts';
+/** A p-value from sequential evidence by Ville's inequality and a union bound over change points. */
+export { evidencePValue, START_POINTS_PER_DAY } from './sequential.ts';
+export type { RateWindow, RateShift, RateShiftOptions } from './sequential.ts';

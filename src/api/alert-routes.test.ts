@@ -1,7 +1,7 @@
 import { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
 import { createAlerting, createManualClock } from '../alerting/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { parseRuleText } from '../alerting/index.ts';
 import { toErrorResponse } from './errors.ts';
 import { alertRoutes } from './alert-routes.ts';
@@ -23,8 +23,8 @@ const { groups } = parseRuleText(
 
 async function setup() {
   const clock = createManualClock(T0);
-  const queries = { aggregate: async () => [{ replica: 'r1', 'p99(total_ms)': 900, n: 10 }] } as unknown as Queries;
-  const alerting = createAlerting({ groups, queries, clock, actions: { mode: 'approval', url: 'http://127.0.0.1:9/unused' } });
+  const reads = { aggregate: async () => [{ replica: 'r1', 'p99(total_ms)': 900, n: 10 }] } as unknown as TypedReads;
+  const alerting = createAlerting({ groups, reads, clock, actions: { mode: 'approval', url: 'http://127.0.0.1:9/unused' } });
   const app = new Hono();
   app.onError((e, c) => {
     const r = toErrorResponse(e);

@@ -14,6 +14,9 @@ export { qualityRoutes } from './quality-routes.ts';
 /** Alerting routes: alerts, incidents, silences, actions (audit + approve), rules. */
 export { alertRoutes } from './alert-routes.ts';
 export type { AlertRoutesDeps } from './alert-routes.ts';
+/** `POST /v1/rules/backtest`: rules replayed on the live evaluator over a past range, scored against known incidents. */
+export { backtestRoutes } from './backtest-routes.ts';
+export type { BacktestRoutesOptions } from './backtest-routes.ts';
 /** `POST /v1/samples/search`: captured samples behind a chart point (slice + time bucket). */
 export { samplesRoutes } from './samples-routes.ts';
 export type { SamplesRoutesOptions } from './samples-routes.ts';

@@ -11,6 +11,8 @@ import { migrationDdl, openStore } from '../store/index.ts';
 import { registerDemoCommand } from './demo.ts';
 import { importFile } from './import.ts';
 import { printRulesCheck, printRulesTest, rulesCheck, rulesTest } from './rules.ts';
+import { runBacktestCommand } from './backtest.ts';
+import type { BacktestCommandOptions } from './backtest.ts';
 import { formatTable } from './table.ts';
 import { parseTime } from './time.ts';
 
@@ -126,7 +128,7 @@ program
     if (r.accepted === 0) process.exitCode = 1;
   });
 
-const rules = program.command('rules').description('check and test alert rule files');
+const rules = program.command('rules').description('check, test and backtest alert rule files');
 rules
   .command('check <files...>')
   .description('validate rule files; lists every problem with file:line')
@@ -140,6 +142,24 @@ rules
     let code = 0;
     for (const f of files) code = Math.max(code, printRulesTest(f, await rulesTest(f), console.log));
     process.exitCode = code;
+  });
+
+rules
+  .command('backtest')
+  .description('replay rules on the live evaluator over a past range: every alert episode, and with --truth, recall, precision, top-1 slice and delay')
+  .requiredOption('--from <time>', 'start: -3h, now, or RFC 3339')
+  .option('--to <time>', 'end: now, -5m, or RFC 3339', 'now')
+  .option('-r, --rules <file>', 'rule file (repeatable; default: the rules the server runs, or rules/default.yaml for --data)', (v: string, acc: string[]) => [...acc, v], [] as string[])
+  .option('--truth <file>', 'known incidents: a JSON list of {id, kind?, slice: {label: value}, start, end} (docs/api.md)')
+  .option('--grace <duration>', 'an alert this long after an incident ended still belongs to it', '10m')
+  .option('-d, --data <dir>', 'data directory to read (default ./data); the store is opened in this process')
+  .option('--url <url>', 'a running server to backtest through instead of a data directory')
+  .option('--api-key <key>', 'API key for --url', process.env.INFERLENS_API_KEY)
+  .option('--json', 'print the report as JSON on the last line')
+  .option('--out <file>', 'also write the whole report as JSON to this file')
+  .action(async (o: BacktestCommandOptions) => {
+    if (o.data && o.url) throw new InvalidArgumentError('give --data or --url, not both');
+    await runBacktestCommand(o, console.log, Date.now());
   });
 
 registerDemoCommand(program);

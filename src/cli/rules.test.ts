@@ -46,6 +46,49 @@ describe('rules test', () => {
     expect(out.join('\n')).toMatch(/FAILED: alertname: TenantErrors, time: 7m/);
   });
 
+  it('says so when given a rule file instead of a test file', async () => {
+    const r = await rulesTest(join(FIX, 'errors.yaml'));
+    expect(r.ok).toBe(false);
+    expect(r.problems[0]).toMatch(/this is a rule file; `rules test` takes a test file .* run `inferlens rules check /);
+  });
+
+  it('evaluates each group on its own interval, not at every step', async () => {
+    // The rule holds from 2.5m on. Its group runs every 2m: evaluated at 2m (not yet), then 4m; at
+    // 3m and 3.5m (test steps of 30 s) nothing has fired yet although the condition holds.
+    writeFileSync(
+      join(tmp, 'every2m.yaml'),
+      `groups:
+  - name: slow
+    interval: 2m
+    rules:
+      - alert: AnyError
+        condition: { kind: threshold, measure: error_rate, window: 1m, by: [model], op: '>', value: 0 }
+        severity: warning
+`,
+    );
+    const file = join(tmp, 'every2m.test.yaml');
+    writeFileSync(
+      file,
+      `rule_files: [every2m.yaml]
+evaluation_interval: 30s
+input_events:
+  - { every: 1s, from: 0m, to: 150s, event: { model: m, status: ok, total_ms: 20 } }
+  - { every: 1s, from: 150s, to: 6m, event: { model: m, status: error, total_ms: 20 } }
+alert_rule_test:
+  - { eval_time: 3m, alertname: AnyError, exp_alerts: [] }
+  - { eval_time: 210s, alertname: AnyError, exp_alerts: [] }
+  - { eval_time: 4m, alertname: AnyError, exp_alerts: [{ exp_labels: { model: m, severity: warning } }] }
+`,
+    );
+    const r = await rulesTest(file);
+    expect(r.problems).toEqual([]);
+    expect(r.cases.map((c) => [c.evalTime, c.ok])).toEqual([
+      ['3m', true],
+      ['210s', true],
+      ['4m', true],
+    ]);
+  });
+
   it('reports a broken test file instead of running it', async () => {
     const file = join(tmp, 'broken.test.yaml');
     writeFileSync(file, 'rule_files: []\nalert_rule_test: []\n');
@@ -58,6 +101,6 @@ describe('rules test', () => {
     const r = await rulesTest(join(FIX, 'default.test.yaml'));
     expect(r.problems).toEqual([]);
     expect(r.cases.filter((c) => !c.ok)).toEqual([]);
-    expect(r.cases).toHaveLength(5);
+    expect(r.cases).toHaveLength(6);
   });
 });

@@ -5,7 +5,7 @@
  *
  *   rule_files: [../../../rules/default.yaml]   # relative to the test file
  *   start: 2025-01-01T00:00:00Z                  # time 0 (default)
- *   evaluation_interval: 30s                     # rules are evaluated every step from 0 up to each eval_time
+ *   evaluation_interval: 30s                     # the interval of groups that give none; each group runs on its own interval
  *   evaluate_from: 60m                           # optional: first evaluation (skips quiet history)
  *   input_events:                                # generated: one event every `every` in [from, to)
  *     - { every: 1s, from: 0m, to: 30m, event: { model: m1, replica: r1, status: ok, total_ms: 80 } }
@@ -27,7 +27,7 @@ import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { createAlerting, createManualClock, formatProblem, loadRuleFiles } from '../alerting/index.ts';
 import type { AlertView } from '../alerting/index.ts';
-import { createQueries } from '../query/index.ts';
+import { typedReads } from '../query/index.ts';
 import { ResourceSampleSchema, checkEvent, parseDurationMs, zodIssues } from '../schema/index.ts';
 import type { ResourceSample } from '../schema/index.ts';
 import { createDuckDBStore } from '../store/index.ts';
@@ -116,6 +116,8 @@ function compareCase(exp: { exp_labels: Record<string, string>; exp_annotations?
   return lines.join('\n');
 }
 
+const gcd = (a: number, b: number): number => (b === 0 ? a : gcd(b, a % b));
+
 /** Runs a promtool-style rule test file. */
 export async function rulesTest(testFile: string): Promise<RulesTestResult> {
   const problems: string[] = [];
@@ -125,6 +127,8 @@ export async function rulesTest(testFile: string): Promise<RulesTestResult> {
   } catch (e) {
     return { ok: false, problems: [`${testFile}: ${(e as Error).message}`], cases: [] };
   }
+  if (typeof raw === 'object' && raw !== null && 'groups' in raw && !('alert_rule_test' in raw))
+    return { ok: false, problems: [`${testFile}: this is a rule file; \`rules test\` takes a test file (rule_files, input_events, alert_rule_test: see \`inferlens rules test --help\`). To validate a rule file, run \`inferlens rules check ${testFile}\`.`], cases: [] };
   const parsed = TestFileSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, problems: zodIssues(parsed.error).map((i) => `${testFile}: ${i.path}: ${i.message}`), cases: [] };
   const t = parsed.data;
@@ -179,17 +183,21 @@ export async function rulesTest(testFile: string): Promise<RulesTestResult> {
     for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
     if (samples.length > 0) await store.appendResources(samples);
     const clock = createManualClock(startMs);
-    const alerting = createAlerting({ groups: loaded.groups, queries: createQueries(store), clock });
     const stepMs = parseDurationMs(t.evaluation_interval)!;
+    // Each group on its own interval, as the server runs it; evaluation_interval is the interval of
+    // the groups that give none (promtool's rule).
+    const groups = loaded.groups.map((g) => (g.defaultInterval ? { ...g, intervalMs: stepMs } : g));
+    const alerting = createAlerting({ groups, reads: typedReads(store), clock });
+    const tickMs = [stepMs, ...groups.map((g) => g.intervalMs)].reduce(gcd);
     const cases = [...t.alert_rule_test].sort((a, b) => at(a.eval_time) - at(b.eval_time));
     const cutoffs = [...new Set(cases.map((c) => at(c.eval_time)))];
     const lastMs = Math.max(...cutoffs);
     const ticks = new Set<number>(cutoffs);
-    for (let ts = at(t.evaluate_from); ts <= lastMs; ts += stepMs) ticks.add(ts);
+    for (let ts = Math.ceil(at(t.evaluate_from) / tickMs) * tickMs; ts <= lastMs; ts += tickMs) ticks.add(ts);
     const results: RuleTestCase[] = [];
     for (const ts of [...ticks].sort((a, b) => a - b)) {
       clock.advance(ts - clock.now());
-      await alerting.evaluateAt(ts);
+      await alerting.evaluateAt(ts, { onlyDue: true });
       for (const c of cases.filter((x) => at(x.eval_time) === ts)) {
         const got = alerting.alerts().filter((a) => a.alertname === c.alertname && a.state === 'firing');
         const diff = compareCase(c.exp_alerts, got);

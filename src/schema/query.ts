@@ -30,6 +30,7 @@ export type Measure =
   | { kind: 'status_rate'; status: Status } // share of requests with that status
   | { kind: 'error_type_rate'; errorType: ErrorType } // share of requests that errored with that type
   | { kind: 'flag_rate'; flag: 'empty' | 'refused' | 'format_error' | 'probe' } // share of rows with the flag (over rows that carry it)
+  | { kind: 'flag_n'; flag: 'empty' | 'refused' | 'format_ok' } // rows that carry the flag: n(empty), the denominator of empty_rate
   | { kind: 'below_rate'; field: NumericField; threshold: number } // share of rows with field < threshold, e.g. low confidence
   | { kind: 'quantile'; q: number; field: NumericField }
   | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField }; // count: rows where the field is present
@@ -55,6 +56,8 @@ export function parseMeasure(s: string): Measure | string {
     if ((ERROR_TYPES as readonly string[]).includes(typed[1]!)) return { kind: 'error_type_rate', errorType: typed[1] as ErrorType };
     return `unknown error type "${typed[1]}": expected one of ${ERROR_TYPES.join(', ')}`;
   }
+  const flagN = /^n\((empty|refused|format_ok)\)$/.exec(s);
+  if (flagN) return { kind: 'flag_n', flag: flagN[1] as 'empty' | 'refused' | 'format_ok' };
   const fn = /^(\w+)\((\w+)\)$/.exec(s);
   if (fn) {
     const [, name, field] = fn as unknown as [string, string, string];
@@ -64,7 +67,7 @@ export function parseMeasure(s: string): Measure | string {
     if (name === 'n') return { kind: 'agg', fn: 'count', field: field as NumericField };
     return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum or n`;
   }
-  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>)`;
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>), n(empty|refused|format_ok)`;
 }
 
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });

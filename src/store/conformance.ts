@@ -170,6 +170,37 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(h).toEqual([{ bucketMs: T0, counts: [2, 3, 2, 3] }]);
     });
 
+    test('a stratified read keeps at most n rows per slice', async () => {
+      await store.appendEvents(fixtureLines());
+      const rows = await store.listEvents({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, columns: ['model_version', 'total_ms'], limit: 100, order: 'ts_asc', perSlice: { by: ['model_version'], limit: 2 } });
+      // v1 holds total_ms 10 … 60, v2 70 … 100: the first two of each.
+      expect(rows.map((r) => [r.model_version, r.total_ms])).toEqual([
+        ['v1', 10],
+        ['v1', 20],
+        ['v2', 70],
+        ['v2', 80],
+      ]);
+    });
+
+    test('bucket counts per slice and step, log and linear buckets', async () => {
+      await store.appendEvents(fixtureLines());
+      await store.appendEvents([line({ ts: T0 + MIN + 1, model: 'm1', model_version: 'v1', total_ms: 0, queue_ms: 0, status: 'ok', confidence: 0.93 })]);
+      const rows = await store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 100 });
+      const sorted = [...rows].sort((a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)) || a.index - b.index);
+      // 20 per decade: ⌈20·log10 v⌉ → 10 → 20, 20 → 27 (26.02), 30 → 30 (29.54), 40 → 33 (32.04),
+      // 50 → 34 (33.98), 60 → 36 (35.56); v2: 70 → 37 (36.90), 80 → 39 (38.06), 90 → 40 (39.08),
+      // 100 → 40 (exactly 40: a bound closes its bucket); 0 ms goes to the zero bucket.
+      expect(sorted).toEqual([
+        ...[20, 27, 30, 33, 34, 36].map((index) => ({ bucketMs: T0, slice: { model_version: 'v1' }, index, n: 1 })),
+        ...[37, 39].map((index) => ({ bucketMs: T0, slice: { model_version: 'v2' }, index, n: 1 })),
+        { bucketMs: T0, slice: { model_version: 'v2' }, index: 40, n: 2 },
+        { bucketMs: T0 + MIN, slice: { model_version: 'v1' }, index: -32768, n: 1 },
+      ]);
+      const conf = await store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: 10 * MIN, filters: { model: 'm1' }, groupBy: [], column: 'confidence', buckets: { width: 0.05 }, limit: 100 });
+      expect(conf).toEqual([{ bucketMs: T0, slice: {}, index: 18, n: 1 }]);
+      await expect(store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 5 })).rejects.toThrow(/more than 5/);
+    });
+
     test('slice counts for single dimensions, pairs and the total', async () => {
       await store.appendEvents(fixtureLines());
       const rows = await store.sliceCounts({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, dimensions: ['model_version', 'tenant'], bad: { statuses: ['error'] }, pairs: true, minSupport: 1 });

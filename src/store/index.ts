@@ -7,6 +7,8 @@ export type {
   SliceCount,
   HistogramSpec,
   HistogramRow,
+  BucketCountSpec,
+  BucketCountRow,
   ResourceQuerySpec,
   ResourceRow,
   StoreStats,
@@ -37,3 +39,5 @@ export { ROLLUP_LEVELS, ROLLUP_APPROXIMATION, HISTOGRAM_APPROXIMATION, rollupLev
 export type { Approximation, RollupLevel } from './rollup.ts';
 /** The rollup's log-bucket histogram mapping (γ = 10^(1/120), α ≈ 0.96 %). */
 export { SKETCH_RELATIVE_ERROR, sketchIndex, sketchValue, sketchQuantile, sketchBoundIndex } from './log-sketch.ts';
+/** The same mapping at another resolution, and linear buckets: what `Store.bucketCounts` returns. */
+export { ZERO_INDEX, logBucketIndex, logBucketUpper, linearBucketIndex } from './log-sketch.ts';

@@ -83,3 +83,24 @@ export function sketchQuantile(buckets: readonly (readonly [number, number])[], 
   const hi = at(Math.ceil(h));
   return lo + (h - Math.floor(h)) * (hi - lo);
 }
+
+/**
+ * The same logarithmic mapping at a coarser resolution, for the detectors' per-slice bucket counts
+ * (`Store.bucketCounts`): bucket i of `perDecade` holds (10^((i−1)/d), 10^(i/d)], values ≤ 0 go to
+ * `ZERO_INDEX`. Worked (d = 20): 25 ms → ⌈1.39794 · 20⌉ = ⌈27.96⌉ = 28, the bucket (22.39, 25.12] ms;
+ * 100 ms → exactly 40 (a bound closes its own bucket).
+ */
+export function logBucketIndex(v: number, perDecade: number): number {
+  if (!(v > 0)) return ZERO_INDEX;
+  return Math.ceil(Math.log10(v) * perDecade - SKETCH_INDEX_EPSILON) || 0;
+}
+
+/** The upper bound 10^(i/d) of bucket i (0 for the zero bucket). */
+export function logBucketUpper(i: number, perDecade: number): number {
+  return i === ZERO_INDEX ? 0 : 10 ** (i / perDecade);
+}
+
+/** Linear buckets of width w: bucket i holds [i·w, (i+1)·w). Worked (w = 0.05): 0.93 → 18. */
+export function linearBucketIndex(v: number, width: number): number {
+  return Math.floor(v / width + SKETCH_INDEX_EPSILON);
+}

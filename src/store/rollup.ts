@@ -98,6 +98,7 @@ export function rollupMeasure(m: Measure): boolean {
     case 'agg':
       return STAT_SET.has(m.field);
     case 'flag_rate':
+    case 'flag_n':
     case 'below_rate':
       return false;
   }

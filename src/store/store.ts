@@ -14,7 +14,7 @@
  *   quantiles are exact (linear interpolation, Hyndman–Fan type 7) over stored rows.
  * - `close()` is idempotent and flushes.
  */
-import type { Dimension, Feedback, Filters, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats } from '../schema/index.ts';
+import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats } from '../schema/index.ts';
 
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
@@ -37,6 +37,12 @@ export interface ListSpec {
    * (request_id, ts), spread over the whole window and the same on every call.
    */
   order?: 'ts_desc' | 'ts_asc' | 'sample';
+  /**
+   * At most `limit` rows per distinct value of these columns (a stratified read: every model version
+   * gets its share, however small its traffic), in the chosen order within each; `limit` above still
+   * bounds the whole answer.
+   */
+  perSlice?: { by: readonly string[]; limit: number };
 }
 
 /** Counts of "bad" rows per slice, for the slice finder. */
@@ -74,6 +80,35 @@ export interface HistogramSpec {
   /** Upper bounds of the buckets, ascending; values above the last go to an overflow bucket. */
   boundsMs: readonly number[];
   includeProbes?: boolean;
+}
+
+/**
+ * Per slice and time step, how many rows fall in each bucket of a numeric column: what the
+ * alerting detectors read to count requests above a reference quantile, or to compare a binned
+ * distribution. Buckets are either logarithmic (latencies: bucket i holds (10^((i−1)/d), 10^(i/d)],
+ * values ≤ 0 go to `ZERO_INDEX`) or linear (scores in [0, 1]: bucket i holds [i·w, (i+1)·w)).
+ */
+export interface BucketCountSpec {
+  fromMs: number;
+  toMs: number;
+  stepMs: number;
+  filters: Filters;
+  groupBy: readonly GroupKey[];
+  column: NumericField;
+  buckets: { perDecade: number } | { width: number };
+  includeProbes?: boolean;
+  /** Most rows to return; a result that would be larger is an error (resource_exhausted). */
+  limit: number;
+}
+
+export interface BucketCountRow {
+  /** Start of the step (epoch ms), steps aligned to fromMs. */
+  bucketMs: number;
+  /** The group-by values (null where the row has none). */
+  slice: Record<string, string | null>;
+  index: number;
+  /** Rows (not weights) in that bucket. */
+  n: number;
 }
 
 export interface HistogramRow {
@@ -134,6 +169,7 @@ export interface Store {
   /** The aggregate query behind `POST /v1/query`. Rows carry `bucket` (epoch ms) when stepMs is set. */
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   histogram(spec: HistogramSpec): Promise<HistogramRow[]>;
+  bucketCounts(spec: BucketCountSpec): Promise<BucketCountRow[]>;
   sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]>;
   listEvents(spec: ListSpec): Promise<StoredEvent[]>;
   /** Every stored event with this request id (normally one). */

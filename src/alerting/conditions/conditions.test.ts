@@ -1,7 +1,7 @@
 // Each rule kind on fixture data in a real in-memory DuckDB, read through the Queries seam.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createQueries } from '../../query/index.ts';
-import type { Queries } from '../../query/index.ts';
+import { typedReads } from '../../query/index.ts';
+import { createSeriesCache } from '../series.ts';
 import type { ResourceSample } from '../../schema/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
@@ -13,7 +13,6 @@ import { evaluateCondition } from './index.ts';
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
 let store: Store;
-let queries: Queries;
 
 /** Events every `everyMs` in [fromMs, toMs) with fields from `f(i)`. */
 function series(fromMs: number, toMs: number, everyMs: number, f: (i: number) => Record<string, unknown>): string[] {
@@ -68,7 +67,6 @@ beforeAll(async () => {
     samples.push({ ts, node: 'n1', replica: 'r2', metric: 'replica_restarts_total', value: 1 });
   }
   await store.appendResources(samples);
-  queries = createQueries(store);
 });
 
 afterAll(async () => {
@@ -77,7 +75,8 @@ afterAll(async () => {
 
 async function run(condition: unknown, severity: Severity = 'warning') {
   const c = ConditionSchema.parse(condition);
-  const obs = await evaluateCondition(c, severity, { queries, nowMs: NOW, maxSlices: 1000 });
+  const reads = typedReads(store);
+  const obs = await evaluateCondition(c, severity, { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000 });
   return obs.sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
 }
 
@@ -133,6 +132,20 @@ describe('rule kinds on DuckDB', () => {
     const conf = await run({ kind: 'quality_change', test: 'drift', field: 'confidence', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 100 });
     expect(conf.map((o) => o.labels)).toEqual([{ model: 'q' }]);
     expect(conf[0]!.value).toBeGreaterThan(0.5); // KS D: the two uniform ranges barely overlap
+  });
+  it('quality_change drift: without yesterday\'s data the hour before stands in, and what cannot be judged is counted', async () => {
+    // Nothing was stored a day ago: the trailing hour is the reference, so q's move is still found.
+    const c = ConditionSchema.parse({ kind: 'quality_change', test: 'drift', field: 'label', window: '1h', reference: { offset: '1d' }, by: ['model'], filters: { model: ['q', 'q2', 'g'] }, min_count: 100 });
+    let coverage: unknown = null;
+    const reads = typedReads(store);
+    const obs = await evaluateCondition(c, 'warning', { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000, note: (x) => (coverage = x) });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'q' }]);
+    // q and q2 judged against the trailing hour; g sent 20 probes only (excluded): not a slice here.
+    expect(coverage).toEqual({ judged: 2, without_reference: 0 });
+    // Stratified: 100 rows per slice, so a small model is read as much as a large one.
+    const rows = await reads.events({ fromMs: NOW - 3_600_000, toMs: NOW, filters: { model: ['q', 'lat'] }, columns: ['model'], limit: 1000, order: 'sample', perSlice: { by: ['model'], limit: 100 } });
+    expect(rows.filter((r) => r.model === 'q')).toHaveLength(100);
+    expect(rows.filter((r) => r.model === 'lat')).toHaveLength(100);
   });
 
   it('resource: GPU memory ratio near its limit, and restarts counted by increase', async () => {

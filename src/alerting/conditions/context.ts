@@ -1,22 +1,37 @@
 /** What a condition reads through and what it answers: the slices where it holds, with a value. */
 import type { Filters, GroupKey, Measure, QueryRow, QuerySpec } from '../../schema/index.ts';
 import { parseMeasure } from '../../schema/index.ts';
-import type { Queries } from '../../query/index.ts';
+import type { TypedReads } from '../../query/index.ts';
+import type { SeriesCache } from '../series.ts';
 import type { Labels } from '../labels.ts';
 import type { Op } from '../rule-schema.ts';
 
 export interface ConditionContext {
-  queries: Queries;
+  reads: TypedReads;
+  /** Per-minute series shared by the sequential detectors, read incrementally. */
+  series: SeriesCache;
   /** Evaluation time: every window ends here. */
   nowMs: number;
   /** Most slices one query may return. */
   maxSlices: number;
+  /** Says how many slices were judged and how many lacked a reference to be judged against. */
+  note?(coverage: Coverage): void;
+}
+
+/** What one evaluation of a rule could judge: shown beside the rule, never silent. */
+export interface Coverage {
+  /** Slices with enough data and a reference to be judged. */
+  judged: number;
+  /** Slices with data but too little history (or too few peers) to be judged yet. */
+  without_reference: number;
 }
 
 /** One slice where the condition holds now. */
 export interface Observation {
   labels: Labels;
   value: number;
+  /** Numbers behind the verdict, for annotations (`{{ $details.rate }}`) and the API. */
+  details?: Record<string, number | string>;
 }
 
 export function compare(a: number, op: Op, b: number): boolean {
@@ -74,7 +89,7 @@ export async function aggregateBySlice(ctx: ConditionContext, q: SliceQuery): Pr
     includeProbes: false,
     limit: ctx.maxSlices,
   };
-  const rows = await ctx.queries.aggregate(spec);
+  const rows = await ctx.reads.aggregate(spec);
   const out = new Map<string, { labels: Labels; row: QueryRow }>();
   for (const row of rows) {
     const labels = sliceLabels(row, q.by);

@@ -4,6 +4,7 @@
  * is false/0/fail/no. A probe without the attribute counts as failed when its status is not ok
  * and is not judged otherwise. Worked: 7 of 10 probes passed → 0.7 < min_pass_rate 0.9 fires.
  */
+import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import { sliceKey } from './context.ts';
 import { durationMs } from '../rule-schema.ts';
@@ -13,18 +14,21 @@ import type { Labels } from '../labels.ts';
 const PASS = new Set(['true', '1', 'pass', 'passed', 'yes', 'ok']);
 const FAIL = new Set(['false', '0', 'fail', 'failed', 'no']);
 
+/** Minutes of the windows the sequential form tries (up to the rule's window). */
+const MINUTES = [5, 10, 15, 20, 30, 45, 60, 90, 120];
+
 export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: ConditionContext): Promise<Observation[]> {
-  const rows = await ctx.queries.events({
+  const rows = await ctx.reads.events({
     fromMs: ctx.nowMs - durationMs(c.window),
     toMs: ctx.nowMs,
     // Probes only, so the row limit is spent on them and not on user traffic.
     filters: { ...c.filters, probe: 'true' },
     includeProbes: true,
-    columns: ['attributes', 'status', ...c.by],
+    columns: ['ts', 'attributes', 'status', ...c.by],
     limit: c.max_rows,
     order: 'ts_desc',
   });
-  const slices = new Map<string, { labels: Labels; n: number; pass: number }>();
+  const slices = new Map<string, { labels: Labels; n: number; pass: number; marks: { ageMs: number; passed: boolean }[] }>();
   for (const e of rows) {
     const mark = e.attributes?.[c.pass_attribute]?.toLowerCase();
     const passed = mark !== undefined && PASS.has(mark) ? true : mark !== undefined && FAIL.has(mark) ? false : e.status != null && e.status !== 'ok' ? false : undefined;
@@ -36,14 +40,40 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
     }
     const key = sliceKey(labels, c.by);
     let s = slices.get(key);
-    if (!s) slices.set(key, (s = { labels, n: 0, pass: 0 }));
+    if (!s) slices.set(key, (s = { labels, n: 0, pass: 0, marks: [] }));
     s.n++;
     if (passed) s.pass++;
+    s.marks.push({ ageMs: ctx.nowMs - Date.parse(e.ts as string), passed });
   }
+  if (c.fdr !== undefined) return sequential(c, c.fdr, [...slices.values()]);
   const out: Observation[] = [];
   for (const s of slices.values()) {
     const rate = s.pass / s.n;
     if (s.n >= c.min_count && rate < c.min_pass_rate) out.push({ labels: s.labels, value: rate });
   }
   return out;
+}
+
+/**
+ * The sequential form: over windows of 5 … `window` minutes ending now, the evidence that the
+ * failure rate is above 1 − min_pass_rate by at least 10 points (analysis/sequential.ts, the
+ * tolerance exact: golden samples are expected to pass), Benjamini–Hochberg across slices. Worked:
+ * min_pass_rate 0.9; 6 of the last 12 probes failed → against "at most 10 % fail" the mixture over
+ * 20 %, 40 %, 80 %, 95 % gives ln LR ≈ 6.5, far from the ~15 a day of change points asks; 12 of 20
+ * failing (60 %) → ≈ 17: raised. A probe or two failing in fifteen is not a failing version.
+ */
+function sequential(c: GoldenFailureCondition, fdr: number, slices: { labels: Labels; n: number; pass: number; marks: { ageMs: number; passed: boolean }[] }[]): Observation[] {
+  const windowMs = durationMs(c.window);
+  const lengths = MINUTES.filter((m) => m * 60_000 <= windowMs);
+  const tested: { labels: Labels; rate: number; pValue: number }[] = [];
+  for (const s of slices) {
+    const windows = lengths.map((m) => {
+      const inside = s.marks.filter((x) => x.ageMs <= m * 60_000);
+      return { n: inside.length, k: inside.filter((x) => !x.passed).length, pRef: 1 - c.min_pass_rate, nRef: Infinity };
+    });
+    const e = rateShift(windows, { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) });
+    if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR) });
+  }
+  const q = benjaminiHochberg(tested.map((t) => t.pValue));
+  return tested.filter((_, i) => (q[i] ?? 1) < fdr).map((t) => ({ labels: t.labels, value: t.rate }));
 }

@@ -7,8 +7,11 @@ import { evalQualityChange } from './quality-change.ts';
 import { evalResource } from './resource.ts';
 import { evalSloBurnRate } from './slo-burn-rate.ts';
 import { evalThreshold } from './threshold.ts';
+import { evalRateShift } from './rate-shift.ts';
+import { evalLatencyShift } from './latency-shift.ts';
+import { evalDistributionShift } from './distribution-shift.ts';
 
-export type { ConditionContext, Observation } from './context.ts';
+export type { ConditionContext, Coverage, Observation } from './context.ts';
 export { PAGE_WINDOWS, TICKET_WINDOWS } from './slo-burn-rate.ts';
 
 export function evaluateCondition(c: Condition, severity: Severity, ctx: ConditionContext): Promise<Observation[]> {
@@ -25,5 +28,11 @@ export function evaluateCondition(c: Condition, severity: Severity, ctx: Conditi
       return evalGoldenFailure(c, ctx);
     case 'no_data':
       return evalNoData(c, ctx);
+    case 'rate_shift':
+      return evalRateShift(c, ctx);
+    case 'latency_shift':
+      return evalLatencyShift(c, ctx);
+    case 'distribution_shift':
+      return evalDistributionShift(c, ctx);
   }
 }

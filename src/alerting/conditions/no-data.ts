@@ -19,6 +19,8 @@ export async function evalNoData(c: NoDataCondition, ctx: ConditionContext): Pro
   const out: Observation[] = [];
   for (const [key, { labels, row }] of ref) {
     if ((num(row.n) ?? 0) < c.min_count || c.by.some((d) => labels[d] === undefined)) continue;
+    // Silence is evidence only when the reference's rate makes it unlikely: λ expected rows now.
+    if (c.min_expected !== undefined && ((num(row.n) ?? 0) * windowMs) / refMs < c.min_expected) continue;
     if ((num(cur.get(key)?.row.n) ?? 0) === 0) out.push({ labels, value: 0 });
   }
   return out;

@@ -60,8 +60,10 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
   const kind = c.field_kind ?? (CATEGORICAL_FIELDS.has(field) ? 'categorical' : 'numeric');
   const column = field.startsWith('features.') ? 'features' : field;
   const w = windows(c, ctx.nowMs);
+  // Stratified: up to max_rows per slice, spread over the window, so a small version is not starved
+  // by a large one (the whole answer bounded by 200 slices' worth).
   const read = async (range: { fromMs: number; toMs: number }) => {
-    const rows = await ctx.queries.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows, order: 'sample' });
+    const rows = await ctx.reads.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows * 200, order: 'sample', perSlice: { by: c.by, limit: c.max_rows } });
     const bySlice = new Map<string, { labels: Labels; values: (number | string)[] }>();
     for (const e of rows) {
       const v = fieldValue(e, field);
@@ -78,18 +80,29 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
     }
     return bySlice;
   };
-  // The reference first: without one (a new model, or no data yesterday) the current window is not read.
-  const ref = await read(w.ref);
-  if (![...ref.values()].some((s) => s.values.length >= c.min_count)) return [];
   const cur = await read(w.cur);
+  const ref = await read(w.ref);
+  // Where the reference (say a day ago) has too little of a slice, the window just before the
+  // current one stands in (a trailing reference), and slices with neither are counted, not skipped.
+  const thin = [...cur].filter(([k, s]) => s.values.length >= c.min_count && (ref.get(k)?.values.length ?? 0) < c.min_count);
+  const trailing = thin.length > 0 && c.reference !== undefined ? await read({ fromMs: 2 * w.cur.fromMs - w.cur.toMs, toMs: w.cur.fromMs }) : new Map<string, { labels: Labels; values: (number | string)[] }>();
+  let judged = 0;
+  let without = 0;
   const out: Observation[] = [];
   for (const [key, s] of cur) {
-    const r = ref.get(key);
-    if (!r) continue;
+    if (s.values.length < c.min_count) continue;
+    const own = ref.get(key);
+    const r = own && own.values.length >= c.min_count ? own : trailing.get(key);
+    if (!r || r.values.length < c.min_count) {
+      without++;
+      continue;
+    }
+    judged++;
     const opts = { minSamples: c.min_count, alpha: c.alpha };
     const res = kind === 'numeric' ? driftTest(r.values as number[], s.values as number[], 'numeric', opts) : driftTest(r.values as string[], s.values as string[], 'categorical', opts);
     if (res.verdict === 'drift') out.push({ labels: s.labels, value: res.statistic });
   }
+  ctx.note?.({ judged, without_reference: without });
   return out;
 }
 

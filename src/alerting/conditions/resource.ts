@@ -17,7 +17,7 @@ import { compare, sliceKey } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 
 interface Row {
-  bucket: string;
+  bucketMs: number;
   metric: string;
   avg: number;
   max: number;
@@ -30,7 +30,7 @@ interface Row {
 
 function reduce(rows: Row[], agg: ResourceCondition['agg']): number | null {
   if (rows.length === 0) return null;
-  const sorted = [...rows].sort((a, b) => a.bucket.localeCompare(b.bucket));
+  const sorted = [...rows].sort((a, b) => a.bucketMs - b.bucketMs);
   switch (agg) {
     case 'max':
       return Math.max(...rows.map((r) => r.max));
@@ -43,7 +43,8 @@ function reduce(rows: Row[], agg: ResourceCondition['agg']): number | null {
     case 'increase':
       return Math.max(0, sorted[sorted.length - 1]!.max - sorted[0]!.max);
     case 'trend':
-      throw new Error('trend is reduced by trendPerHour');
+    case 'time_to_limit':
+      throw new Error(`${agg} is reduced by trendPerHour`);
   }
 }
 
@@ -51,28 +52,46 @@ const HOUR_MS = 3_600_000;
 
 /** Theil–Sen slope per hour of the step averages (÷ capacity), or null without a significant trend. */
 function trendPerHour(num: Row[], capacity: number, alpha: number): number | null {
-  const sorted = [...num].sort((a, b) => a.bucket.localeCompare(b.bucket));
-  const t = sorted.map((r) => Date.parse(r.bucket) / HOUR_MS);
+  const sorted = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
+  const t = sorted.map((r) => r.bucketMs / HOUR_MS);
   const y = sorted.map((r) => r.avg / capacity);
-  if (mannKendall(y).pValue >= alpha) return null;
+  if (y.length < 3 || mannKendall(y).pValue >= alpha) return null;
   const slope = theilSen(t, y).slope;
   return Number.isFinite(slope) ? slope : null;
 }
 
+/**
+ * Minutes until the level reaches `limit` at the Theil–Sen slope, from the last step's level;
+ * null without a significant rise, or when the latter half of the window no longer rises (a step
+ * with the load that is over: flat, jump, flat reads as a rise while the jump is mid-window).
+ * Worked: 0.80 of the card at the last step, rising 0.30 of the card per hour → (1 − 0.80) / 0.30 h
+ * = 40 minutes.
+ */
+function minutesToLimit(num: Row[], capacity: number, alpha: number, limit: number): number | null {
+  const slope = trendPerHour(num, capacity, alpha);
+  if (slope === null || !(slope > 0)) return null;
+  const sorted = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
+  const recent = sorted.slice(Math.floor(sorted.length / 2));
+  if (recent.length < 3 || !(theilSen(recent.map((r) => r.bucketMs / HOUR_MS), recent.map((r) => r.avg / capacity)).slope > 0)) return null;
+  const last = sorted[sorted.length - 1]!;
+  const level = last.avg / capacity;
+  return Math.max(0, ((limit - level) / slope) * 60);
+}
+
 export async function evalResource(c: ResourceCondition, ctx: ConditionContext): Promise<Observation[]> {
   const windowMs = durationMs(c.window);
-  const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
+  const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' || c.agg === 'time_to_limit' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
   const metrics = c.divide_by ? [c.metric, c.divide_by] : [c.metric];
-  const { rows } = await ctx.queries.resources({
-    from: new Date(ctx.nowMs - windowMs).toISOString(),
-    to: new Date(ctx.nowMs).toISOString(),
-    step: `${Math.max(1000, Math.round(stepMs / 1000) * 1000)}ms`,
+  const rows = await ctx.reads.resources({
+    fromMs: ctx.nowMs - windowMs,
+    toMs: ctx.nowMs,
+    stepMs: Math.max(1000, Math.round(stepMs / 1000) * 1000),
     metrics,
     filters: c.filters,
-    group_by: c.by,
+    groupBy: c.by,
   });
   const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[] }>();
-  for (const r of rows as Row[]) {
+  for (const r of rows) {
     const labels: Labels = {};
     for (const d of c.by) {
       const v = r[d];
@@ -90,6 +109,7 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     if (den === null || den <= 0) continue;
     let value: number | null;
     if (c.agg === 'trend') value = trendPerHour(s.num, den, c.alpha);
+    else if (c.agg === 'time_to_limit') value = minutesToLimit(s.num, den, c.alpha, c.limit);
     else {
       const top = reduce(s.num, c.agg);
       value = top === null ? null : top / den;

@@ -37,13 +37,13 @@ export async function evalSloBurnRate(c: SloBurnRateCondition, severity: Severit
   };
   // One query per distinct window length, shared by the pairs.
   const lengths = [...new Set(windows.flatMap((w) => [w.long, w.short]))];
-  const burns = new Map<string, Map<string, { labels: Labels; burn: number; n: number }>>();
+  const burns = new Map<string, Map<string, { labels: Labels; burn: number; n: number; bad: number }>>();
   for (const len of lengths) {
     const rows = await aggregateBySlice(ctx, { fromMs: ctx.nowMs - durationMs(len), toMs: ctx.nowMs, filters: c.filters, by: c.by, measures: [...measures, 'n'] });
-    const m = new Map<string, { labels: Labels; burn: number; n: number }>();
+    const m = new Map<string, { labels: Labels; burn: number; n: number; bad: number }>();
     for (const [key, { labels, row }] of rows) {
       const bad = badShare(row);
-      if (bad !== null) m.set(key, { labels, burn: bad / budget, n: num(row.n) ?? 0 });
+      if (bad !== null) m.set(key, { labels, burn: bad / budget, n: num(row.n) ?? 0, bad: bad * (num(row.n) ?? 0) });
     }
     burns.set(len, m);
   }
@@ -51,7 +51,7 @@ export async function evalSloBurnRate(c: SloBurnRateCondition, severity: Severit
   for (const w of windows) {
     for (const [key, long] of burns.get(w.long) ?? []) {
       const short = burns.get(w.short)?.get(key);
-      if (!short || long.n < c.min_count) continue;
+      if (!short || long.n < c.min_count || long.bad < c.min_bad) continue;
       if (long.burn > w.factor && short.burn > w.factor) {
         const prev = out.get(key);
         if (!prev || long.burn > prev.value) out.set(key, { labels: long.labels, value: long.burn });

@@ -33,6 +33,8 @@ import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from 
 import { SAMPLE_FILTER_KEYS } from '../store.ts';
 import type {
   AppendResult,
+  BucketCountRow,
+  BucketCountSpec,
   HistogramRow,
   HistogramSpec,
   ListSpec,
@@ -51,7 +53,8 @@ import { ROLLUP_LEVELS, ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { bootstrapDdl, checkLayout, clickhouseMigrations, renderDdl, retentionTtlSql, TTL_TABLES } from './ddl.ts';
 import type { ClickHouseLayout } from './ddl.ts';
 import { feedbackStatsSql, orphanFeedbackSql } from './feedback-sql.ts';
-import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSelectSql, rollupTable } from './rollup-sql.ts';
+import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSelectSql, rollupTable, sketchIndexSql } from './rollup-sql.ts';
+import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { sliceGroupingSets, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
 import { Params, aggregateSql, bucketSql, ident, literal, tsParam, whereClause, W } from './sql.ts';
 
@@ -374,6 +377,22 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       return toHistogramRows(spec, rows);
     },
 
+    async bucketCounts(spec: BucketCountSpec): Promise<BucketCountRow[]> {
+      const p = new Params();
+      const col = ident(spec.column);
+      const dims = spec.groupBy.map(ident);
+      const index = 'perDecade' in spec.buckets ? sketchIndexSql(col, spec.buckets.perDecade) : `toInt32(floor(toFloat64(assumeNotNull(${col})) / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}))`;
+      const w = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+      const g = dims.map((d) => `, ${d}`).join('');
+      const rows = await read(
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket${g}, ${index} AS idx, count() AS n
+         FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY bucket${g}, idx ORDER BY bucket LIMIT ${p.int(spec.limit + 1)}`,
+        p.values,
+      );
+      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
+      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+    },
+
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
       const p = new Params();
       let w = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
@@ -404,7 +423,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       if (spec.minValue) w += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
       const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
       const order = spec.order === 'sample' ? 'cityHash64(ifNull(request_id, \'\'), ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
-      const rows = await read(`SELECT ${selectEventColumns(cols)} FROM ${t('events')} WHERE ${w} ORDER BY ${order} LIMIT ${p.int(spec.limit)}`, p.values);
+      // A stratified read: at most perSlice.limit rows per slice (`LIMIT n BY`), then the limit.
+      const perSlice = spec.perSlice ? ` LIMIT ${p.int(spec.perSlice.limit)} BY ${spec.perSlice.by.map(ident).join(', ') || 'tuple()'}` : '';
+      const rows = await read(`SELECT ${selectEventColumns(cols)} FROM ${t('events')} WHERE ${w} ORDER BY ${order}${perSlice} LIMIT ${p.int(spec.limit)}`, p.values);
       return rows.map(toStoredEvent);
     },
 

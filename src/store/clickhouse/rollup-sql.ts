@@ -22,10 +22,10 @@ interface RollupColumn {
   merge: 'sum' | 'sumMap' | 'min' | 'max';
 }
 
-/** The bucket index of a non-null value (same as `sketchIndex`). */
-export function sketchIndexSql(col: string): string {
+/** The bucket index of a non-null value (same as `sketchIndex`, or `logBucketIndex` at another resolution). */
+export function sketchIndexSql(col: string, perDecade: number = SKETCH_PER_DECADE): string {
   const x = `toFloat64(assumeNotNull(${col}))`;
-  return `if(${x} <= 0, ${ZERO_INDEX}, toInt16(ceil(log10(${x}) * ${SKETCH_PER_DECADE} - ${SKETCH_INDEX_EPSILON})))`;
+  return `if(${x} <= 0, ${ZERO_INDEX}, toInt16(ceil(log10(${x}) * ${literal(perDecade)} - ${SKETCH_INDEX_EPSILON})))`;
 }
 
 /** The value of bucket index `i` (same as `sketchValue`). */

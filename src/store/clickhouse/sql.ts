@@ -127,6 +127,8 @@ export function measureSql(m: Measure, p: Params, seconds: () => string, levels:
       const hit = m.flag === 'format_error' ? 'NOT format_ok' : col;
       return `sumIf(${W}, ifNull(${hit}, false)) / nullIf(sumIf(${W}, ${col} IS NOT NULL), 0)`;
     }
+    case 'flag_n':
+      return `count(${ident(m.flag)})`;
     case 'below_rate': {
       const col = ident(m.field);
       return `sumIf(${W}, ifNull(${col} < ${p.add(m.threshold)}, false)) / nullIf(sumIf(${W}, ${col} IS NOT NULL), 0)`;

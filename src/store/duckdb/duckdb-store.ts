@@ -14,6 +14,8 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { InferlensError } from '../../schema/index.ts';
 import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
+  BucketCountRow,
+  BucketCountSpec,
   AppendResult,
   HistogramRow,
   HistogramSpec,
@@ -30,7 +32,8 @@ import { EVENT_COLUMNS, stageToStored } from './ddl.ts';
 import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
-import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange } from './rollup-sql.ts';
+import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange, sketchIndexSql } from './rollup-sql.ts';
+import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
 import { sliceGroupingSets, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
@@ -322,6 +325,21 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       return toHistogramRows(spec, rows);
     },
 
+    async bucketCounts(spec: BucketCountSpec): Promise<BucketCountRow[]> {
+      const p = new Params();
+      const col = ident(spec.column);
+      const dims = spec.groupBy.map(ident);
+      const index = 'perDecade' in spec.buckets ? sketchIndexSql(col, spec.buckets.perDecade) : `CAST(floor(${col} / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}) AS INTEGER)`;
+      const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+      const rows = await read(
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, ${dims.map((d) => `${d}, `).join('')}${index} AS idx, count(*) AS n
+         FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket LIMIT ${p.add(spec.limit + 1)}`,
+        p.values,
+      );
+      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
+      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+    },
+
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
       const p = new Params();
       const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
@@ -352,10 +370,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       let where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes ?? true);
       if (spec.minValue) where += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
       const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
-      const rows = await read(
-        `SELECT ${selectEventColumns(cols)} FROM events WHERE ${where} ORDER BY ${spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`} LIMIT ${p.add(spec.limit)}`,
-        p.values,
-      );
+      const order = spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
+      const perSlice = spec.perSlice ? ` QUALIFY row_number() OVER (PARTITION BY ${spec.perSlice.by.map(ident).join(', ') || '1'} ORDER BY ${order}) <= ${p.add(spec.perSlice.limit)}` : '';
+      const rows = await read(`SELECT ${selectEventColumns(cols)} FROM events WHERE ${where}${perSlice} ORDER BY ${order} LIMIT ${p.add(spec.limit)}`, p.values);
       return rows.map(toStoredEvent);
     },
 

@@ -43,9 +43,9 @@ const COLUMN_BY_NAME = new Map(ROLLUP_COLUMNS.map((c) => [c.name, c]));
 export const statsTable = (l: RollupLevel) => `rollup_1m_${l.name}`;
 export const sketchTable = (l: RollupLevel) => `rollup_1m_${l.name}_sketch`;
 
-/** The bucket index of a column's value (same as `sketchIndex`). */
-export function sketchIndexSql(col: string): string {
-  return `CASE WHEN ${col} <= 0 THEN ${ZERO_INDEX} ELSE CAST(ceil(log10(${col}) * ${SKETCH_PER_DECADE} - ${SKETCH_INDEX_EPSILON}) AS SMALLINT) END`;
+/** The bucket index of a column's value (same as `sketchIndex`, or `logBucketIndex` at another resolution). */
+export function sketchIndexSql(col: string, perDecade: number = SKETCH_PER_DECADE): string {
+  return `CASE WHEN ${col} <= 0 THEN ${ZERO_INDEX} ELSE CAST(ceil(log10(${col}) * ${Number(perDecade)} - ${SKETCH_INDEX_EPSILON}) AS SMALLINT) END`;
 }
 
 /** The value of bucket index `i` (same as `sketchValue`). */

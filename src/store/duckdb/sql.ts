@@ -78,6 +78,8 @@ export function measureSql(m: Measure, p: Params, seconds: () => string): string
       const hit = m.flag === 'format_error' ? 'NOT format_ok' : col;
       return `coalesce(sum(${W}) FILTER (WHERE ${hit}), 0) / nullif(sum(${W}) FILTER (WHERE ${col} IS NOT NULL), 0)`;
     }
+    case 'flag_n':
+      return `count(${ident(m.flag)})`;
     case 'below_rate': {
       const col = ident(m.field);
       return `coalesce(sum(${W}) FILTER (WHERE ${col} < ${p.add(m.threshold)}), 0) / nullif(sum(${W}) FILTER (WHERE ${col} IS NOT NULL), 0)`;

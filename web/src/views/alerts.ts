@@ -1,7 +1,8 @@
 /**
  * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
  * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
- * audit trail and an approve button, and the loaded rules with their health (`GET /v1/rules`).
+ * audit trail and an approve button, the loaded rules with their health and what they could judge
+ * (`GET /v1/rules`), and a backtest of those rules over a past range (`./backtest.ts`).
  */
 import { ApiError, call, field, num, records, str } from '../api.ts';
 import { form, h, replace } from '../dom.ts';
@@ -10,6 +11,7 @@ import { fmtNum, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
 import { FILTER_DIMS } from '../state.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
+import { backtestPanel } from './backtest.ts';
 import { guard, table, tag } from './common.ts';
 
 type Rec = Record<string, unknown>;
@@ -46,7 +48,8 @@ export function alertsView(root: HTMLElement): ViewHandle {
   const silences = new Panel('alerts-silences', 'Silences', 'a matching alert is not notified and proposes no action', true);
   const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
   const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
-  const all = [alerts, incidents, silences, actions, rules];
+  const backtest = backtestPanel();
+  const all = [alerts, incidents, silences, actions, rules, backtest.panel];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   let last: ViewContext | null = null;
 
@@ -83,6 +86,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
       guard(actions, signal, 'GET /v1/actions', ALERTING_OFF, () => loadActions(ctx)),
       guard(rules, signal, 'GET /v1/rules', ALERTING_OFF, () => loadRules(ctx)),
     ]);
+    backtest.load(ctx);
   }
 
   async function loadAlerts(ctx: ViewContext): Promise<void> {
@@ -263,7 +267,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
     rules.setMeta(`${groups.length} groups · ${rows.length} rules${bad ? ` · ${bad} unhealthy` : ''}`);
     rules.ready(
       table(
-        ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'last evaluation', 'last error'],
+        ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'judged / no history yet', 'last evaluation', 'last error'],
         rows.map(({ g, r }) => [
           str(g['name']) ?? '',
           h('strong', null, str(r['alert']) ?? ''),
@@ -272,6 +276,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
           str(r['for']) ?? '',
           tag(str(r['health']) ?? 'unknown'),
           `${fmtNum(num(field(r['alerts'], 'pending')), 0)} / ${fmtNum(num(field(r['alerts'], 'firing')), 0)}`,
+          r['coverage'] ? `${fmtNum(num(field(r['coverage'], 'judged')), 0)} / ${fmtNum(num(field(r['coverage'], 'without_reference')), 0)}` : '',
           when(r['lastEvaluation']),
           h('span', { class: 'wrap' }, str(r['lastError']) ?? ''),
         ]),

@@ -1,0 +1,138 @@
+/**
+ * distribution_shift: the distribution of a field (the predicted label, the finish reason, the
+ * binned confidence or output length) moved in a slice against its own past. Counts per minute
+ * and category come from the store: every row, no sample, so a small version is judged on all its
+ * requests. For each window ending now (up to the horizon) the current counts are compared with the
+ * `reference.window` before it by the Dirichlet–multinomial Bayes factor (analysis/sequential.ts);
+ * the window must hold `min_count` rows, the reference `reference.min_count`, and the two
+ * distributions must be at least `min_distance` apart (Jensen–Shannon distance, base 2). The best
+ * window's p-value (Ville, a day of change points) goes through Benjamini–Hochberg across slices.
+ * The value is the Jensen–Shannon distance.
+ *
+ * Worked: a version answering spam 30 % / ham 70 % for an hour answers 55 % / 45 % over the last
+ * 13 minutes (500 requests): the distance is 0.18 and the log Bayes factor ~ 50.
+ */
+import { evidencePValue, benjaminiHochberg, jensenShannonDistance, multinomialShiftLogBF } from '../../analysis/index.ts';
+import type { NumericField } from '../../schema/index.ts';
+import { NUMERIC_FIELDS } from '../../schema/index.ts';
+import type { Labels } from '../labels.ts';
+import { CATEGORICAL_FIELDS, durationMs } from '../rule-schema.ts';
+import type { DistributionShiftCondition } from '../rule-schema.ts';
+import { MINUTE_MS } from '../series.ts';
+import type { ConditionContext, Observation } from './context.ts';
+import { axisFor } from './shift.ts';
+import type { Axis } from './shift.ts';
+
+/** Most categories compared; the rarest beyond are pooled. */
+const MAX_CATEGORIES = 40;
+
+/** Per slice, per bin, rows per category. */
+type Cells = Map<string, { labels: Labels; bins: Map<number, Map<string, number>> }>;
+
+/** Default bins: confidence in 0.05 steps, other numeric fields 10 per decade. */
+export function defaultBins(field: string): { width: number } | { perDecade: number } {
+  return field === 'confidence' ? { width: 0.05 } : { perDecade: 10 };
+}
+
+async function read(c: DistributionShiftCondition, ctx: ConditionContext, spanMs: number): Promise<Cells> {
+  const out: Cells = new Map();
+  const slot = (labels: Labels, key: string) => {
+    let s = out.get(key);
+    if (!s) out.set(key, (s = { labels, bins: new Map() }));
+    return s;
+  };
+  const add = (s: { bins: Map<number, Map<string, number>> }, m: number, cat: string, n: number) => {
+    let b = s.bins.get(m);
+    if (!b) s.bins.set(m, (b = new Map()));
+    b.set(cat, (b.get(cat) ?? 0) + n);
+  };
+  if (CATEGORICAL_FIELDS.has(c.field)) {
+    const field = c.field as 'label' | 'finish_reason' | 'status' | 'error_type';
+    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: [...c.by, field], measures: ['n'] }, ctx.nowMs, spanMs);
+    for (const s of series.values()) {
+      const cat = s.labels[field];
+      if (cat === undefined) continue;
+      const labels: Labels = {};
+      for (const d of c.by) if (s.labels[d] !== undefined) labels[d] = s.labels[d]!;
+      const slice = slot(labels, c.by.map((d) => labels[d] ?? '').join('\u0000'));
+      for (const [m, bin] of s.bins) add(slice, m, cat, bin.n ?? 0);
+    }
+    return out;
+  }
+  const bins = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : defaultBins(c.field);
+  const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: c.by, column: c.field as NumericField, buckets: bins }, ctx.nowMs, spanMs);
+  for (const [key, s] of series) {
+    const slice = slot(s.labels, key);
+    for (const [m, bin] of s.bins) for (const [i, n] of bin) add(slice, m, String(i), n);
+  }
+  return out;
+}
+
+/** Category counts over bins [a, b) of the axis. */
+function over(bins: Map<number, Map<string, number>>, axis: Axis, a: number, b: number): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const [m, bin] of bins) {
+    const j = (m - axis.firstMs) / MINUTE_MS;
+    if (j < a || j >= b) continue;
+    for (const [cat, n] of bin) out.set(cat, (out.get(cat) ?? 0) + n);
+  }
+  return out;
+}
+
+const total = (m: Map<string, number>) => [...m.values()].reduce((a, b) => a + b, 0);
+
+/** Aligned count vectors over the union of categories, the rarest pooled past MAX_CATEGORIES. */
+function align(ref: Map<string, number>, cur: Map<string, number>): { ref: number[]; cur: number[] } {
+  const cats = [...new Set([...ref.keys(), ...cur.keys()])].sort((a, b) => (ref.get(b) ?? 0) + (cur.get(b) ?? 0) - ((ref.get(a) ?? 0) + (cur.get(a) ?? 0)));
+  const keep = cats.slice(0, MAX_CATEGORIES - 1);
+  const rest = cats.slice(MAX_CATEGORIES - 1);
+  const r = keep.map((k) => ref.get(k) ?? 0);
+  const c = keep.map((k) => cur.get(k) ?? 0);
+  if (rest.length > 0) {
+    r.push(rest.reduce((a, k) => a + (ref.get(k) ?? 0), 0));
+    c.push(rest.reduce((a, k) => a + (cur.get(k) ?? 0), 0));
+  }
+  return { ref: r, cur: c };
+}
+
+export async function evalDistributionShift(c: DistributionShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
+  if (!CATEGORICAL_FIELDS.has(c.field) && !(NUMERIC_FIELDS as readonly string[]).includes(c.field)) throw new Error(`distribution_shift: unknown field ${c.field}`);
+  const refBins = Math.ceil(durationMs(c.reference.window) / MINUTE_MS);
+  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), refBins * MINUTE_MS);
+  const cells = await read(c, ctx, axis.bins * MINUTE_MS);
+  const L = axis.bins;
+  const tested: { labels: Labels; logBF: number; distance: number; window: number; n: number }[] = [];
+  let judged = 0;
+  let without = 0;
+  for (const s of cells.values()) {
+    let best: (typeof tested)[number] | undefined;
+    let hadReference = false;
+    let hadData = false;
+    for (const w of axis.windows) {
+      const cur = over(s.bins, axis, L - w, L);
+      const n = total(cur);
+      if (n > 0) hadData = true;
+      const ref = over(s.bins, axis, L - w - refBins, L - w);
+      if (total(ref) < c.reference.min_count) continue;
+      hadReference = true;
+      if (n < c.min_count) continue;
+      const v = align(ref, cur);
+      const distance = jensenShannonDistance(v.ref.map((x) => x + 0.5), v.cur.map((x) => x + 0.5)).statistic;
+      if (!(distance >= c.min_distance)) continue;
+      const logBF = multinomialShiftLogBF(v.ref, v.cur);
+      if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n };
+    }
+    if (!hadData) continue;
+    if (hadReference) judged++;
+    else without++;
+    if (best) tested.push(best);
+  }
+  ctx.note?.({ judged, without_reference: without });
+  const p = tested.map((t) => evidencePValue(t.logBF));
+  const q = benjaminiHochberg(p);
+  const out: Observation[] = [];
+  tested.forEach((t, i) => {
+    if ((q[i] ?? 1) < c.fdr) out.push({ labels: t.labels, value: t.distance, details: { distance: t.distance, requests: t.n, window_minutes: t.window, log_bayes_factor: t.logBF, p_value: p[i]! } });
+  });
+  return out;
+}

@@ -1,0 +1,148 @@
+// The sequential detectors on generated traffic in a real in-memory DuckDB: each finds its change on
+// the right slice, and stays silent on the same traffic without it, at every minute of an hour.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../analysis/index.ts';
+import { typedReads } from '../../query/index.ts';
+import type { ResourceSample } from '../../schema/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
+import { ConditionSchema } from '../rule-schema.ts';
+import { createSeriesCache } from '../series.ts';
+import type { SeriesCache } from '../series.ts';
+import type { Coverage } from './context.ts';
+import { evaluateCondition } from './index.ts';
+
+const NOW = Date.parse('2025-01-02T12:00:00Z');
+const MIN = 60_000;
+const HISTORY_MS = 150 * MIN;
+
+let store: Store;
+let series: SeriesCache;
+
+/** A lognormal draw around `median` with spread sigma. */
+function lognormal(rnd: () => number, median: number, sigma: number): number {
+  const z = Math.sqrt(-2 * Math.log(Math.max(rnd(), 1e-12))) * Math.cos(2 * Math.PI * rnd());
+  return Math.round(median * Math.exp(sigma * z) * 1000) / 1000;
+}
+
+beforeAll(async () => {
+  store = await createDuckDBStore({ path: ':memory:' });
+  await store.migrate();
+  const rnd = mulberry32(42);
+  const lines: string[] = [];
+  let seq = 0;
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 1000) {
+    const recent = (min: number) => ts >= NOW - min * MIN;
+    // err: v1 on three replicas, tenants acme (big) and t7 (every 30 s); 0.5 % errors; t7 fails half its requests in the last 12 minutes.
+    for (const model of ['err', 'calm']) {
+      const small = ts % 30_000 === 0;
+      const tenant = small ? 't7' : 'acme';
+      const failing = model === 'err' && small && recent(12) && (ts / 30_000) % 2 === 0;
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version: 'v1', tenant, replica: `r${seq % 3}`, total_ms: lognormal(rnd, 40, 0.3), status: failing || rnd() < 0.005 ? 'error' : 'ok', error_type: failing ? 'internal' : undefined }));
+    }
+    // lat: exec time on three replicas; r2 runs 3× slower in the last 6 minutes.
+    const replica = `r${seq % 3}`;
+    const slow = replica === 'r2' && recent(6) ? 3 : 1;
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'lat', model_version: 'v1', replica, exec_ms: lognormal(rnd, 12, 0.25) * slow, total_ms: 30, status: 'ok' }));
+    // dist: a classifier answering spam 30 % of the time, 70 % over the last 15 minutes.
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'dist', model_version: 'v1', label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham', confidence: 0.5 + rnd() / 2, total_ms: 5, status: 'ok' }));
+  }
+  // fresh: a version that started 3 minutes ago (no past of its own to speak of) beside v1.
+  for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000) lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
+  for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
+  const GiB = 2 ** 30;
+  const samples: ResourceSample[] = [];
+  for (let ts = NOW - 30 * MIN; ts < NOW; ts += 15_000) {
+    const k = (ts - (NOW - 30 * MIN)) / 15_000;
+    // GPU 0 creeps from 48 to 76 GiB of 80 (0.7 GiB a minute); GPU 1 wobbles around 40 GiB.
+    samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: (48 + k * 0.2333) * GiB });
+    samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_used_bytes', value: (40 + Math.sin(k) * 2) * GiB });
+    for (const gpu of ['0', '1']) samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_total_bytes', value: 80 * GiB });
+  }
+  await store.appendResources(samples);
+  series = createSeriesCache({ reads: typedReads(store) });
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+});
+
+async function run(condition: unknown, nowMs = NOW): Promise<{ obs: Awaited<ReturnType<typeof evaluateCondition>>; coverage: Coverage | null }> {
+  const c = ConditionSchema.parse(condition);
+  let coverage: Coverage | null = null;
+  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
+  return { obs, coverage };
+}
+
+describe('rate_shift', () => {
+  const rule = { kind: 'rate_shift', signal: 'error', by: ['model', 'model_version'], localize: ['tenant', 'replica'], reference: { window: '60m' } };
+
+  it('names the small tenant whose requests fail, not its model version', async () => {
+    const { obs, coverage } = await run({ ...rule, filters: { model: ['err', 'calm'] } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'err', model_version: 'v1', tenant: 't7' }]);
+    // t7 sends 2 requests a minute; 12 of the last 24 failed (the strongest window may reach further
+    // back, over requests that did not fail). Its reference: ~0 errors in its own ~120 requests
+    // shrunk toward v1's 0.5 % with 100 pseudo-requests.
+    const d = obs[0]!.details!;
+    expect(d.rate as number).toBeGreaterThanOrEqual(0.25);
+    expect(d.reference_rate as number).toBeLessThan(0.01);
+    expect(d.p_value as number).toBeLessThan(1e-4);
+    // err v1, calm v1 judged; calm v9 has at most 60 requests of past, under the reference's 100.
+    expect(coverage).toEqual({ judged: 2, without_reference: 1 });
+  });
+
+  it('stays silent on the same traffic an hour earlier, at every minute', async () => {
+    for (let t = NOW - 60 * MIN; t < NOW - 15 * MIN; t += MIN) expect((await run(rule, t)).obs, new Date(t).toISOString()).toEqual([]);
+  });
+
+  it('judges a version without a past against its peers when told to', async () => {
+    const { coverage } = await run({ ...rule, localize: [], filters: { model: 'calm' }, fallback_peers: 'model_version' });
+    expect(coverage).toEqual({ judged: 2, without_reference: 0 });
+  });
+});
+
+describe('latency_shift', () => {
+  it('a replica executing 3× slower than its peers, not the peers', async () => {
+    const { obs } = await run({ kind: 'latency_shift', field: 'exec_ms', quantile: 0.95, by: ['model', 'model_version', 'replica'], reference: { peers: 'replica' } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'lat', model_version: 'v1', replica: 'r2' }]);
+    // The P95 of r2 sits ~3× its peers' (bucket bounds 12 % apart).
+    expect(obs[0]!.value).toBeGreaterThan(2.2);
+    expect(obs[0]!.value).toBeLessThan(4);
+  });
+
+  it('the same slowdown seen against the model version\'s own past, localised to the replica', async () => {
+    const { obs } = await run({ kind: 'latency_shift', field: ['exec_ms', 'total_ms'], quantile: 0.99, by: ['model', 'model_version'], localize: ['replica'], filters: { model: 'lat' } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'lat', model_version: 'v1', replica: 'r2', field: 'exec_ms' }]);
+  });
+
+  it('stays silent before the slowdown, at every minute', async () => {
+    const rule = { kind: 'latency_shift', field: 'exec_ms', quantile: 0.95, by: ['model', 'model_version', 'replica'], reference: { peers: 'replica' } };
+    for (let t = NOW - 60 * MIN; t < NOW - 7 * MIN; t += MIN) expect((await run(rule, t)).obs, new Date(t).toISOString()).toEqual([]);
+  });
+});
+
+describe('distribution_shift', () => {
+  it('the label mix that moved from 30 % to 70 % spam', async () => {
+    const { obs } = await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'] });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'dist', model_version: 'v1' }]);
+    // JS distance of (0.3, 0.7) vs (0.7, 0.3), base 2: m = (½, ½), KL = 0.3·log2 0.6 + 0.7·log2 1.4
+    // = 0.1187 each way → √0.1187 = 0.3446; the drawn shares wobble around it.
+    expect(obs[0]!.value).toBeGreaterThan(0.28);
+    expect(obs[0]!.value).toBeLessThan(0.4);
+  });
+
+  it('a confidence distribution that did not move, binned, is not a shift; before the change neither is the label', async () => {
+    expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'] })).obs).toEqual([]);
+    for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'] }, t)).obs).toEqual([]);
+  });
+});
+
+describe('resource time_to_limit', () => {
+  it('minutes until a creeping GPU is full; a wobbling one has no trend', async () => {
+    const { obs } = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], op: '<', value: 60 });
+    expect(obs.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
+    // 0.2333 GiB every 15 s = 0.9333 GiB/min of 80 → 0.01167 of the card a minute. The last 30 s step
+    // averages k = 118, 119 → 48 + 118.5·0.2333 = 75.65 GiB = 0.9456 → (1 − 0.9456) / 0.01167 = 4.7 min.
+    expect(obs[0]!.value).toBeCloseTo(((1 - (48 + 118.5 * 0.2333) / 80) / ((0.2333 * 4) / 80)), 1);
+  });
+});

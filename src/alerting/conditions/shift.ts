@@ -1,0 +1,197 @@
+/**
+ * What the sequential detectors (rate_shift, latency_shift) share: the minute axis, the windows a
+ * change may have started in, the reference a slice is judged against, the false-discovery control
+ * across every slice of one evaluation, and the localisation that reports the most general slice
+ * that explains a change.
+ *
+ * The windows end at the evaluation time and are 1, 2, 3, 5, 8, 13, 20, 30, 45, 60, 90, 120
+ * minutes long (up to the rule's horizon): the maximum of the evidence over them is a CUSUM whose
+ * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
+ * requests in five minutes accumulates evidence for as long as the horizon allows.
+ */
+import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
+import type { RateShift, RateWindow } from '../../analysis/index.ts';
+import type { GroupKey } from '../../schema/index.ts';
+import type { Labels } from '../labels.ts';
+import { durationMs } from '../rule-schema.ts';
+import type { LatencyShiftCondition, RateShiftCondition } from '../rule-schema.ts';
+import { MINUTE_MS, floorMinute, labelsKey } from '../series.ts';
+import type { Observation } from './context.ts';
+
+/** Window lengths tried, in minutes. */
+export const WINDOW_MINUTES = [1, 2, 3, 5, 8, 13, 20, 30, 45, 60, 90, 120] as const;
+
+/** The minute axis of one evaluation: `bins` minutes ending with the one that holds nowMs − 1. */
+export interface Axis {
+  /** Start of the first bin. */
+  firstMs: number;
+  bins: number;
+  /** Window lengths (bins) tried, ascending. */
+  windows: number[];
+}
+
+export function axisFor(nowMs: number, horizonMs: number, referenceMs: number): Axis {
+  const lastMs = floorMinute(nowMs - 1);
+  const horizon = Math.max(1, Math.ceil(horizonMs / MINUTE_MS));
+  const bins = horizon + Math.ceil(referenceMs / MINUTE_MS);
+  return { firstMs: lastMs - (bins - 1) * MINUTE_MS, bins, windows: WINDOW_MINUTES.filter((w) => w <= horizon) };
+}
+
+/** A per-bin array from a slice's minute map. */
+export function dense<V>(bins: Map<number, V>, axis: Axis, value: (v: V) => number): Float64Array {
+  const out = new Float64Array(axis.bins);
+  for (const [m, v] of bins) {
+    const j = (m - axis.firstMs) / MINUTE_MS;
+    if (j >= 0 && j < axis.bins) out[j] = value(v);
+  }
+  return out;
+}
+
+/** Prefix sums: sum of [a, b) = p[b] − p[a]. */
+export function prefix(x: Float64Array): Float64Array {
+  const p = new Float64Array(x.length + 1);
+  for (let i = 0; i < x.length; i++) p[i + 1] = p[i]! + x[i]!;
+  return p;
+}
+
+/** The reference part of a rule, resolved: own past of `bins` minutes, or peers in one dimension. */
+export type ResolvedReference = { kind: 'self'; bins: number; minCount: number } | { kind: 'peers'; dim: GroupKey; minCount: number };
+
+export function resolveReference(c: RateShiftCondition | LatencyShiftCondition): ResolvedReference {
+  const r = c.reference;
+  return 'peers' in r ? { kind: 'peers', dim: r.peers, minCount: r.min_count } : { kind: 'self', bins: Math.ceil(durationMs(r.window) / MINUTE_MS), minCount: r.min_count };
+}
+
+/** The levels a rule tests: its `by`, then `by` + each localize dimension. */
+export function levelsOf(c: { by: readonly GroupKey[]; localize: readonly GroupKey[] }): GroupKey[][] {
+  return [[...c.by], ...c.localize.filter((d) => !c.by.includes(d)).map((d) => [...c.by, d])];
+}
+
+/** Everything one tested slice contributes to the decision. */
+export interface Tested {
+  level: number;
+  labels: Labels;
+  /** Key of the level-0 slice it belongs to. */
+  parent: string;
+  evidence: RateShift;
+  /** Excess bad requests (k − n·pRef) in each window, for localisation. */
+  excess: Float64Array;
+  /** What the observation reports (value and details). */
+  value: number;
+  /** ' for tenant t7' when a child was tested (annotations read it as `$details.scope`), else ''. */
+  scope: string;
+  details: Record<string, number | string>;
+  pValue: number;
+}
+
+/** The trailing window that decides whether a change is over: at least 5 minutes … */
+export const RECOVERY_MINUTES = 5;
+/** … grown (up to 15 minutes) until it holds this many requests. */
+export const RECOVERY_REQUESTS = 20;
+
+/**
+ * The sequential test of one slice over the axis' windows (lengths in minutes, ascending); null when
+ * no window qualifies, or when the change is over. A change found over a long window would stay in
+ * it for up to the horizon after it ended; so, as the SRE Workbook's short window does for burn
+ * rates, the trailing window — min(5, best) minutes, grown up to min(15, best) until it holds 20
+ * requests — must still be above the midpoint between the normal level p0 and the smallest change
+ * that matters pMin. Worked: p0 = 0.015, pMin = 0.03 → midpoint 0.0225; a tenant failing half its
+ * requests keeps the alert unless none of its last 20 requests fails (0.5^20 ≈ 1e−6); once it
+ * recovers, 20 good requests end it.
+ */
+export function testWindows(windows: RateWindow[], lengths: readonly number[], c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
+  const evidence = rateShift(windows, { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad });
+  const excess = new Float64Array(windows.length);
+  windows.forEach((w, i) => {
+    excess[i] = Number.isFinite(w.pRef) ? w.k - w.n * w.pRef : 0;
+  });
+  if (!evidence) return null;
+  const best = lengths[evidence.window]!;
+  let recent: RateWindow | undefined;
+  for (let i = 0; i < lengths.length; i++) {
+    if (lengths[i]! < Math.min(RECOVERY_MINUTES, best)) continue;
+    if (lengths[i]! > Math.min(15, best)) break;
+    recent = windows[i];
+    if (recent!.n >= RECOVERY_REQUESTS) break;
+  }
+  if (recent && recent.n > 0 && recent.k / recent.n <= (evidence.p0 + evidence.pMin) / 2) return null;
+  return { evidence, excess, pValue: evidencePValue(evidence.logLR) };
+}
+
+/** Pseudo-requests of the parent's normal a child's thin past is shrunk with. */
+export const SHRINK_REQUESTS = 100;
+
+/** Share of a parent's excess a child must carry to be reported instead of the parent. */
+export const EXPLAIN_SHARE = 0.6;
+
+/**
+ * Benjamini–Hochberg across every tested slice at `fdr`, then localisation: under a discovered
+ * level-0 slice, the discovered child (in any localize dimension) that carries at least 60 % of
+ * the parent's excess in the parent's best window is reported instead of the parent; discovered
+ * children under a parent that is not discovered are reported as they are (a small tenant whose
+ * change is too small to move its model); of the children of one parent, those of the dimension
+ * with the strongest evidence.
+ */
+export function decide(tested: readonly Tested[], fdr: number): Observation[] {
+  const q = benjaminiHochberg(tested.map((t) => t.pValue));
+  const found = tested.filter((_, i) => (q[i] ?? 1) < fdr);
+  const parents = new Map(found.filter((t) => t.level === 0).map((t) => [t.parent, t]));
+  const children = new Map<string, Tested[]>();
+  for (const t of found) {
+    if (t.level === 0) continue;
+    const list = children.get(t.parent);
+    if (list) list.push(t);
+    else children.set(t.parent, [t]);
+  }
+  const out: Observation[] = [];
+  const emit = (t: Tested) => out.push({ labels: t.labels, value: t.value, details: { ...t.details, p_value: t.pValue, scope: t.scope } });
+  for (const [key, p] of parents) {
+    const kids = children.get(key) ?? [];
+    const w = p.evidence.window;
+    const total = p.excess[w] ?? 0;
+    let best: Tested | undefined;
+    for (const k of kids) {
+      const e = k.excess[w] ?? 0;
+      if (total > 0 && e >= EXPLAIN_SHARE * total && (!best || e > (best.excess[w] ?? 0))) best = k;
+    }
+    emit(best ?? p);
+  }
+  for (const [key, kids] of children) {
+    if (parents.has(key)) continue;
+    let strongest = kids[0]!;
+    for (const k of kids) if (k.evidence.logLR > strongest.evidence.logLR) strongest = k;
+    for (const k of kids) if (k.level === strongest.level) emit(k);
+  }
+  return out;
+}
+
+/**
+ * Which level-0 slices a `share` selector keeps: a version's requests over the horizon against all
+ * versions of its model (the same slice but for model_version). `major`: at least half; `minor`: less.
+ */
+export function shareFilter(totals: Map<string, { labels: Labels; n: number }>, by: readonly string[], share: 'major' | 'minor' | undefined): (labels: Labels) => boolean {
+  if (share === undefined) return () => true;
+  const groups = new Map<string, number>();
+  for (const t of totals.values()) {
+    const k = peerKey(t.labels, by, 'model_version');
+    groups.set(k, (groups.get(k) ?? 0) + t.n);
+  }
+  return (labels) => {
+    const own = totals.get(labelsKey(labels, by))?.n ?? 0;
+    const all = groups.get(peerKey(labels, by, 'model_version')) ?? 0;
+    const major = all > 0 && own * 2 >= all;
+    return share === 'major' ? major : !major;
+  };
+}
+
+/** The key of a slice without one dimension: its peer group. */
+export const peerKey = (labels: Labels, dims: readonly string[], without: string) => labelsKey(labels, dims.filter((d) => d !== without));
+
+/** ' for tenant t7' for a slice of a localize level, '' for the rule's own slices. */
+export function scopeOf(labels: Labels, dims: readonly string[], by: readonly string[]): string {
+  const extra = dims.filter((d) => !by.includes(d) && labels[d] !== undefined);
+  return extra.length > 0 ? ` for ${extra.map((d) => `${d} ${labels[d]}`).join(', ')}` : '';
+}
+
+/** The level-0 key of a slice of any level. */
+export const parentKey = (labels: Labels, by: readonly string[]) => labelsKey(labels, by);

@@ -1,0 +1,122 @@
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from './prng.ts';
+import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, wilsonUpper } from './sequential.ts';
+
+describe('bernoulliMixtureLogLR', () => {
+  it('matches the hand-computed mixture of two alternatives', () => {
+    // 4·ln(0.06/0.015) + 16·ln(0.94/0.985) = 4.796989; 4·ln(0.24/0.015) + 16·ln(0.76/0.985) = 6.941184
+    const t1 = 4 * Math.log(4) + 16 * Math.log(0.94 / 0.985);
+    const t2 = 4 * Math.log(16) + 16 * Math.log(0.76 / 0.985);
+    expect(t1).toBeCloseTo(4.796989, 6);
+    expect(t2).toBeCloseTo(6.941184, 6);
+    expect(bernoulliMixtureLogLR(20, 4, 0.015, [0.06, 0.24])).toBeCloseTo(Math.log((Math.exp(t1) + Math.exp(t2)) / 2), 12);
+    expect(bernoulliMixtureLogLR(20, 4, 0.015, [0.06, 0.24])).toBeCloseTo(6.358828, 6);
+  });
+  it('is 0 without trials and negative when the outcomes favour p0', () => {
+    expect(bernoulliMixtureLogLR(0, 0, 0.01, [0.1])).toBe(0);
+    expect(bernoulliMixtureLogLR(100, 0, 0.01, [0.1])).toBeCloseTo(100 * Math.log(0.9 / 0.99), 12);
+  });
+  it('logMeanExp does not overflow', () => {
+    expect(logMeanExp([1000, 1000])).toBeCloseTo(1000, 12);
+    expect(logMeanExp([-Infinity])).toBe(-Infinity);
+  });
+});
+
+describe('rateAlternatives', () => {
+  it('doubles from pMin and ends at 0.95', () => {
+    expect(rateAlternatives(0.015, 0.03)).toEqual([0.03, 0.06, 0.12, 0.24, 0.48, 0.95]);
+    // pMin at or below p0 starts just above p0
+    expect(rateAlternatives(0.5, 0.4)[0]).toBeCloseTo(0.505, 12);
+  });
+});
+
+describe('rateShift', () => {
+  const o = { tolerance: 1.5, minRatio: 3, minDelta: 0.02, minBad: 3 };
+  it('matches the worked example: 4 bad of 20 against an exact 1 %', () => {
+    const r = rateShift([{ n: 20, k: 4, pRef: 0.01, nRef: Infinity }], o)!;
+    // alternatives 0.03 … 0.95: terms 2.52706, 4.79699, 6.51425, 6.94118, 3.64194, −31.0963
+    expect(r.p0).toBeCloseTo(0.015, 12);
+    expect(r.pMin).toBeCloseTo(0.03, 12);
+    expect(r.logLR).toBeCloseTo(5.747538, 5);
+    expect(r.rate).toBe(0.2);
+  });
+  it('takes the window with the strongest evidence, and skips windows below the floor or minBad', () => {
+    const r = rateShift(
+      [
+        { n: 10, k: 2, pRef: 0.01, nRef: Infinity }, // minBad 3 not met
+        { n: 40, k: 8, pRef: 0.01, nRef: Infinity },
+        { n: 400, k: 9, pRef: 0.01, nRef: Infinity }, // 2.25 % < pMin 3 %
+      ],
+      o,
+    )!;
+    expect(r.window).toBe(1);
+    expect(rateShift([{ n: 400, k: 9, pRef: 0.01, nRef: Infinity }], o)).toBeNull();
+  });
+  it('puts a Wilson upper bound on a reference measured on few trials', () => {
+    // 1 % on 100 trials, z = 1.645: centre (0.01 + 2.706/200)/1.02706 = 0.022909, half-width
+    // 1.645·√(0.000099 + 0.0000677)/1.02706 = 0.020678 → upper 4.359 %: 8 of 40 is weaker evidence.
+    expect(wilsonUpper(0.01, 100, 1.645)).toBeCloseTo(0.043587, 5);
+    const exact = rateShift([{ n: 40, k: 8, pRef: 0.01, nRef: Infinity }], o)!;
+    const thin = rateShift([{ n: 40, k: 8, pRef: 0.01, nRef: 100 }], o)!;
+    expect(thin.logLR).toBeLessThan(exact.logLR);
+    expect(thin.p0).toBeCloseTo(1.5 * wilsonUpper(0.01, 100, 1.645), 12);
+  });
+  it('under "no change" crosses a day\'s evidence bar far less often than Ville allows', () => {
+    // 2,000 slices × 60 minutes of Bernoulli(1 %) traffic at 30 requests a minute, every window
+    // ending at every minute tried: Ville bounds P(ever ≥ ln(1440/0.01)) per change point by
+    // 0.01/1440, so across 2,000 × 60 change points the expected count of crossings is ≤ 0.83.
+    const rnd = mulberry32(11);
+    const windows = [1, 2, 3, 5, 8, 13, 21, 30, 45, 60];
+    const bar = Math.log(START_POINTS_PER_DAY / 0.01);
+    let crossings = 0;
+    let maxSeen = 0;
+    for (let s = 0; s < 2000; s++) {
+      const k: number[] = [];
+      for (let m = 0; m < 60; m++) {
+        let bad = 0;
+        for (let i = 0; i < 30; i++) if (rnd() < 0.01) bad++;
+        k.push(bad);
+        const ws = windows
+          .filter((w) => w <= k.length)
+          .map((w) => {
+            let kk = 0;
+            for (let j = k.length - w; j < k.length; j++) kk += k[j]!;
+            return { n: 30 * w, k: kk, pRef: 0.01, nRef: Infinity };
+          });
+        const r = rateShift(ws, o);
+        if (r) maxSeen = Math.max(maxSeen, r.logLR);
+        if (r && r.logLR >= bar) crossings++;
+      }
+    }
+    expect(crossings).toBe(0);
+    expect(maxSeen).toBeLessThan(bar - 3);
+  });
+});
+
+describe('multinomialShiftLogBF', () => {
+  it('matches the hand-computed Dirichlet–multinomial Bayes factor', () => {
+    // ln B(2,5) + ln B(9,3) − ln B(1,1) − ln B(10,7); ln B(a,b) = lnΓa + lnΓb − lnΓ(a+b):
+    // ln B(2,5) = ln(1!·4!/6!) = ln(1/30) = −3.401197; ln B(9,3) = ln(8!·2!/11!) = ln(1/495) = −6.204558
+    // ln B(10,7) = ln(9!·6!/16!) = ln(1/80080) = −11.290782 → 1.685026
+    expect(multinomialShiftLogBF([8, 2], [1, 4])).toBeCloseTo(-Math.log(30) - Math.log(495) + Math.log(80080), 9);
+    expect(multinomialShiftLogBF([8, 2], [1, 4])).toBeCloseTo(1.685026, 6);
+  });
+  it('grows with a real shift and stays low without one', () => {
+    const same = multinomialShiftLogBF([500, 300, 200], [50, 30, 20]);
+    const moved = multinomialShiftLogBF([500, 300, 200], [20, 30, 50]);
+    expect(same).toBeLessThan(0);
+    expect(moved).toBeGreaterThan(15);
+  });
+  it('rejects mismatched categories', () => {
+    expect(() => multinomialShiftLogBF([1, 2], [1])).toThrow();
+  });
+});
+
+describe('evidencePValue', () => {
+  it('is the union bound over a day of change points', () => {
+    expect(evidencePValue(18)).toBeCloseTo(1440 * Math.exp(-18), 15);
+    expect(evidencePValue(0)).toBe(1);
+    expect(evidencePValue(2)).toBe(1);
+    expect(evidencePValue(10, 1)).toBeCloseTo(Math.exp(-10), 15);
+  });
+});

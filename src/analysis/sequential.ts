@@ -1,0 +1,181 @@
+/**
+ * Sequential evidence of a change, for detectors that look at a stream every minute and must not
+ * cry wolf: likelihood ratios that are (super)martingales under "no change", so Ville's inequality
+ * bounds the chance that they EVER cross 1/a by a, however often they are read.
+ *
+ * Rates (errors, timeouts, empty results, the share of requests above a reference quantile):
+ * Bernoulli outcomes, "normal" is a rate of at most p0, "changed" a mixture of alternatives
+ * p1 ∈ {pMin, 2·pMin, 4·pMin, …} with equal weights (a mixture of likelihood ratios is itself a
+ * likelihood ratio: Robbins 1970; the same device as Lindon, Sanden & Shirikian, "Rapid regression
+ * detection in software deployments through sequential testing", KDD 2022). Read over the last w
+ * minutes for several w, the maximum over w is Page's CUSUM (1954) with the change point unknown.
+ *
+ * Distributions (labels, binned confidence): the Dirichlet–multinomial Bayes factor of "the
+ * current counts come from their own distribution" against "from the reference's" (Lindon & Malek,
+ * "Anytime-valid inference for multinomial count data", NeurIPS 2022), a martingale under the
+ * null's predictive distribution.
+ *
+ * Turning evidence into a p-value: for one change point, P(LR ever ≥ 1/a) ≤ a (Ville 1939). A
+ * detector that tries every minute of a day as a change point takes the union bound over them:
+ * p = min(1, startPoints · e^{−log LR}). Those p-values can then go through Benjamini–Hochberg
+ * across the slices of one evaluation.
+ */
+import gammaln from '@stdlib/math-base-special-gammaln';
+
+/**
+ * ln of the mixture likelihood ratio for k bad outcomes in n trials, alternatives `p1s` against
+ * rate p0 (equal weights): ln( (1/J) Σ_j (p1/p0)^k ((1−p1)/(1−p0))^(n−k) ).
+ * Worked: 4 of 20 bad, p0 = 0.015, alternatives {0.06, 0.24}: the terms are
+ * 4·ln 4 + 16·ln(0.94/0.985) = 4.7970 and 4·ln 16 + 16·ln(0.76/0.985) = 6.9412, so
+ * ln((e^4.7970 + e^6.9412)/2) = 6.3588.
+ */
+export function bernoulliMixtureLogLR(n: number, k: number, p0: number, p1s: readonly number[]): number {
+  if (!(n > 0) || p1s.length === 0) return 0;
+  const terms = p1s.map((p1) => k * Math.log(p1 / p0) + (n - k) * Math.log((1 - p1) / (1 - p0)));
+  return logMeanExp(terms);
+}
+
+/** ln((1/J) Σ e^{x_j}) without overflow. */
+export function logMeanExp(xs: readonly number[]): number {
+  let max = -Infinity;
+  for (const x of xs) if (x > max) max = x;
+  if (max === -Infinity) return -Infinity;
+  let s = 0;
+  for (const x of xs) s += Math.exp(x - max);
+  return max + Math.log(s / xs.length);
+}
+
+/** Largest alternative rate considered: a rate of 1 would make one good outcome infinitely damning. */
+export const MAX_ALTERNATIVE_RATE = 0.95;
+
+/**
+ * The alternatives for a rate that is normal up to p0 and matters from pMin (> p0): pMin, 2·pMin,
+ * 4·pMin, … below 0.95, and 0.95 itself. Worked: p0 = 0.015, pMin = 0.03 → 0.03, 0.06, 0.12, 0.24,
+ * 0.48, 0.95.
+ */
+export function rateAlternatives(p0: number, pMin: number): number[] {
+  const start = Math.min(MAX_ALTERNATIVE_RATE, Math.max(pMin, p0 * 1.01));
+  const out: number[] = [];
+  for (let p = start; p < MAX_ALTERNATIVE_RATE; p *= 2) out.push(p);
+  out.push(MAX_ALTERNATIVE_RATE);
+  return out.filter((p) => p > p0);
+}
+
+/** One window ending now: its trials, bad outcomes, and the reference rate it is judged against. */
+export interface RateWindow {
+  /** Trials (requests) in the window. */
+  n: number;
+  /** Bad outcomes in the window. */
+  k: number;
+  /** The normal rate for this window (from the slice's past or its peers); NaN when unknown. */
+  pRef: number;
+  /** Trials behind pRef (for its upper confidence bound); Infinity when it is exact. */
+  nRef: number;
+}
+
+export interface RateShiftOptions {
+  /** Up to tolerance × the reference (its upper bound) is still normal: overdispersion, mix changes. */
+  tolerance: number;
+  /** The change that matters: at least minRatio × pRef … */
+  minRatio: number;
+  /** … and at least pRef + minDelta. */
+  minDelta: number;
+  /** Fewest bad outcomes in the window for a verdict. */
+  minBad: number;
+  /** z of the one-sided upper bound put on the reference rate (1.645: 95 %). */
+  refZ?: number;
+}
+
+export interface RateShift {
+  /** ln of the mixture likelihood ratio of the best window. */
+  logLR: number;
+  /** Index of that window in the input. */
+  window: number;
+  n: number;
+  k: number;
+  /** k / n of that window. */
+  rate: number;
+  /** The reference rate it was judged against. */
+  pRef: number;
+  /** The largest rate still taken as normal (tolerance × the reference's upper bound). */
+  p0: number;
+  /** The smallest rate that matters (the first alternative). */
+  pMin: number;
+}
+
+/**
+ * The strongest evidence, over the given windows, that a rate rose to a level that matters. Each
+ * window is tested against "rate ≤ p0 = tolerance × (Wilson upper bound of pRef)" with the
+ * alternatives from max(minRatio·pRef, pRef + minDelta) up; a window counts only when its own
+ * rate reaches that floor and it has minBad bad outcomes. Null when no window qualifies.
+ * Worked: pRef = 0.01 exact, tolerance 1.5 → p0 = 0.015; minRatio 3, minDelta 0.02 → pMin 0.03;
+ * a window of 20 trials with 4 bad (rate 0.2): the six alternatives 0.03, 0.06, 0.12, 0.24, 0.48,
+ * 0.95 give 2.527, 4.797, 6.514, 6.941, 3.642 and −31.10, so ln LR = ln(mean e^term) = 5.7475.
+ */
+export function rateShift(windows: readonly RateWindow[], o: RateShiftOptions): RateShift | null {
+  const z = o.refZ ?? 1.645;
+  let best: RateShift | null = null;
+  windows.forEach((w, i) => {
+    if (!(w.n > 0) || w.k < o.minBad || !Number.isFinite(w.pRef)) return;
+    const pRef = Math.max(0, Math.min(1, w.pRef));
+    const upper = Number.isFinite(w.nRef) ? wilsonUpper(pRef, w.nRef, z) : pRef;
+    const p0 = Math.max(1e-6, Math.min(0.9, upper * o.tolerance));
+    const pMin = Math.max(pRef * o.minRatio, pRef + o.minDelta, p0 * 1.01);
+    const rate = w.k / w.n;
+    if (rate < pMin || pMin >= MAX_ALTERNATIVE_RATE) return;
+    const logLR = bernoulliMixtureLogLR(w.n, w.k, p0, rateAlternatives(p0, pMin));
+    if (!best || logLR > best.logLR) best = { logLR, window: i, n: w.n, k: w.k, rate, pRef, p0, pMin };
+  });
+  return best;
+}
+
+/** One-sided Wilson upper bound of a rate p measured on n trials. */
+export function wilsonUpper(p: number, n: number, z: number): number {
+  if (!(n > 0)) return 1;
+  const z2 = z * z;
+  const centre = (p + z2 / (2 * n)) / (1 + z2 / n);
+  const half = (z * Math.sqrt((p * (1 - p)) / n + z2 / (4 * n * n))) / (1 + z2 / n);
+  return Math.min(1, centre + half);
+}
+
+/** ln of the multivariate Beta function B(v) = Π Γ(v_i) / Γ(Σ v_i). */
+function logBeta(v: readonly number[]): number {
+  let s = 0;
+  let sum = 0;
+  for (const x of v) {
+    s += gammaln(x);
+    sum += x;
+  }
+  return s - gammaln(sum);
+}
+
+/**
+ * ln of the Dirichlet–multinomial Bayes factor that `cur` (category counts) was drawn from a
+ * distribution of its own rather than the one that produced `ref`, with a symmetric Dirichlet(α)
+ * prior on each: ln B(α+cur) + ln B(α+ref) − ln B(α) − ln B(α+ref+cur). It is the ratio of the two
+ * predictive probabilities of the current counts, so under "same distribution" it is a martingale
+ * as counts arrive. Worked (α = 1, two categories): ref (8, 2), cur (1, 4):
+ * ln B(2,5) + ln B(9,3) − ln B(1,1) − ln B(10,7) = −3.4012 − 6.2046 − 0 + 11.2908 = 1.6850: the
+ * current 1-in-5 against the reference's 8-in-10 is only 5:1 evidence after five counts.
+ */
+export function multinomialShiftLogBF(ref: readonly number[], cur: readonly number[], alpha = 1): number {
+  if (ref.length !== cur.length) throw new Error('ref and cur must have the same categories');
+  const a = ref.map(() => alpha);
+  const aRef = ref.map((x) => x + alpha);
+  const aCur = cur.map((x) => x + alpha);
+  const aAll = ref.map((x, i) => x + (cur[i] as number) + alpha);
+  return logBeta(aCur) + logBeta(aRef) - logBeta(a) - logBeta(aAll);
+}
+
+/** Change points a detector tries in a day (one a minute): the union bound behind `evidencePValue`. */
+export const START_POINTS_PER_DAY = 1440;
+
+/**
+ * A p-value from sequential evidence: every change point tried has P(LR ever ≥ 1/a) ≤ a, so over
+ * `startPoints` of them p = min(1, startPoints · e^{−ln LR}). Worked: ln LR = 18 over a day of
+ * minutes → 1440 · e^{−18} = 2.2e−5.
+ */
+export function evidencePValue(logLR: number, startPoints = START_POINTS_PER_DAY): number {
+  if (!(logLR > 0)) return 1;
+  return Math.min(1, Math.exp(Math.log(startPoints) - logLR));
+}
