@@ -317,7 +317,8 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   const finalRmt = await timed(async () => (await rows(c, hand('inferlens.events_rmt', 'FINAL'))).length);
   await c.command({ query: 'DROP TABLE inferlens.events_rmt' });
   await c.close();
-  const again = await startServer(join(dir, 'api'), { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath });
+  // A query instance (`--role query`): on ClickHouse the reads are served apart from ingest and alerting.
+  const again = await startServer(join(dir, 'api'), { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath, INFERLENS_ROLE: 'query' });
   const api = await apiQuery(again.url, qFrom, qTo);
   await again.stop();
   log(`(c) dashboard query: API ${api.ms.toFixed(1)} ms (${api.rows} rows), SQL ${sql.ms.toFixed(1)} ms (${sql.rows} rows); ReplacingMergeTree (${rmtParts} parts) ${plainRmt.ms.toFixed(1)} ms, with FINAL ${finalRmt.ms.toFixed(1)} ms`);
