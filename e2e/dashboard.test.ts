@@ -89,8 +89,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const dist = path.join(tmp, 'dist');
     // Build the current web/ sources, so the test never runs against a stale web/dist.
     await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
-    // Alerting on (the default rule pack), actions waiting for approval so the approve button shows.
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, actions: { mode: 'approval' } } } });
+    // Alerting on (the default rule pack and e2e/seed-rules.yaml), actions waiting for approval so the approve button shows.
+    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval' } } } });
     server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)] });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
@@ -309,24 +309,24 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   });
 
   it('lists alerts and rules, creates and expires a silence, approves an action, and is empty where nothing fires', async () => {
-    // GoldenSamplesFailing (for: 5m) on v2: pending since the first evaluation, firing 6 minutes
-    // later, proposing a rollback (waiting for approval); then back to now, as the next tick would.
+    // ReplicaErrorsHigh (for: 5m) on r3: pending since the first evaluation, firing 6 minutes later,
+    // proposing a switch_route (waiting for approval); then back to now, as the next tick would.
     await server.alerting!.evaluateAt(Date.now() + 6 * 60_000);
     expect(server.alerting!.actions.list().map((a) => a.state)).toContain('awaiting_approval');
     await server.alerting!.evaluateAt(Date.now());
     await page.goto(`${server.url}/alerts?from=now-1h&to=now`);
     await rendered(0);
     await page.waitForSelector('[data-panel="alerts-rules"][data-state="ready"]');
-    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('LatencyP99Up');
+    expect(await page.textContent('[data-panel="alerts-rules"]')).toContain('ReplicaSlow');
     expect(await page.getAttribute('[data-panel="alerts-alerts"]', 'data-state')).toBe('ready');
-    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('ErrorBudgetBurnFast');
+    expect(await page.textContent('[data-panel="alerts-alerts"]')).toContain('ReplicaErrorsHigh');
     expect(await page.getAttribute('[data-panel="alerts-incidents"]', 'data-state')).toBe('ready');
 
-    await page.fill('#silence-matchers', 'alertname="ErrorBudgetBurnFast", model="ranker"');
+    await page.fill('#silence-matchers', 'alertname="ReplicaErrorsHigh", model="ranker"');
     await page.fill('#silence-comment', 'e2e');
     await page.click('#silence-create');
     await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="active"]');
-    expect(await page.textContent('[data-panel="alerts-silences"] tr[data-state="active"]')).toContain('alertname="ErrorBudgetBurnFast"');
+    expect(await page.textContent('[data-panel="alerts-silences"] tr[data-state="active"]')).toContain('alertname="ReplicaErrorsHigh"');
 
     const approve = '[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] button.approve';
     await page.waitForSelector(approve);

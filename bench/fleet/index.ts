@@ -41,7 +41,7 @@ export interface FleetOptions {
   incidents?: readonly IncidentKind[];
   /** Fleet size (default 6 classifiers, 5 rankers, 6 generative models, 60 tenants, 4 entries). */
   shape?: Partial<FleetShape>;
-  /** Events per batch (default 50,000). */
+  /** Events per batch (default 100,000: fewer, larger appends cost the store less CPU). */
   batchRows?: number;
 }
 
@@ -108,7 +108,7 @@ export function generateFleet(options: FleetOptions): FleetRun {
   const fleet = buildFleet(seed, scale, shape);
   const plan = planIncidents({ fleet, seed, scoredStartMs, endMs, kinds: options.incidents ?? INCIDENT_KINDS });
   const active: Incident[] = options.clean ? [] : plan.incidents;
-  const batchRows = options.batchRows ?? 50_000;
+  const batchRows = options.batchRows ?? 100_000;
 
   const description: FleetDescription = {
     seed,

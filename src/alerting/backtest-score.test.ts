@@ -13,6 +13,7 @@ const ep = (alertname: string, labels: Record<string, string>, pending: number, 
   firing_at: null,
   resolved_at: null,
   peak_value: 1,
+  details: {},
   interval_ms: 60_000,
   ...extra,
 });

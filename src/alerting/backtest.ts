@@ -26,6 +26,8 @@ export interface Episode {
   /** When it stopped holding (a pending alert that stopped holding too); null if still active at the end. */
   resolved_at: string | null;
   peak_value: number;
+  /** The numbers behind the verdict when it became active (rate, reference, window, p-value). */
+  details: Record<string, number | string>;
   /** Evaluation interval of its group, ms. */
   interval_ms: number;
 }
@@ -110,7 +112,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
         let e = open.get(id);
         if (!e) {
           const { alertname: _n, severity: _s, ...labels } = a.labels;
-          e = { alertname: a.alertname, group: g.group.name, severity: a.severity, labels, pending_at: iso(a.activeAtMs), firing_at: null, resolved_at: null, peak_value: a.value, interval_ms: g.group.intervalMs };
+          e = { alertname: a.alertname, group: g.group.name, severity: a.severity, labels, pending_at: iso(a.activeAtMs), firing_at: null, resolved_at: null, peak_value: a.value, details: a.details, interval_ms: g.group.intervalMs };
           open.set(id, e);
           episodes.push(e);
         }

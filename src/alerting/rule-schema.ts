@@ -257,6 +257,10 @@ export const LatencyShiftSchema = z
     /** The current quantile must be at least this many times the reference's. */
     min_slowdown: z.number().min(1).default(1.25),
     buckets_per_decade: z.number().int().min(5).max(120).default(20),
+    /** up: more requests above the reference's quantile; down: more values below its (1 − quantile)-quantile (a confidence that drops). */
+    direction: z.enum(['up', 'down']).default('up'),
+    /** Linear bins for a bounded field (confidence: { width: 0.05 }) instead of the log buckets. */
+    bins: z.union([z.object({ width: z.number().positive() }).strict(), z.object({ per_decade: z.number().int().min(1).max(120) }).strict()]).optional(),
     ...shiftCommon,
     min_bad: z.number().int().min(1).default(5),
   })

@@ -5,6 +5,11 @@
  * minute or two of rows per tick instead of two hours. Live evaluation and the backtest run the
  * same code; on a manual clock that goes back, or jumps past what is held, the series start over.
  *
+ * Each slice holds dense per-minute arrays with running sums beside them, so any window's total is
+ * two array reads, however many rules and windows ask (the running sums are brought up to date
+ * from the first minute that changed). Rates are stored as counts: a product `rate × weight`
+ * (`error_rate × count`: the failed requests of the minute) is computed as a minute is stored.
+ *
  * Nothing after the evaluation time is ever read: every query ends at `nowMs`. Rows that arrive
  * more than `settleMs` after their minute closed are not seen by the detectors (the analyses and
  * the query API see them).
@@ -17,72 +22,136 @@ import type { Labels } from './labels.ts';
 
 export const MINUTE_MS = 60_000;
 
-/** Measure values of one slice in one minute (absent when null). */
-export type CountsBin = Record<string, number>;
-/** Rows per bucket index of one slice in one minute. */
-export type BucketsBin = Map<number, number>;
+/** A count per minute derived from a rate: `rate × weight` (both measures of the query). */
+export interface Product {
+  name: string;
+  rate: string;
+  weight: string;
+}
 
 export type SeriesSpec =
-  | { kind: 'counts'; filters: Filters; by: readonly GroupKey[]; measures: readonly string[] }
+  | { kind: 'counts'; filters: Filters; by: readonly GroupKey[]; measures: readonly string[]; products?: readonly Product[] }
   | { kind: 'buckets'; filters: Filters; by: readonly GroupKey[]; column: NumericField; buckets: { perDecade: number } | { width: number } };
 
-export interface SliceSeries<V> {
+/** One slice's per-minute data: totals over [fromMs, toMs) (whole minutes) in two array reads. */
+export interface SliceSeries {
   labels: Labels;
-  /** Minute start (epoch ms) → what that minute holds. */
-  bins: Map<number, V>;
+  /** Sum of a measure or product over the minutes in [fromMs, toMs). */
+  sum(name: string, fromMs: number, toMs: number): number;
+  /** Bucket indices seen (buckets series), ascending. */
+  indices(): readonly number[];
+  /** Rows in bucket `index` over [fromMs, toMs) (buckets series). */
+  count(index: number, fromMs: number, toMs: number): number;
 }
 
 export interface SeriesCacheOptions {
   reads: TypedReads;
   /** Minutes closed less than this long ago are read again at the next evaluation (default 60 s). */
   settleMs?: number;
-  /** Most cells (slice-minutes, or slice-minute-buckets) held over every series; more is an error. */
+  /** Most numbers held over every series (per-minute values and their running sums); more is an error. */
   maxCells?: number;
   /** Longest range one query reads (default 30 min), so no single result is large. */
   chunkMs?: number;
 }
 
 export interface SeriesCache {
-  counts(spec: Extract<SeriesSpec, { kind: 'counts' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries<CountsBin>>>;
-  buckets(spec: Extract<SeriesSpec, { kind: 'buckets' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries<BucketsBin>>>;
-  /** Cells held now, over every series. */
+  counts(spec: Extract<SeriesSpec, { kind: 'counts' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
+  buckets(spec: Extract<SeriesSpec, { kind: 'buckets' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
+  /** Numbers held now, over every series. */
   cells(): number;
   /** Queries made so far (the backtest reports it). */
   queries(): number;
 }
 
-/** Default bound on what the detectors hold: ~2 M cells is a few hundred MB at most. */
-export const DEFAULT_MAX_CELLS = 2_000_000;
+/** Default bound on what the detectors hold: 40 M numbers, at most ~320 MB. */
+export const DEFAULT_MAX_CELLS = 40_000_000;
 /** Most rows one read may return. */
 const MAX_ROWS_PER_READ = 500_000;
-
-interface Entry<V> {
-  slices: Map<string, SliceSeries<V>>;
-  /** Earliest minute held. */
-  fromMs: number;
-  /** The evaluation time of the last read. */
-  fetchedToMs: number;
-  /** Longest span any caller asked for. */
-  spanMs: number;
-  cells: number;
-  busy: Promise<void> | null;
-}
 
 export const floorMinute = (ms: number) => Math.floor(ms / MINUTE_MS) * MINUTE_MS;
 
 /** The key of a slice: its values in `by` order. */
 export const labelsKey = (labels: Labels, by: readonly string[]): string => by.map((d) => labels[d] ?? '').join('\u0000');
 
+/** A per-minute column and its running sums from the entry's origin, brought up to date lazily. */
+class Column {
+  raw: Float64Array;
+  cum: Float64Array;
+  /** cum is valid up to and including this index. */
+  valid = 0;
+  constructor(cap: number) {
+    this.raw = new Float64Array(cap);
+    this.cum = new Float64Array(cap + 1);
+  }
+  set(j: number, v: number): void {
+    this.raw[j] = v;
+    if (j < this.valid) this.valid = j;
+  }
+  add(j: number, v: number): void {
+    this.raw[j]! += v;
+    if (j < this.valid) this.valid = j;
+  }
+  /** Sum over indices [a, b). */
+  range(a: number, b: number): number {
+    const cap = this.raw.length;
+    a = Math.max(0, Math.min(cap, a));
+    b = Math.max(0, Math.min(cap, b));
+    if (b <= a) return 0;
+    if (this.valid < b) {
+      for (let j = this.valid; j < b; j++) this.cum[j + 1] = this.cum[j]! + this.raw[j]!;
+      this.valid = b;
+    }
+    return this.cum[b]! - this.cum[a]!;
+  }
+  /** Moves the origin forward by `shift` minutes. */
+  shift(shift: number): void {
+    this.raw.copyWithin(0, shift);
+    this.raw.fill(0, this.raw.length - shift);
+    this.valid = 0;
+  }
+}
+
+interface Slice {
+  labels: Labels;
+  cols: Map<string | number, Column>;
+  /** Bucket indices, sorted, for buckets series. */
+  sorted: number[] | null;
+}
+
+interface Entry {
+  spec: SeriesSpec;
+  slices: Map<string, Slice>;
+  /** Minute of index 0 of every column. */
+  originMs: number;
+  /** Minutes every column holds. */
+  cap: number;
+  /** Earliest minute held with data read. */
+  fromMs: number;
+  /** The evaluation time of the last read. */
+  fetchedToMs: number;
+  /** Longest span any caller asked for. */
+  spanMs: number;
+  busy: Promise<void> | null;
+}
+
+/** Minutes of room kept past a span, so the origin moves once every so many ticks. */
+const SLACK_MINUTES = 60;
+
 export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   const settleMs = o.settleMs ?? MINUTE_MS;
   const maxCells = o.maxCells ?? DEFAULT_MAX_CELLS;
   const chunkMs = o.chunkMs ?? 30 * MINUTE_MS;
-  const entries = new Map<string, Entry<unknown>>();
+  const entries = new Map<string, Entry>();
   let queryCount = 0;
 
+  const cellsOf = (e: Entry) => {
+    let n = 0;
+    for (const s of e.slices.values()) n += s.cols.size * (2 * e.cap + 1);
+    return n;
+  };
   const total = () => {
     let n = 0;
-    for (const e of entries.values()) n += e.cells;
+    for (const e of entries.values()) n += cellsOf(e);
     return n;
   };
 
@@ -115,79 +184,106 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     }
   }
 
-  async function refresh<V>(key: string, spec: SeriesSpec, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries<V>>> {
-    let e = entries.get(key) as Entry<V> | undefined;
+  function view(e: Entry, s: Slice): SliceSeries {
+    const idx = (ms: number) => Math.round((ms - e.originMs) / MINUTE_MS);
+    return {
+      labels: s.labels,
+      sum: (name, fromMs, toMs) => s.cols.get(name)?.range(idx(fromMs), idx(toMs)) ?? 0,
+      indices: () => (s.sorted ??= [...s.cols.keys()].filter((k): k is number => typeof k === 'number').sort((a, b) => a - b)),
+      count: (index, fromMs, toMs) => s.cols.get(index)?.range(idx(fromMs), idx(toMs)) ?? 0,
+    };
+  }
+
+  async function refresh(key: string, spec: SeriesSpec, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>> {
+    let e = entries.get(key);
     while (e?.busy) {
       await e.busy;
-      e = entries.get(key) as Entry<V> | undefined;
+      e = entries.get(key);
     }
     const wantFrom = floorMinute(nowMs - spanMs);
-    const reset = !e || nowMs < e.fetchedToMs || wantFrom >= e.fetchedToMs;
-    const entry: Entry<V> = reset ? { slices: new Map(), fromMs: wantFrom, fetchedToMs: nowMs, spanMs, cells: 0, busy: null } : e!;
-    if (reset) entries.set(key, entry as Entry<unknown>);
-    if (nowMs === entry.fetchedToMs && !reset && wantFrom >= entry.fromMs) return entry.slices;
+    const reset = !e || nowMs < e.fetchedToMs || wantFrom >= e.fetchedToMs || wantFrom < e.fromMs;
+    if (reset) {
+      const span = Math.max(spanMs, e?.spanMs ?? 0);
+      const cap = Math.ceil(span / MINUTE_MS) + 2 + SLACK_MINUTES;
+      e = { spec, slices: new Map(), originMs: floorMinute(nowMs - span), cap, fromMs: floorMinute(nowMs - span), fetchedToMs: nowMs, spanMs: span, busy: null };
+      entries.set(key, e);
+    } else if (nowMs === e!.fetchedToMs) return views(e!);
+    const entry = e!;
     let done!: () => void;
     entry.busy = new Promise<void>((r) => (done = r));
     try {
-      entry.spanMs = Math.max(entry.spanMs, spanMs);
-      const put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => {
+      const lastMs = floorMinute(nowMs - 1);
+      // Room for the newest minute: move the origin forward, keeping what the longest caller needs.
+      const over = (lastMs - entry.originMs) / MINUTE_MS - (entry.cap - 1);
+      if (over > 0) {
+        const shift = Math.min(entry.cap, Math.max(over, entry.cap - Math.ceil(entry.spanMs / MINUTE_MS) - 2));
+        for (const s of entry.slices.values()) for (const c of s.cols.values()) c.shift(shift);
+        entry.originMs += shift * MINUTE_MS;
+        entry.fromMs = Math.max(entry.fromMs, entry.originMs);
+      }
+      const at = (ms: number) => (ms - entry.originMs) / MINUTE_MS;
+      const column = (s: Slice, name: string | number) => {
+        let c = s.cols.get(name);
+        if (!c) {
+          s.cols.set(name, (c = new Column(entry.cap)));
+          s.sorted = null;
+        }
+        return c;
+      };
+      const slot = (labels: Labels) => {
         const k = labelsKey(labels, spec.by);
         let s = entry.slices.get(k);
-        if (!s) entry.slices.set(k, (s = { labels, bins: new Map() }));
+        if (!s) entry.slices.set(k, (s = { labels, cols: new Map(), sorted: null }));
+        return s;
+      };
+      const put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => {
+        const j = at(minuteMs);
+        if (j < 0 || j >= entry.cap) return;
+        const s = slot(labels);
         if (spec.kind === 'counts') {
-          const bin: CountsBin = {};
-          for (const m of spec.measures) {
+          const value = (m: string) => {
             const v = row.measures?.[m];
-            if (typeof v === 'number' && Number.isFinite(v)) bin[m] = v;
-          }
-          if (!s.bins.has(minuteMs)) entry.cells++;
-          s.bins.set(minuteMs, bin as V);
-        } else {
-          let bin = s.bins.get(minuteMs) as BucketsBin | undefined;
-          if (!bin) s.bins.set(minuteMs, (bin = new Map()) as V);
-          if (!bin.has(row.index!)) entry.cells++;
-          bin.set(row.index!, (bin.get(row.index!) ?? 0) + row.n!);
-        }
+            return typeof v === 'number' && Number.isFinite(v) ? v : 0;
+          };
+          for (const m of spec.measures) column(s, m).set(j, value(m));
+          for (const p of spec.products ?? []) column(s, p.name).set(j, value(p.rate) * value(p.weight));
+        } else column(s, row.index!).add(j, row.n!);
       };
-      const drop = (fromMs: number, toMs: number) => {
-        for (const s of entry.slices.values())
-          for (const [m, bin] of s.bins)
-            if (m >= fromMs && m < toMs) {
-              entry.cells -= spec.kind === 'counts' ? 1 : (bin as BucketsBin).size;
-              s.bins.delete(m);
-            }
+      const clear = (fromMs: number) => {
+        const a = Math.max(0, at(fromMs));
+        const b = Math.min(entry.cap, at(lastMs) + 1);
+        for (const s of entry.slices.values()) for (const c of s.cols.values()) for (let j = a; j < b; j++) if (c.raw[j] !== 0) c.set(j, 0);
       };
-      if (reset) await read(spec, wantFrom, nowMs, put);
+      if (reset) await read(spec, entry.fromMs, nowMs, put);
       else {
-        if (wantFrom < entry.fromMs) await read(spec, wantFrom, entry.fromMs, put);
         const again = Math.max(entry.fromMs, floorMinute(entry.fetchedToMs - settleMs));
-        drop(again, Infinity);
+        clear(again);
         await read(spec, again, nowMs, put);
-        entry.fromMs = Math.min(entry.fromMs, wantFrom);
       }
       entry.fetchedToMs = nowMs;
-      // Keep what the longest caller needs; forget older minutes and slices that went quiet.
-      const keepFrom = floorMinute(nowMs - entry.spanMs);
-      if (entry.fromMs < keepFrom) {
-        drop(-Infinity, keepFrom);
-        entry.fromMs = keepFrom;
-      }
-      for (const [k, s] of entry.slices) if (s.bins.size === 0) entry.slices.delete(k);
+      entry.spanMs = Math.max(entry.spanMs, spanMs);
       const held = total();
       if (held > maxCells) {
         entries.delete(key);
         throw new InferlensError('resource_exhausted', `the detectors would hold ${held} series cells, more than the bound of ${maxCells}: narrow the rules' by, localize or filters, or shorten their reference windows`);
       }
-      return entry.slices;
+      return views(entry);
     } finally {
       entry.busy = null;
       done();
     }
   }
 
+  /** Slices with data in the held range. */
+  function views(e: Entry): Map<string, SliceSeries> {
+    const out = new Map<string, SliceSeries>();
+    for (const [k, s] of e.slices) out.set(k, view(e, s));
+    return out;
+  }
+
   return {
-    counts: (spec, nowMs, spanMs) => refresh<CountsBin>(JSON.stringify(spec), spec, nowMs, spanMs),
-    buckets: (spec, nowMs, spanMs) => refresh<BucketsBin>(JSON.stringify(spec), spec, nowMs, spanMs),
+    counts: (spec, nowMs, spanMs) => refresh(JSON.stringify(spec), spec, nowMs, spanMs),
+    buckets: (spec, nowMs, spanMs) => refresh(JSON.stringify(spec), spec, nowMs, spanMs),
     cells: total,
     queries: () => queryCount,
   };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './prng.ts';
-import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, wilsonUpper } from './sequential.ts';
+import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, dispersion, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, wilsonUpper } from './sequential.ts';
 
 describe('bernoulliMixtureLogLR', () => {
   it('matches the hand-computed mixture of two alternatives', () => {
@@ -90,6 +90,22 @@ describe('rateShift', () => {
     }
     expect(crossings).toBe(0);
     expect(maxSeen).toBeLessThan(bar - 3);
+  });
+});
+
+describe('dispersion', () => {
+  it('matches the worked example and is 1 for binomial-looking counts', () => {
+    const n = Array(10).fill(100);
+    // p = 15/1000; χ² = (9·0.5² + 4.5²) / (100·0.015·0.985) = 22.5/1.4775 = 15.228 over 9 dof → 1.692
+    expect(dispersion(n, [1, 1, 1, 1, 6, 1, 1, 1, 1, 1])).toBeCloseTo(22.5 / 1.4775 / 9, 9);
+    expect(dispersion(n, [1, 2, 1, 2, 1, 2, 1, 2, 1, 2])).toBe(1);
+    expect(dispersion(n.slice(0, 9), [1, 1, 1, 1, 1, 1, 1, 1, 1])).toBeNaN();
+    expect(dispersion(n, Array(10).fill(0))).toBeNaN();
+  });
+  it('divides the evidence', () => {
+    const w = [{ n: 200, k: 20, pRef: 0.01, nRef: Infinity }];
+    const o = { tolerance: 1.5, minRatio: 3, minDelta: 0.02, minBad: 3 };
+    expect(rateShift(w, { ...o, dispersion: 2 })!.logLR).toBeCloseTo(rateShift(w, o)!.logLR / 2, 12);
   });
 });
 

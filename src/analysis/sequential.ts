@@ -84,6 +84,12 @@ export interface RateShiftOptions {
   minBad: number;
   /** z of the one-sided upper bound put on the reference rate (1.645: 95 %). */
   refZ?: number;
+  /**
+   * Overdispersion φ ≥ 1 of the slice's bad counts (see `dispersion`): the log likelihood ratios
+   * are divided by it, as a quasi-likelihood divides the deviance (Wedderburn 1974), so a rate that
+   * normally wobbles minute to minute more than a binomial needs that much more evidence.
+   */
+  dispersion?: number;
 }
 
 export interface RateShift {
@@ -123,10 +129,38 @@ export function rateShift(windows: readonly RateWindow[], o: RateShiftOptions): 
     const pMin = Math.max(pRef * o.minRatio, pRef + o.minDelta, p0 * 1.01);
     const rate = w.k / w.n;
     if (rate < pMin || pMin >= MAX_ALTERNATIVE_RATE) return;
-    const logLR = bernoulliMixtureLogLR(w.n, w.k, p0, rateAlternatives(p0, pMin));
+    const logLR = bernoulliMixtureLogLR(w.n, w.k, p0, rateAlternatives(p0, pMin)) / Math.max(1, o.dispersion ?? 1);
     if (!best || logLR > best.logLR) best = { logLR, window: i, n: w.n, k: w.k, rate, pRef, p0, pMin };
   });
   return best;
+}
+
+/**
+ * Overdispersion of per-minute bad counts (k_j of n_j): Pearson's χ² about the pooled rate over its
+ * degrees of freedom, Σ (k_j − n_j·p)² / (n_j·p·(1 − p)) / (m − 1), clamped to [1, 20]; NaN with
+ * fewer than 10 minutes that carry requests, or no bad request at all (nothing to measure it on).
+ * Worked: minutes of 100 requests with 1, 1, 1, 1, 6, 1, 1, 1, 1, 1 bad (p = 0.015): χ² =
+ * (9·0.5² + 4.5²)/1.4775 = 15.23 over 9 → 1.69.
+ */
+export function dispersion(n: ArrayLike<number>, k: ArrayLike<number>): number {
+  let N = 0;
+  let K = 0;
+  let m = 0;
+  for (let j = 0; j < n.length; j++) {
+    if (!(n[j]! > 0)) continue;
+    N += n[j]!;
+    K += k[j]!;
+    m++;
+  }
+  if (m < 10 || !(K > 0) || K >= N) return NaN;
+  const p = K / N;
+  let chi2 = 0;
+  for (let j = 0; j < n.length; j++) {
+    if (!(n[j]! > 0)) continue;
+    const e = n[j]! * p;
+    chi2 += (k[j]! - e) ** 2 / (e * (1 - p));
+  }
+  return Math.min(20, Math.max(1, chi2 / (m - 1)));
 }
 
 /** One-sided Wilson upper bound of a rate p measured on n trials. */

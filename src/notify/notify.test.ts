@@ -3,6 +3,7 @@ import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
+import { heldTimers } from '../../test/held-timers.ts';
 import { createDeliveryQueue } from './delivery-queue.ts';
 import { DeliveryError } from './http.ts';
 import { SIGNATURE_HEADER, signBody, verifySignature } from './signature.ts';
@@ -122,18 +123,36 @@ describe('webhook notifier', () => {
     await n.stop(100);
   });
 
-  it('a full queue drops the oldest and counts it; stop drops what is left after the deadline', async () => {
-    const r = await receiver(() => {
-      // never answers
+  it('a full queue drops the oldest and counts it; stop aborts the request in flight at its deadline and drops the rest', async () => {
+    let arrived!: () => void;
+    const inFlight = new Promise<void>((ok) => (arrived = ok));
+    let gaveUp!: () => void;
+    const clientGaveUp = new Promise<void>((ok) => (gaveUp = ok));
+    const r = await receiver((_, res) => {
+      // Never answers; notes when the client closes the request unanswered.
+      res.on('close', () => {
+        if (!res.writableEnded) gaveUp();
+      });
+      arrived();
     });
-    const n = createWebhookNotifier({ url: r.url, maxQueue: 3, timeoutMs: 60_000 });
+    const timers = heldTimers();
+    // The request timeout is far away: only stop's deadline can end the request in flight.
+    const n = createWebhookNotifier({ url: r.url, maxQueue: 3, timeoutMs: 600_000, timers });
     for (let i = 1; i <= 6; i++) n.send(batch(i));
     // One in flight, three queued (4, 5, 6), two dropped (2, 3).
     expect(n.stats()).toMatchObject({ queued: 3, droppedTotal: 2 });
-    const t0 = performance.now();
-    await n.stop(50);
-    expect(performance.now() - t0).toBeLessThan(2000);
-    expect(n.stats()).toMatchObject({ queued: 0, droppedTotal: 5, failedTotal: 1 });
+    await inFlight;
+    let stopped = false;
+    const stopping = n.stop(50).then(() => (stopped = true));
+    // The deadline is a timer on the injected clock: until it runs, the queue keeps its chance.
+    expect(timers.pending()).toEqual([50]);
+    for (let i = 0; i < 10; i++) await new Promise((ok) => setImmediate(ok));
+    expect(stopped).toBe(false);
+    expect(n.stats()).toMatchObject({ queued: 3, droppedTotal: 2 });
+    timers.fire(50);
+    await stopping;
+    await clientGaveUp;
+    expect(n.stats()).toMatchObject({ queued: 0, droppedTotal: 5, failedTotal: 1, sentTotal: 0 });
     n.send(batch(7));
     expect(n.stats().droppedTotal).toBe(6);
     await n.stop(50); // idempotent

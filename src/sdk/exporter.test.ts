@@ -1,5 +1,7 @@
 // The exporter against a real HTTP server on 127.0.0.1, scripted per test.
 import { afterEach, describe, expect, it } from 'vitest';
+import { heldTimers } from '../../test/held-timers.ts';
+import type { HeldTimers } from '../../test/held-timers.ts';
 import { createClient } from './client.ts';
 import type { InferlensClient } from './client.ts';
 import type { ClientOptions } from './options.ts';
@@ -29,7 +31,12 @@ function client(endpoint: string, options: Partial<ClientOptions> = {}) {
     logger: { warn: (msg) => void warnings.push(msg) },
     ...options,
   });
-  cleanup.push(() => c.shutdown({ timeoutMs: 0 }));
+  cleanup.push(async () => {
+    const done = c.shutdown({ timeoutMs: 0 });
+    // Held timers run only when fired: run this shutdown's deadline (a no-op once the test has shut down).
+    if (options.timers && 'fire' in options.timers) (options.timers as HeldTimers).fire(0);
+    await done;
+  });
   return { c, warnings };
 }
 
@@ -43,6 +50,17 @@ function total(s: ClientStats): number {
 }
 
 const ids = (rows: unknown[]) => rows.map((r) => (r as { request_id: string }).request_id);
+
+/** The per-request timeout the tests with held timers use; every other timer is a back-off wait or the shutdown deadline. */
+const REQUEST_TIMEOUT_MS = 10_000;
+
+/** Waits until the exporter sets a back-off timer (any held timer but a request timeout), runs it, and returns its delay. */
+async function runNextBackoff(timers: HeldTimers): Promise<number> {
+  await waitFor(() => timers.pending().some((ms) => ms !== REQUEST_TIMEOUT_MS));
+  const ms = timers.pending().find((d) => d !== REQUEST_TIMEOUT_MS)!;
+  timers.fire(ms);
+  return ms;
+}
 
 describe('exporter: batching', () => {
   it('sends a full batch at once, NDJSON with the API key, and the rest on flush', async () => {
@@ -114,27 +132,41 @@ describe('exporter: batching', () => {
 });
 
 describe('exporter: failures', () => {
-  it('honours Retry-After on 429', async () => {
+  it('honours Retry-After on 429: the retry waits exactly what the server asked', async () => {
     const server = await serve((req, n) => (n === 0 ? { status: 429, headers: { 'retry-after': '1' } } : acceptAll(req, n)));
-    const { c } = client(server.url, { initialBackoffMs: 1, maxBackoffMs: 2 });
+    const timers = heldTimers();
+    const { c } = client(server.url, { initialBackoffMs: 1, maxBackoffMs: 2, timeoutMs: REQUEST_TIMEOUT_MS, timers });
     record(c, 3);
-    await c.flush();
+    const flushed = c.flush();
+    // Its own back-off would be under 2 ms; the server's Retry-After: 1 makes it 1000 ms.
+    expect(await runNextBackoff(timers)).toBe(1000);
+    await flushed;
     expect(server.requests).toHaveLength(2);
-    const waitedMs = server.requests[1]!.atMs - server.requests[0]!.atMs;
-    expect(waitedMs).toBeGreaterThanOrEqual(950);
-    expect(waitedMs).toBeLessThan(2000);
+    // Request timeout, the Retry-After wait, request timeout: no other wait was asked for.
+    expect(timers.requested()).toEqual([REQUEST_TIMEOUT_MS, 1000, REQUEST_TIMEOUT_MS]);
     expect(c.stats()).toMatchObject({ sent: 3, retries: 1 });
   });
 
-  it('backs off exponentially on 503 and gives up after maxRetries', async () => {
+  it('backs off with full jitter on 503 and gives up after maxRetries', async () => {
     const server = await serve(() => ({ status: 503 }));
-    const { c, warnings } = client(server.url, { maxRetries: 3, initialBackoffMs: 20, maxBackoffMs: 40 });
+    const timers = heldTimers();
+    const { c, warnings } = client(server.url, { maxRetries: 3, initialBackoffMs: 20, maxBackoffMs: 40, timeoutMs: REQUEST_TIMEOUT_MS, timers });
     record(c, 4);
-    await c.flush();
-    // 1 attempt + 3 retries; the waits are jittered in [0, 20), [0, 40), [0, 40).
+    const flushed = c.flush();
+    const waits: number[] = [];
+    for (let retry = 0; retry < 3; retry++) {
+      waits.push(await runNextBackoff(timers));
+      // Nothing is sent while it waits: one request per attempt so far.
+      expect(server.requests).toHaveLength(retry + 1);
+    }
+    await flushed;
+    // 1 attempt + 3 retries; the waits are uniform in [0, cap) with caps min(40, 20·2ⁿ) = 20, 40, 40.
     expect(server.requests).toHaveLength(4);
-    const gaps = server.requests.slice(1).map((r, i) => r.atMs - server.requests[i]!.atMs);
-    expect(gaps.every((g, i) => g < [20, 40, 40][i]! + 150)).toBe(true);
+    waits.forEach((w, i) => {
+      expect(w).toBeGreaterThanOrEqual(0);
+      expect(w).toBeLessThan([20, 40, 40][i]!);
+    });
+    expect(timers.pending()).toEqual([]);
     expect(c.stats()).toMatchObject({ sent: 0, retries: 3, dropped: { retries_exhausted: 4 }, inFlight: 0 });
     expect(warnings.filter((w) => w.includes('failed 4 times'))).toHaveLength(1);
   });
@@ -230,15 +262,17 @@ describe('exporter: failures', () => {
 });
 
 describe('exporter: shutdown', () => {
-  it('flushes everything within the deadline, then refuses new rows', async () => {
+  it('flushes everything before the deadline, then refuses new rows', async () => {
     const server = await serve((req, n) => ({ ...acceptAll(req, n), delayMs: 20 }));
-    const { c } = client(server.url, { maxBatchSize: 10 });
+    // Held timers: the deadline can only pass if the test fires it, and it never does here.
+    const timers = heldTimers();
+    const { c } = client(server.url, { maxBatchSize: 10, timeoutMs: REQUEST_TIMEOUT_MS, timers });
     for (let i = 0; i < 35; i++) c.startRequest({ request_id: `q${i}` }).stage('exec').end();
-    const t0 = performance.now();
     const s = await c.shutdown({ timeoutMs: 2000 });
-    expect(performance.now() - t0).toBeLessThan(1000);
+    expect(timers.requested()).toContain(2000);
+    expect(timers.pending()).toEqual([]); // the deadline was cleared, not run
     expect(server.acceptedRows()).toHaveLength(35);
-    expect(s).toMatchObject({ sent: 35, buffered: 0, inFlight: 0 });
+    expect(s).toMatchObject({ sent: 35, buffered: 0, inFlight: 0, dropped: { shutdown: 0 } });
     c.record({ total_ms: 1 });
     c.startRequest().end();
     expect(c.stats().dropped.shutdown).toBe(2);
@@ -247,27 +281,66 @@ describe('exporter: shutdown', () => {
 
   it('stops at the deadline when the server hangs, counting what is left', async () => {
     const server = await serve(() => ({ hang: true }));
-    const { c, warnings } = client(server.url, { maxBatchSize: 10 });
+    const timers = heldTimers();
+    const { c, warnings } = client(server.url, { maxBatchSize: 10, timeoutMs: REQUEST_TIMEOUT_MS, timers });
     record(c, 25);
     await waitFor(() => server.requests.length === 1);
-    const t0 = performance.now();
-    const s = await c.shutdown({ timeoutMs: 200 });
-    const tookMs = performance.now() - t0;
-    expect(tookMs).toBeGreaterThanOrEqual(190);
-    expect(tookMs).toBeLessThan(1000);
+    let done = false;
+    const shutdown = c.shutdown({ timeoutMs: 200 }).then((s) => {
+      done = true;
+      return s;
+    });
+    // Before the deadline it waits for the hanging request: nothing is dropped yet.
+    expect(timers.pending()).toEqual([REQUEST_TIMEOUT_MS, 200]);
+    for (let i = 0; i < 10; i++) await new Promise((ok) => setImmediate(ok));
+    expect(done).toBe(false);
+    expect(c.stats()).toMatchObject({ inFlight: 10, buffered: 15, dropped: { shutdown: 0 } });
+    timers.fire(200);
+    const s = await shutdown;
     expect(s).toMatchObject({ sent: 0, inFlight: 0, buffered: 0, dropped: { shutdown: 25 } });
+    expect(server.requests).toHaveLength(1);
+    expect(timers.pending()).toEqual([]);
     expect(warnings.some((w) => w.includes('shutdown deadline'))).toBe(true);
   });
 
   it('a back-off wait does not outlive the deadline', async () => {
     const server = await serve(() => ({ status: 503, headers: { 'retry-after': '30' } }));
-    const { c } = client(server.url);
+    const timers = heldTimers();
+    const { c } = client(server.url, { timeoutMs: REQUEST_TIMEOUT_MS, timers });
     record(c, 3);
     void c.flush();
-    await waitFor(() => server.requests.length === 1);
-    const t0 = performance.now();
-    const s = await c.shutdown({ timeoutMs: 100 });
-    expect(performance.now() - t0).toBeLessThan(500);
-    expect(s).toMatchObject({ sent: 0, retries: 1, dropped: { shutdown: 3 } });
+    await waitFor(() => timers.pending().includes(30_000));
+    const s = c.shutdown({ timeoutMs: 100 });
+    timers.fire(100);
+    expect(await s).toMatchObject({ sent: 0, retries: 1, dropped: { shutdown: 3 } });
+    // The 30 s wait ended with the deadline: cleared, never run.
+    expect(timers.pending()).toEqual([]);
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('its timers never keep the process alive, except the shutdown deadline', async () => {
+    const server = await serve(() => ({ status: 503, headers: { 'retry-after': '30' } }));
+    // The real timers, with each handle kept to look at.
+    const set: { ms: number; handle: NodeJS.Timeout }[] = [];
+    const timers = {
+      setTimeout: (fn: () => void, ms: number) => {
+        const handle = setTimeout(fn, ms);
+        set.push({ ms, handle });
+        return handle;
+      },
+      clearTimeout: (h: unknown) => clearTimeout(h as NodeJS.Timeout),
+    };
+    const { c } = client(server.url, { timeoutMs: REQUEST_TIMEOUT_MS, timers });
+    record(c, 1);
+    void c.flush();
+    await waitFor(() => set.some((t) => t.ms === 30_000));
+    const s = c.shutdown({ timeoutMs: 50 });
+    const refs = set.map((t) => [t.ms, t.handle.hasRef()]);
+    expect(refs).toEqual([
+      [REQUEST_TIMEOUT_MS, false],
+      [30_000, false],
+      [50, true],
+    ]);
+    expect(await s).toMatchObject({ dropped: { shutdown: 1 } });
   });
 });

@@ -16,6 +16,8 @@ import type { RowIssue } from '../schema/index.ts';
 import { backoffDelayMs } from './backoff.ts';
 import type { ResolvedOptions } from './options.ts';
 import { RingBuffer } from './ring-buffer.ts';
+import type { SdkTimers } from './timers.ts';
+import { unrefTimer } from './timers.ts';
 import { postBatch } from './transport.ts';
 import type { WarnOnce } from './warn-once.ts';
 
@@ -75,20 +77,20 @@ interface Stream {
 
 type ExporterOptions = Pick<
   ResolvedOptions,
-  'endpoint' | 'apiKey' | 'flushIntervalMs' | 'maxBatchSize' | 'maxBufferSize' | 'maxRetries' | 'initialBackoffMs' | 'maxBackoffMs' | 'timeoutMs' | 'warn'
+  'endpoint' | 'apiKey' | 'flushIntervalMs' | 'maxBatchSize' | 'maxBufferSize' | 'maxRetries' | 'initialBackoffMs' | 'maxBackoffMs' | 'timeoutMs' | 'timers' | 'warn'
 >;
 
 /** Resolves after `ms`, or at once when `signal` fires. The timer does not keep the process alive. */
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+function sleep(ms: number, signal: AbortSignal, timers: SdkTimers): Promise<void> {
   return new Promise((resolve) => {
     if (signal.aborted) return resolve();
     const done = (): void => {
-      clearTimeout(timer);
+      timers.clearTimeout(timer);
       signal.removeEventListener('abort', done);
       resolve();
     };
-    const timer = setTimeout(done, ms);
-    timer.unref();
+    const timer = timers.setTimeout(done, ms);
+    unrefTimer(timer);
     signal.addEventListener('abort', done, { once: true });
   });
 }
@@ -259,6 +261,7 @@ class BatchExporter implements Exporter {
         gzip: gzipped,
         apiKey: this.opts.apiKey,
         timeoutMs: this.opts.timeoutMs,
+        timers: this.opts.timers,
         signal,
       });
       switch (outcome.kind) {
@@ -297,7 +300,7 @@ class BatchExporter implements Exporter {
             return;
           }
           this.retries++;
-          await sleep(outcome.retryAfterMs ?? backoffDelayMs(attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs), signal);
+          await sleep(outcome.retryAfterMs ?? backoffDelayMs(attempt, this.opts.initialBackoffMs, this.opts.maxBackoffMs), signal, this.opts.timers);
           if (signal.aborted) {
             this.dropped.shutdown += lines.length;
             return;
@@ -336,11 +339,11 @@ class BatchExporter implements Exporter {
     this.shutdownPromise = (async () => {
       // Referenced on purpose: `await client.shutdown()` at the end of main keeps the process alive
       // until the rows are sent or the deadline passes, whichever comes first.
-      const deadline = setTimeout(() => this.abort.abort(), timeoutMs);
+      const deadline = this.opts.timers.setTimeout(() => this.abort.abort(), timeoutMs);
       try {
         while (!this.abort.signal.aborted && (this.running !== undefined || this.bufferedRows() > 0)) await this.flush();
       } finally {
-        clearTimeout(deadline);
+        this.opts.timers.clearTimeout(deadline);
       }
       this.abort.abort();
       const left = this.events.buffer.clear() + this.feedback.buffer.clear();

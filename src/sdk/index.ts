@@ -20,5 +20,7 @@ export type { CapturePayload } from './capture.ts';
 export type { ClientStats, DropReason } from './exporter.ts';
 /** The list of drop reasons, in the order `stats().dropped` holds them. */
 export { DROP_REASONS } from './exporter.ts';
+/** The timers the exporter waits with (the `timers` option). */
+export type { SdkTimers } from './timers.ts';
 /** The logger the SDK warns through (once per problem). */
 export type { SdkLogger } from './warn-once.ts';

@@ -2,6 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { createClient } from './client.ts';
 import type { ClientOptions } from './options.ts';
 import { resolveOptions } from './options.ts';
+import { REAL_TIMERS } from './timers.ts';
 
 function recorder() {
   const lines: string[] = [];
@@ -35,6 +36,7 @@ describe('resolveOptions', () => {
       maxRetries: 'many',
       timeoutMs: Number.NaN,
       capture: 42,
+      timers: { setTimeout: () => 0 },
       colour: 'blue',
       defaults: { model: 'm', node: '', tenant: 7, favourite: 'x', attributes: 'nope' },
       logger,
@@ -45,9 +47,10 @@ describe('resolveOptions', () => {
     expect(o.maxRetries).toBe(5);
     expect(o.timeoutMs).toBe(10_000);
     expect(o.capture).toBeUndefined();
+    expect(o.timers).toBe(REAL_TIMERS);
     expect(o.defaults).toEqual({ model: 'm' });
     const about = (word: string) => lines.filter((l) => l.includes(word)).length;
-    for (const w of ['endpoint', 'flushIntervalMs', 'maxBatchSize', 'maxRetries', 'timeoutMs', 'capture', 'colour', 'defaults.node', 'defaults.tenant', 'defaults.favourite', 'defaults.attributes']) {
+    for (const w of ['endpoint', 'flushIntervalMs', 'maxBatchSize', 'maxRetries', 'timeoutMs', 'capture', 'timers', 'colour', 'defaults.node', 'defaults.tenant', 'defaults.favourite', 'defaults.attributes']) {
       expect(about(w), w).toBe(1);
     }
     expect(lines.every((l) => l.startsWith('inferlens sdk: '))).toBe(true);

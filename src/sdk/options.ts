@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import { DIMENSIONS } from '../schema/index.ts';
 import type { Dimension, EventInput } from '../schema/index.ts';
+import { REAL_TIMERS } from './timers.ts';
+import type { SdkTimers } from './timers.ts';
 import { consoleLogger, createWarnOnce } from './warn-once.ts';
 import type { SdkLogger, WarnOnce } from './warn-once.ts';
 
@@ -48,6 +50,8 @@ export interface ClientOptions {
   logger?: SdkLogger;
   /** Monotonic clock in milliseconds for stage timing. Default `performance.now`. Tests inject one. */
   now?: () => number;
+  /** Timers for back-off waits, request timeouts and the shutdown deadline. Default the global ones. Tests inject their own. */
+  timers?: SdkTimers;
 }
 
 /** Options after validation: every field has a usable value. */
@@ -65,6 +69,7 @@ export interface ResolvedOptions {
   timeoutMs: number;
   capture: CaptureHook | undefined;
   now: () => number;
+  timers: SdkTimers;
   warn: WarnOnce;
 }
 
@@ -84,6 +89,13 @@ const FIELDS = {
   timeoutMs: { schema: intIn(1, 600_000), fallback: 10_000 },
   capture: { schema: fn<CaptureHook>('a function (input, output, event) => boolean | object'), fallback: undefined },
   now: { schema: fn<() => number>('a function returning milliseconds'), fallback: undefined },
+  timers: {
+    schema: z.custom<SdkTimers>(
+      (v) => typeof v === 'object' && v !== null && typeof (v as SdkTimers).setTimeout === 'function' && typeof (v as SdkTimers).clearTimeout === 'function',
+      { error: 'expected an object with setTimeout(fn, ms) and clearTimeout(handle)' },
+    ),
+    fallback: undefined,
+  },
 } as const;
 type FieldName = keyof typeof FIELDS;
 
@@ -184,6 +196,7 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     timeoutMs: field('timeoutMs'),
     capture: field('capture'),
     now: field('now') ?? defaultNow,
+    timers: field('timers') ?? REAL_TIMERS,
     warn,
   };
 }

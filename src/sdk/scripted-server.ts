@@ -13,8 +13,6 @@ export interface Received {
   path: string;
   headers: IncomingMessage['headers'];
   rows: unknown[];
-  /** Milliseconds since the server started (performance.now based). */
-  atMs: number;
 }
 
 /** How to answer: a status (and body, headers), after an optional delay; or cut the connection. */
@@ -44,14 +42,13 @@ function parseRows(body: string): unknown[] {
 export async function startScriptedServer(script: Script = acceptAll): Promise<ScriptedServer> {
   const requests: Received[] = [];
   const accepted: unknown[] = [];
-  const t0 = performance.now();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const raw = Buffer.concat(chunks);
       const text = (req.headers['content-encoding'] === 'gzip' ? gunzipSync(raw) : raw).toString('utf8');
-      const received: Received = { path: req.url ?? '', headers: req.headers, rows: parseRows(text), atMs: performance.now() - t0 };
+      const received: Received = { path: req.url ?? '', headers: req.headers, rows: parseRows(text) };
       const n = requests.length;
       requests.push(received);
       const reply = script(received, n);

@@ -5,6 +5,8 @@
 import { z } from 'zod';
 import type { RowIssue } from '../schema/index.ts';
 import { parseRetryAfterMs } from './backoff.ts';
+import type { SdkTimers } from './timers.ts';
+import { unrefTimer } from './timers.ts';
 
 /** What the exporter does with a batch after one attempt. */
 export type SendOutcome =
@@ -29,6 +31,8 @@ export interface PostRequest {
   gzip: boolean;
   apiKey: string | undefined;
   timeoutMs: number;
+  /** Where the timeout is set. */
+  timers: SdkTimers;
   /** Aborts the request for good (shutdown), as opposed to the per-request timeout. */
   signal: AbortSignal;
 }
@@ -58,8 +62,8 @@ export async function postBatch(req: PostRequest): Promise<SendOutcome> {
   // on Node 20 it can keep every derived signal reachable from the long-lived shutdown signal.)
   const controller = new AbortController();
   const abort = (): void => controller.abort();
-  const timer = setTimeout(abort, req.timeoutMs);
-  timer.unref();
+  const timer = req.timers.setTimeout(abort, req.timeoutMs);
+  unrefTimer(timer);
   req.signal.addEventListener('abort', abort, { once: true });
   let res: Response;
   let text: string;
@@ -71,7 +75,7 @@ export async function postBatch(req: PostRequest): Promise<SendOutcome> {
     const reason = controller.signal.aborted ? `no reply within ${req.timeoutMs} ms` : errorReason(e);
     return { kind: 'retry', reason, retryAfterMs: undefined };
   } finally {
-    clearTimeout(timer);
+    req.timers.clearTimeout(timer);
     req.signal.removeEventListener('abort', abort);
   }
   const status = res.status;

@@ -16,18 +16,18 @@ import { evidencePValue, benjaminiHochberg, jensenShannonDistance, multinomialSh
 import type { NumericField } from '../../schema/index.ts';
 import { NUMERIC_FIELDS } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
+import type { SliceSeries } from '../series.ts';
 import { CATEGORICAL_FIELDS, durationMs } from '../rule-schema.ts';
 import type { DistributionShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import { axisFor } from './shift.ts';
-import type { Axis } from './shift.ts';
 
 /** Most categories compared; the rarest beyond are pooled. */
 const MAX_CATEGORIES = 40;
 
-/** Per slice, per bin, rows per category. */
-type Cells = Map<string, { labels: Labels; bins: Map<number, Map<string, number>> }>;
+/** Per slice: rows per category over [fromMs, toMs). */
+type Cells = Map<string, { labels: Labels; over(fromMs: number, toMs: number): Map<string, number> }>;
 
 /** Default bins: confidence in 0.05 steps, other numeric fields 10 per decade. */
 export function defaultBins(field: string): { width: number } | { perDecade: number } {
@@ -36,46 +36,48 @@ export function defaultBins(field: string): { width: number } | { perDecade: num
 
 async function read(c: DistributionShiftCondition, ctx: ConditionContext, spanMs: number): Promise<Cells> {
   const out: Cells = new Map();
-  const slot = (labels: Labels, key: string) => {
-    let s = out.get(key);
-    if (!s) out.set(key, (s = { labels, bins: new Map() }));
-    return s;
-  };
-  const add = (s: { bins: Map<number, Map<string, number>> }, m: number, cat: string, n: number) => {
-    let b = s.bins.get(m);
-    if (!b) s.bins.set(m, (b = new Map()));
-    b.set(cat, (b.get(cat) ?? 0) + n);
-  };
   if (CATEGORICAL_FIELDS.has(c.field)) {
     const field = c.field as 'label' | 'finish_reason' | 'status' | 'error_type';
     const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: [...c.by, field], measures: ['n'] }, ctx.nowMs, spanMs);
+    const groups = new Map<string, { labels: Labels; cats: [string, SliceSeries][] }>();
     for (const s of series.values()) {
       const cat = s.labels[field];
       if (cat === undefined) continue;
       const labels: Labels = {};
       for (const d of c.by) if (s.labels[d] !== undefined) labels[d] = s.labels[d]!;
-      const slice = slot(labels, c.by.map((d) => labels[d] ?? '').join('\u0000'));
-      for (const [m, bin] of s.bins) add(slice, m, cat, bin.n ?? 0);
+      const key = c.by.map((d) => labels[d] ?? '').join('\u0000');
+      let g = groups.get(key);
+      if (!g) groups.set(key, (g = { labels, cats: [] }));
+      g.cats.push([cat, s]);
     }
+    for (const [key, g] of groups)
+      out.set(key, {
+        labels: g.labels,
+        over: (a, b) => {
+          const m = new Map<string, number>();
+          for (const [cat, s] of g.cats) {
+            const n = s.sum('n', a, b);
+            if (n !== 0) m.set(cat, n);
+          }
+          return m;
+        },
+      });
     return out;
   }
   const bins = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : defaultBins(c.field);
   const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: c.by, column: c.field as NumericField, buckets: bins }, ctx.nowMs, spanMs);
-  for (const [key, s] of series) {
-    const slice = slot(s.labels, key);
-    for (const [m, bin] of s.bins) for (const [i, n] of bin) add(slice, m, String(i), n);
-  }
-  return out;
-}
-
-/** Category counts over bins [a, b) of the axis. */
-function over(bins: Map<number, Map<string, number>>, axis: Axis, a: number, b: number): Map<string, number> {
-  const out = new Map<string, number>();
-  for (const [m, bin] of bins) {
-    const j = (m - axis.firstMs) / MINUTE_MS;
-    if (j < a || j >= b) continue;
-    for (const [cat, n] of bin) out.set(cat, (out.get(cat) ?? 0) + n);
-  }
+  for (const [key, s] of series)
+    out.set(key, {
+      labels: s.labels,
+      over: (a, b) => {
+        const m = new Map<string, number>();
+        for (const i of s.indices()) {
+          const n = s.count(i, a, b);
+          if (n !== 0) m.set(String(i), n);
+        }
+        return m;
+      },
+    });
   return out;
 }
 
@@ -109,10 +111,11 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
     let hadReference = false;
     let hadData = false;
     for (const w of axis.windows) {
-      const cur = over(s.bins, axis, L - w, L);
+      const at = (j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
+      const cur = s.over(at(L - w), at(L));
       const n = total(cur);
       if (n > 0) hadData = true;
-      const ref = over(s.bins, axis, L - w - refBins, L - w);
+      const ref = s.over(at(L - w - refBins), at(L - w));
       if (total(ref) < c.reference.min_count) continue;
       hadReference = true;
       if (n < c.min_count) continue;

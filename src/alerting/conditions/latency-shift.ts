@@ -19,44 +19,53 @@ import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
-import type { BucketsBin, SliceSeries } from '../series.ts';
+import type { SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
-/** A slice's bucket counts as cumulative rows over bins: cum[j·u + i] = rows in bins < j at index idx[i]. */
+/** Windows up to this long share the reference that ends this long ago. */
+const SHARED_REFERENCE_MINUTES = 13;
+
+/** A slice's bucket counts over the axis' minute bins; `sign` −1 mirrors the indices for direction: down. */
 interface Hist {
   labels: Labels;
-  /** Bucket indices present, ascending. */
-  idx: number[];
-  cum: Float64Array;
+  series: SliceSeries;
+  axis: Axis;
+  sign: 1 | -1;
 }
 
-function hist(s: SliceSeries<BucketsBin>, axis: Axis): Hist {
-  const set = new Set<number>();
-  for (const b of s.bins.values()) for (const i of b.keys()) set.add(i);
-  const idx = [...set].sort((a, b) => a - b);
-  const pos = new Map(idx.map((v, i) => [v, i]));
-  const u = idx.length;
-  const cum = new Float64Array((axis.bins + 1) * u);
-  for (const [m, b] of s.bins) {
-    const j = (m - axis.firstMs) / MINUTE_MS;
-    if (j < 0 || j >= axis.bins) continue;
-    for (const [i, n] of b) cum[(j + 1) * u + pos.get(i)!]! += n;
+const binMs = (axis: Axis, j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
+
+/** Rows per bucket index over bins [a, b), added into `into` (keyed by bucket index). */
+function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scale = 1): void {
+  const from = binMs(h.axis, a);
+  const to = binMs(h.axis, b);
+  if (to <= from) return;
+  for (const i of h.series.indices()) {
+    const v = h.series.count(i, from, to);
+    if (v !== 0) into.set(h.sign * i, (into.get(h.sign * i) ?? 0) + scale * v);
   }
-  for (let j = 1; j <= axis.bins; j++) for (let i = 0; i < u; i++) cum[j * u + i]! += cum[(j - 1) * u + i]!;
-  return { labels: s.labels, idx, cum };
 }
 
-/** Rows per bucket index over bins [a, b), into `into` (keyed by bucket index). */
-function addRange(h: Hist, a: number, b: number, into: Map<number, number>, sign = 1): void {
-  const u = h.idx.length;
-  const A = Math.max(0, a);
-  const B = Math.max(0, b);
-  for (let i = 0; i < u; i++) {
-    const v = h.cum[B * u + i]! - h.cum[A * u + i]!;
-    if (v !== 0) into.set(h.idx[i]!, (into.get(h.idx[i]!) ?? 0) + sign * v);
+/**
+ * Rows over bins [a, b), and those above a threshold index (in the mirrored space), without building
+ * a histogram: what every window, every minute of the persistence and dispersion checks, and the
+ * siblings ask for.
+ */
+function countRange(h: Hist, a: number, b: number, threshold: number): { n: number; k: number } {
+  const from = binMs(h.axis, a);
+  const to = binMs(h.axis, b);
+  let n = 0;
+  let k = 0;
+  if (to <= from) return { n, k };
+  for (const i of h.series.indices()) {
+    const v = h.series.count(i, from, to);
+    if (v === 0) continue;
+    n += v;
+    if (h.sign * i > threshold) k += v;
   }
+  return { n, k };
 }
 
 /** The bucket holding the q-quantile of a histogram (keyed by index), and the share above it. */
@@ -73,19 +82,16 @@ export function quantileBucket(h: Map<number, number>, q: number): { index: numb
   return { index: keys[keys.length - 1]!, total, above: 0 };
 }
 
-/** Rows above bucket `index`, and all rows. */
-function countAbove(h: Map<number, number>, index: number): { n: number; k: number } {
-  let n = 0;
-  let k = 0;
-  for (const [i, v] of h) {
-    n += v;
-    if (i > index) k += v;
-  }
-  return { n, k };
-}
-
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const fields: NumericField[] = Array.isArray(c.field) ? c.field : [c.field];
+  // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
+  // its (1 − q)-quantile, counted on mirrored bucket indices so the same code serves both.
+  const sign = c.direction === 'down' ? -1 : 1;
+  const buckets: { width: number } | { perDecade: number } = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : { perDecade: c.buckets_per_decade };
+  // A bucket's value: its upper bound (log) or its middle (linear); the slowdown is current / reference
+  // up, reference / current down.
+  const valueOf0 = (i: number) => ('width' in buckets ? (i + 0.5) * buckets.width : 10 ** (i / buckets.perDecade));
+  const valueOf = (i: number) => (sign === 1 ? valueOf0(i) : 1 / Math.max(1e-9, valueOf0(i)));
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
@@ -95,13 +101,14 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   for (const field of fields) {
     const perLevel: Map<string, Hist>[] = [];
     for (const dims of levels) {
-      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets: { perDecade: c.buckets_per_decade } }, ctx.nowMs, axis.bins * MINUTE_MS);
+      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, axis.bins * MINUTE_MS);
       const m = new Map<string, Hist>();
-      for (const [k, s] of series) m.set(k, hist(s, axis));
+      for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis, sign });
       perLevel.push(m);
     }
     const H = axis.windows[axis.windows.length - 1]!;
-    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: addRangeTotal(h, axis.bins - H, axis.bins) }])), c.by, c.share);
+    const parentPhi = new Map<string, number>();
+    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: countRange(h, axis.bins - H, axis.bins, Infinity).n }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
       const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
@@ -118,33 +125,61 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(h.labels, c.by));
         const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
         const windows: RateWindow[] = [];
-        const slowdown: number[] = [];
+        const thresholds: number[] = [];
+        // No request in the horizon: nothing to judge.
+        if (countRange(h, axis.bins - H, axis.bins, Infinity).n === 0) continue;
+        // The reference of a window ends where the window starts, except that windows up to 13 minutes
+        // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
+        // read once instead of once per short window).
+        const qbs = new Map<number, ReturnType<typeof quantileBucket>>();
         for (const w of axis.windows) {
-          const cur = new Map<number, number>();
-          addRange(h, axis.bins - w, axis.bins, cur);
-          const refHist = referenceHist(ref, h, parent, peers, w, axis.bins, level > 0, c.fallback_peers !== undefined);
-          const qb = refHist ? quantileBucket(refHist, c.quantile) : null;
+          const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
+          if (!qbs.has(anchor)) {
+            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined);
+            qbs.set(anchor, refHist ? quantileBucket(refHist, c.quantile) : null);
+          }
+          const qb = qbs.get(anchor)!;
+          thresholds.push(qb?.index ?? NaN);
           if (!qb) {
             windows.push({ n: 0, k: 0, pRef: NaN, nRef: 0 });
-            slowdown.push(NaN);
             continue;
           }
-          const { n, k } = countAbove(cur, qb.index);
+          const { n, k } = countRange(h, axis.bins - w, axis.bins, qb.index);
           windows.push({ n, k, pRef: qb.above / qb.total, nRef: qb.total });
-          const cq = quantileBucket(cur, c.quantile);
-          slowdown.push(cq ? 10 ** ((cq.index - qb.index) / c.buckets_per_decade) : NaN);
         }
         if (windows.every((w) => !Number.isFinite(w.pRef))) {
-          if (level === 0 && windows.length > 0 && addRangeTotal(h, axis.bins - axis.windows[axis.windows.length - 1]!, axis.bins) > 0) without++;
+          if (level === 0) without++;
           continue;
         }
         if (level === 0) judged++;
-        const t = testWindows(windows, axis.windows, c);
+        const minuteAbove = (j: number, threshold: number) => countRange(h, j, j + 1, threshold);
+        // Overdispersion of the exceedances over the baseline minutes, against the longest window's threshold.
+        const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
+        const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
+        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), axis.bins - H - ref.bins, axis.bins - H, level === 0 ? 1 : (parentPhi.get(pKey) ?? 1));
+        if (level === 0) parentPhi.set(pKey, phi);
+        const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
         const e = t.evidence;
-        const ratio = slowdown[e.window]!;
+        // The current q-quantile over the reference's, on the best window only.
+        const cur = new Map<number, number>();
+        addRange(h, axis.bins - axis.windows[e.window]!, axis.bins, cur);
+        const cq = quantileBucket(cur, c.quantile);
+        const ratio = cq ? valueOf(sign * cq.index) / valueOf(sign * thresholds[e.window]!) : NaN;
         if (!(ratio >= c.min_slowdown)) continue;
+        let shared = false;
+        if (parent && ref.kind === 'self') {
+          const w = axis.windows[e.window]!;
+          const th = thresholds[e.window]!;
+          const above = (x: Hist, a: number, b: number) => countRange(x, a, b, th);
+          const pc = above(parent, axis.bins - w, axis.bins);
+          const pr = above(parent, axis.bins - w - ref.bins, axis.bins - w);
+          const cc = above(h, axis.bins - w, axis.bins);
+          const cr = above(h, axis.bins - w - ref.bins, axis.bins - w);
+          shared = siblingsChanged({ n: pc.n, k: pc.k, nRef: pr.n, kRef: pr.k }, { n: cc.n, k: cc.k, nRef: cr.n, kRef: cr.k }, c);
+        }
         tested.push({
+          shared,
           level,
           labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
@@ -158,14 +193,6 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   }
   ctx.note?.({ judged, without_reference: without });
   return decide(tested, c.fdr);
-}
-
-function addRangeTotal(h: Hist, a: number, b: number): number {
-  const m = new Map<number, number>();
-  addRange(h, a, b, m);
-  let t = 0;
-  for (const v of m.values()) t += v;
-  return t;
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */

@@ -21,81 +21,89 @@ import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { RateShiftCondition, RateSignal } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
-import type { CountsBin, SliceSeries } from '../series.ts';
+import type { Product, SliceSeries } from '../series.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, decide, dense, levelsOf, parentKey, peerKey, prefix, resolveReference, scopeOf, shareFilter, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
-/** Every Bernoulli signal's numerator and denominator, read in one query per level. */
+/** Every named signal's rates and denominators, read in one query per level. */
 export const COUNT_MEASURES = ['count', 'error_rate', 'timeout_rate', 'rejected_rate', 'rate_limited_rate', 'empty_rate', 'n(empty)', 'refused_rate', 'n(refused)', 'format_error_rate', 'n(format_ok)'] as const;
 
-/** The measures a signal reads: the named signals share one list; `below` reads its own rate and count. */
-export function signalMeasures(signal: RateSignal): readonly string[] {
-  return typeof signal === 'string' ? COUNT_MEASURES : [`below_rate(${signal.below.field}, ${signal.below.value})`, `n(${signal.below.field})`];
-}
+/** The bad requests of a minute, as rate × denominator, stored as counts by the series. */
+const product = (rate: string, weight: string): Product => ({ name: `${rate}*${weight}`, rate, weight });
+const NAMED_PRODUCTS = [product('error_rate', 'count'), product('timeout_rate', 'count'), product('rejected_rate', 'count'), product('rate_limited_rate', 'count'), product('empty_rate', 'n(empty)'), product('refused_rate', 'n(refused)'), product('format_error_rate', 'n(format_ok)')];
 
-/** Bad requests and requests of one minute for a signal. */
-export function signalCounts(signal: RateSignal, b: CountsBin): { n: number; k: number } {
-  const count = b.count ?? 0;
-  const rate = (...names: string[]) => names.reduce((a, m) => a + (b[m] ?? 0), 0);
+/** What a signal reads: the measures and products of its series, and which sum to k and to n. */
+export function signalSeries(signal: RateSignal): { measures: readonly string[]; products: readonly Product[]; k: string[]; n: string } {
   if (typeof signal !== 'string') {
-    const [r, n] = signalMeasures(signal) as [string, string];
-    return { n: b[n] ?? 0, k: (b[r] ?? 0) * (b[n] ?? 0) };
+    const rate = `below_rate(${signal.below.field}, ${signal.below.value})`;
+    const n = `n(${signal.below.field})`;
+    const p = product(rate, n);
+    return { measures: [rate, n], products: [p], k: [p.name], n };
   }
+  const k = (...rates: string[]) => rates.map((r) => NAMED_PRODUCTS.find((p) => p.rate === r)!.name);
+  const named = { measures: COUNT_MEASURES, products: NAMED_PRODUCTS };
   switch (signal) {
     case 'error':
-      return { n: count, k: rate('error_rate') * count };
+      return { ...named, k: k('error_rate'), n: 'count' };
     case 'timeout':
-      return { n: count, k: rate('timeout_rate') * count };
+      return { ...named, k: k('timeout_rate'), n: 'count' };
     case 'errors':
-      return { n: count, k: rate('error_rate', 'timeout_rate') * count };
+      return { ...named, k: k('error_rate', 'timeout_rate'), n: 'count' };
     case 'rejected':
-      return { n: count, k: rate('rejected_rate') * count };
+      return { ...named, k: k('rejected_rate'), n: 'count' };
     case 'rate_limited':
-      return { n: count, k: rate('rate_limited_rate') * count };
+      return { ...named, k: k('rate_limited_rate'), n: 'count' };
     case 'shed':
-      return { n: count, k: rate('rejected_rate', 'rate_limited_rate') * count };
+      return { ...named, k: k('rejected_rate', 'rate_limited_rate'), n: 'count' };
     case 'empty':
-      return { n: b['n(empty)'] ?? 0, k: rate('empty_rate') * (b['n(empty)'] ?? 0) };
+      return { ...named, k: k('empty_rate'), n: 'n(empty)' };
     case 'refused':
-      return { n: b['n(refused)'] ?? 0, k: rate('refused_rate') * (b['n(refused)'] ?? 0) };
+      return { ...named, k: k('refused_rate'), n: 'n(refused)' };
     case 'format_error':
-      return { n: b['n(format_ok)'] ?? 0, k: rate('format_error_rate') * (b['n(format_ok)'] ?? 0) };
+      return { ...named, k: k('format_error_rate'), n: 'n(format_ok)' };
   }
 }
 
-
-/** A slice's bad requests and requests per minute, as prefix sums. */
-interface Sums {
+/** A slice's requests and bad requests over minute bins [a, b) of the axis. */
+interface Counts {
   labels: Labels;
-  n: Float64Array;
-  k: Float64Array;
+  n(a: number, b: number): number;
+  k(a: number, b: number): number;
 }
 
-function sums(series: Map<string, SliceSeries<CountsBin>>, axis: Axis, signal: RateSignal): Map<string, Sums> {
-  const out = new Map<string, Sums>();
-  for (const [key, s] of series) {
-    const c = new Map([...s.bins].map(([m, b]) => [m, signalCounts(signal, b)] as const));
-    out.set(key, { labels: s.labels, n: prefix(dense(c, axis, (x) => x.n)), k: prefix(dense(c, axis, (x) => x.k)) });
-  }
+function counts(series: Map<string, SliceSeries>, axis: Axis, sig: ReturnType<typeof signalSeries>): Map<string, Counts> {
+  const ms = (j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
+  const out = new Map<string, Counts>();
+  for (const [key, s] of series)
+    out.set(key, {
+      labels: s.labels,
+      n: (a, b) => s.sum(sig.n, ms(a), ms(b)),
+      k: (a, b) => {
+        let t = 0;
+        for (const name of sig.k) t += s.sum(name, ms(a), ms(b));
+        return t;
+      },
+    });
   return out;
 }
 
-const range = (p: Float64Array, a: number, b: number) => p[Math.max(0, b)]! - p[Math.max(0, a)]!;
-
-/** Pooled peers (same key without `dim`) minus the slice itself, per window: [n, k]. */
-function peerTotals(all: Map<string, Sums>, dims: readonly string[], dim: string): Map<string, Sums> {
-  const out = new Map<string, Sums>();
-  for (const s of all.values()) {
-    const key = peerKey(s.labels, dims, dim);
-    const t = out.get(key);
-    if (!t) out.set(key, { labels: s.labels, n: Float64Array.from(s.n), k: Float64Array.from(s.k) });
-    else
-      for (let i = 0; i < t.n.length; i++) {
-        t.n[i]! += s.n[i]!;
-        t.k[i]! += s.k[i]!;
-      }
+/** The pooled slices of each peer group (same key without `dim`), as one Counts. */
+function peerTotals(all: Map<string, Counts>, dims: readonly string[], dim: string): Map<string, Counts> {
+  const groups = new Map<string, Counts[]>();
+  for (const c of all.values()) {
+    const key = peerKey(c.labels, dims, dim);
+    const g = groups.get(key);
+    if (g) g.push(c);
+    else groups.set(key, [c]);
   }
+  const out = new Map<string, Counts>();
+  for (const [key, g] of groups)
+    out.set(key, {
+      labels: g[0]!.labels,
+      n: (a, b) => g.reduce((t, c) => t + c.n(a, b), 0),
+      k: (a, b) => g.reduce((t, c) => t + c.k(a, b), 0),
+    });
   return out;
 }
 
@@ -105,27 +113,32 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const axis = axisFor(ctx.nowMs, horizonMs, ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
   const spanMs = axis.bins * MINUTE_MS;
-  const perLevel: Map<string, Sums>[] = [];
+  const sig = signalSeries(c.signal);
+  const perLevel: Map<string, Counts>[] = [];
   for (const dims of levels) {
-    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: signalMeasures(c.signal) }, ctx.nowMs, spanMs);
-    perLevel.push(sums(series, axis, c.signal));
+    const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: sig.measures, products: sig.products }, ctx.nowMs, spanMs);
+    perLevel.push(counts(series, axis, sig));
   }
   const tested: Tested[] = [];
   let judged = 0;
   let without = 0;
   const L = axis.bins;
   const H = axis.windows[axis.windows.length - 1]!;
-  const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: range(s.n, L - H, L) }])), c.by, c.share);
+  // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
+  const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
+  const phiOf = (s: Counts, parentPhi = 1) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parentPhi);
+  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, phiOf(s)]));
+  const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: s.n(L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {
     const dims = levels[level]!;
     const peers = ref.kind === 'peers' ? peerTotals(slices, dims, ref.dim) : c.fallback_peers ? peerTotals(slices, dims, c.fallback_peers) : undefined;
     const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
     for (const s of slices.values()) {
-      if (range(s.n, 0, L) === 0 || !keep(s.labels)) continue;
+      if (s.n(0, L) === 0 || !keep(s.labels)) continue;
       const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(s.labels, c.by));
       const windows: RateWindow[] = axis.windows.map((w) => {
-        const n = range(s.n, L - w, L);
-        const k = range(s.k, L - w, L);
+        const n = s.n(L - w, L);
+        const k = s.k(L - w, L);
         const r = reference(ref, s, parent, peerDim ? peers?.get(peerKey(s.labels, dims, peerDim)) : undefined, w, L, level > 0, c.fallback_peers !== undefined);
         return { n, k, pRef: r.pRef, nRef: r.nRef };
       });
@@ -134,17 +147,28 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         continue;
       }
       if (level === 0) judged++;
-      const t = testWindows(windows, axis.windows, c);
+      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))! : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)) ?? 1);
+      const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
       if (!t) continue;
       const e = t.evidence;
+      const w = axis.windows[e.window]!;
+      const shared =
+        parent !== undefined && ref.kind === 'self'
+          ? siblingsChanged(
+              { n: parent.n(L - w, L), k: parent.k(L - w, L), nRef: parent.n(L - w - ref.bins, L - w), kRef: parent.k(L - w - ref.bins, L - w) },
+              { n: s.n(L - w, L), k: s.k(L - w, L), nRef: s.n(L - w - ref.bins, L - w), kRef: s.k(L - w - ref.bins, L - w) },
+              c,
+            )
+          : false;
       tested.push({
         level,
         labels: s.labels,
         parent: parentKey(s.labels, c.by),
         scope: scopeOf(s.labels, dims, c.by),
+        shared,
         ...t,
         value: e.pRef > 0 ? e.rate / e.pRef : e.rate / Math.max(e.p0, 1e-6),
-        details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]! },
+        details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]!, dispersion: phi },
       });
     }
   });
@@ -153,22 +177,22 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
 }
 
 /** The reference of one window: own past (shrunk toward the parent for a child), or the peers. */
-function reference(ref: ResolvedReference, s: Sums, parent: Sums | undefined, peers: Sums | undefined, w: number, L: number, child: boolean, fallback: boolean): { pRef: number; nRef: number } {
+function reference(ref: ResolvedReference, s: Counts, parent: Counts | undefined, peers: Counts | undefined, w: number, L: number, child: boolean, fallback: boolean): { pRef: number; nRef: number } {
   const fromPeers = () => {
     if (!peers) return { pRef: NaN, nRef: 0 };
-    const n = range(peers.n, L - w, L) - range(s.n, L - w, L);
-    const k = range(peers.k, L - w, L) - range(s.k, L - w, L);
+    const n = peers.n(L - w, L) - s.n(L - w, L);
+    const k = peers.k(L - w, L) - s.k(L - w, L);
     return n >= ref.minCount ? { pRef: k / n, nRef: n } : { pRef: NaN, nRef: 0 };
   };
   if (ref.kind === 'peers') return fromPeers();
   const a = L - w - ref.bins;
   const b = L - w;
-  const nRef = range(s.n, a, b);
-  const kRef = range(s.k, a, b);
+  const nRef = s.n(a, b);
+  const kRef = s.k(a, b);
   if (child && parent) {
-    const nP = range(parent.n, a, b);
+    const nP = parent.n(a, b);
     if (nP < ref.minCount) return { pRef: NaN, nRef: 0 };
-    const pP = range(parent.k, a, b) / nP;
+    const pP = parent.k(a, b) / nP;
     return { pRef: (kRef + SHRINK_REQUESTS * pP) / (nRef + SHRINK_REQUESTS), nRef: nRef + SHRINK_REQUESTS };
   }
   if (nRef >= ref.minCount) return { pRef: kRef / nRef, nRef };

@@ -61,15 +61,19 @@ function trendPerHour(num: Row[], capacity: number, alpha: number): number | nul
 }
 
 /**
- * Minutes until the level reaches `limit` at the Theil–Sen slope, from the last step's level;
- * null without a significant rise, or when the latter half of the window no longer rises (a step
- * with the load that is over: flat, jump, flat reads as a rise while the jump is mid-window).
- * Worked: 0.80 of the card at the last step, rising 0.30 of the card per hour → (1 − 0.80) / 0.30 h
- * = 40 minutes.
+ * Minutes until the level reaches `limit` at the lower 95 % bound of the Theil–Sen slope, from
+ * the last step's level; null without a significant rise, or when the latter half of the window no
+ * longer rises (a step with the load that is over: flat, jump, flat reads as a rise while the jump
+ * is mid-window). Worked: 0.80 of the card at the last step, the slope's lower bound 0.30 of the
+ * card per hour → (1 − 0.80) / 0.30 h = 40 minutes.
  */
 function minutesToLimit(num: Row[], capacity: number, alpha: number, limit: number): number | null {
-  const slope = trendPerHour(num, capacity, alpha);
-  if (slope === null || !(slope > 0)) return null;
+  if (trendPerHour(num, capacity, alpha) === null) return null;
+  // The slope's lower 95 % bound (Sen's interval): a rise that load alone could explain has a
+  // lower bound near zero and projects no limit; a leak's steady rise keeps it well above.
+  const sorted0 = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
+  const slope = theilSen(sorted0.map((r) => r.bucketMs / HOUR_MS), sorted0.map((r) => r.avg / capacity)).slopeLo;
+  if (!(slope > 0)) return null;
   const sorted = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
   const recent = sorted.slice(Math.floor(sorted.length / 2));
   if (recent.length < 3 || !(theilSen(recent.map((r) => r.bucketMs / HOUR_MS), recent.map((r) => r.avg / capacity)).slope > 0)) return null;
@@ -109,7 +113,13 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     if (den === null || den <= 0) continue;
     let value: number | null;
     if (c.agg === 'trend') value = trendPerHour(s.num, den, c.alpha);
-    else if (c.agg === 'time_to_limit') value = minutesToLimit(s.num, den, c.alpha, c.limit);
+    else if (c.agg === 'time_to_limit') {
+      // A fast creep shows over the last third of the window, a slow one over all of it: each of the
+      // three nested windows ending now is tried at alpha / 3 (Bonferroni), the shortest time wins.
+      const sorted = [...s.num].sort((a, b) => a.bucketMs - b.bucketMs);
+      const ttl = [1, 2, 3].map((part) => minutesToLimit(sorted.slice(Math.floor((sorted.length * (3 - part)) / 3)), den, c.alpha / 3, c.limit)).filter((x): x is number => x !== null);
+      value = ttl.length > 0 ? Math.min(...ttl) : null;
+    }
     else {
       const top = reduce(s.num, c.agg);
       value = top === null ? null : top / den;

@@ -44,6 +44,8 @@ beforeAll(async () => {
     const replica = `r${seq % 3}`;
     const slow = replica === 'r2' && recent(6) ? 3 : 1;
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'lat', model_version: 'v1', replica, exec_ms: lognormal(rnd, 12, 0.25) * slow, total_ms: 30, status: 'ok' }));
+    // conf: confident answers (0.90–1.00), less so over the last 10 minutes (0.60–0.90).
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'conf', model_version: 'v1', label: 'a', confidence: recent(10) ? 0.6 + 0.3 * rnd() : 0.9 + 0.1 * rnd(), total_ms: 5, status: 'ok' }));
     // dist: a classifier answering spam 30 % of the time, 70 % over the last 15 minutes.
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'dist', model_version: 'v1', label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham', confidence: 0.5 + rnd() / 2, total_ms: 5, status: 'ok' }));
   }
@@ -132,8 +134,23 @@ describe('distribution_shift', () => {
   });
 
   it('a confidence distribution that did not move, binned, is not a shift; before the change neither is the label', async () => {
-    expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'] })).obs).toEqual([]);
+    expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'], filters: { model: 'dist' } })).obs).toEqual([]);
     for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'] }, t)).obs).toEqual([]);
+  });
+});
+
+describe('latency_shift down (a confidence that drops)', () => {
+  const rule = { kind: 'latency_shift', field: 'confidence', direction: 'down', quantile: 0.9, bins: { width: 0.02 }, by: ['model', 'model_version'], min_slowdown: 1.05, filters: { model: ['conf', 'dist'] } };
+  it('more answers below the usual lowest tenth of confidence, on the model that changed', async () => {
+    const { obs } = await run(rule);
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'conf', model_version: 'v1' }]);
+    // Before: uniform on 0.90–1.00, its 10th percentile in the bucket [0.90, 0.92); after: every answer
+    // below 0.9 (the strongest window may reach a few minutes before the drop).
+    expect(obs[0]!.details!.share_above as number).toBeGreaterThan(0.7);
+    expect(obs[0]!.details!.reference_share as number).toBeLessThan(0.12);
+  });
+  it('stays silent before the drop, at every minute', async () => {
+    for (let t = NOW - 60 * MIN; t < NOW - 11 * MIN; t += MIN) expect((await run(rule, t)).obs, new Date(t).toISOString()).toEqual([]);
   });
 });
 

@@ -9,7 +9,7 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
+import { benjaminiHochberg, dispersion, evidencePValue, rateShift } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import type { GroupKey } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
@@ -35,23 +35,6 @@ export function axisFor(nowMs: number, horizonMs: number, referenceMs: number): 
   const horizon = Math.max(1, Math.ceil(horizonMs / MINUTE_MS));
   const bins = horizon + Math.ceil(referenceMs / MINUTE_MS);
   return { firstMs: lastMs - (bins - 1) * MINUTE_MS, bins, windows: WINDOW_MINUTES.filter((w) => w <= horizon) };
-}
-
-/** A per-bin array from a slice's minute map. */
-export function dense<V>(bins: Map<number, V>, axis: Axis, value: (v: V) => number): Float64Array {
-  const out = new Float64Array(axis.bins);
-  for (const [m, v] of bins) {
-    const j = (m - axis.firstMs) / MINUTE_MS;
-    if (j >= 0 && j < axis.bins) out[j] = value(v);
-  }
-  return out;
-}
-
-/** Prefix sums: sum of [a, b) = p[b] − p[a]. */
-export function prefix(x: Float64Array): Float64Array {
-  const p = new Float64Array(x.length + 1);
-  for (let i = 0; i < x.length; i++) p[i + 1] = p[i]! + x[i]!;
-  return p;
 }
 
 /** The reference part of a rule, resolved: own past of `bins` minutes, or peers in one dimension. */
@@ -80,9 +63,35 @@ export interface Tested {
   value: number;
   /** ' for tenant t7' when a child was tested (annotations read it as `$details.scope`), else ''. */
   scope: string;
+  /**
+   * A child whose siblings (its parent without it) changed as much over the same window: the change
+   * was the parent's, not its own. Such a child is never reported on its own (once its parent's alert
+   * is over, the tail of the parent's change would otherwise surface as alerts on its children).
+   */
+  shared?: boolean;
   details: Record<string, number | string>;
   pValue: number;
 }
+
+/**
+ * The overdispersion of a slice from its baseline minutes (the reference of the longest window:
+ * before any change the horizon can hold), at least its parent's: a tenant's few requests a minute
+ * cannot measure it, its model version's can. See `dispersion` in analysis/sequential.ts.
+ */
+export function baselinePhi(minute: (j: number) => { n: number; k: number }, from: number, to: number, parentPhi = 1): number {
+  const n: number[] = [];
+  const k: number[] = [];
+  for (let j = Math.max(0, from); j < to; j++) {
+    const m = minute(j);
+    n.push(m.n);
+    k.push(m.k);
+  }
+  const own = dispersion(n, k);
+  return Math.max(parentPhi, Number.isFinite(own) ? own : 1);
+}
+
+/** Distinct minutes a change must show in (and the shortest window tried). */
+export const PERSIST_MINUTES = 2;
 
 /** The trailing window that decides whether a change is over: at least 5 minutes … */
 export const RECOVERY_MINUTES = 5;
@@ -99,13 +108,33 @@ export const RECOVERY_REQUESTS = 20;
  * requests keeps the alert unless none of its last 20 requests fails (0.5^20 ≈ 1e−6); once it
  * recovers, 20 good requests end it.
  */
-export function testWindows(windows: RateWindow[], lengths: readonly number[], c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
-  const evidence = rateShift(windows, { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad });
+export function testWindows(
+  windows: RateWindow[],
+  lengths: readonly number[],
+  c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>,
+  /** Requests and bad requests of the minute `back` minutes before the last, judged as window `window` judges them. */
+  minute: (back: number, window: number) => { n: number; k: number },
+  /** Overdispersion of the slice's bad counts per minute (1: binomial). */
+  phi = 1,
+): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
+  // A change lasts minutes: windows shorter than PERSIST_MINUTES are not tried, and the best window
+  // must show bad requests above normal in at least that many of its minutes (a burst of seconds
+  // inside one minute is not an incident, however strong).
+  const evidence = rateShift(
+    windows.map((w, i) => (lengths[i]! < PERSIST_MINUTES ? { ...w, pRef: NaN } : w)),
+    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi },
+  );
   const excess = new Float64Array(windows.length);
   windows.forEach((w, i) => {
     excess[i] = Number.isFinite(w.pRef) ? w.k - w.n * w.pRef : 0;
   });
   if (!evidence) return null;
+  let persisted = 0;
+  for (let back = 0; back < lengths[evidence.window]! && persisted < PERSIST_MINUTES; back++) {
+    const m = minute(back, evidence.window);
+    if (m.k >= 1 && m.k > m.n * evidence.p0) persisted++;
+  }
+  if (persisted < PERSIST_MINUTES) return null;
   const best = lengths[evidence.window]!;
   let recent: RateWindow | undefined;
   for (let i = 0; i < lengths.length; i++) {
@@ -120,6 +149,19 @@ export function testWindows(windows: RateWindow[], lengths: readonly number[], c
 
 /** Pseudo-requests of the parent's normal a child's thin past is shrunk with. */
 export const SHRINK_REQUESTS = 100;
+
+/**
+ * Whether the siblings of a child (its parent without it) show the change too over the child's
+ * best window: their rate above max(tolerance × their reference, their reference + min_delta / 2).
+ */
+export function siblingsChanged(parent: { n: number; k: number; nRef: number; kRef: number }, child: { n: number; k: number; nRef: number; kRef: number }, c: Pick<RateShiftCondition, 'tolerance' | 'min_delta'>): boolean {
+  const n = parent.n - child.n;
+  const nRef = parent.nRef - child.nRef;
+  if (n < 20 || nRef < 20) return false;
+  const rate = (parent.k - child.k) / n;
+  const ref = (parent.kRef - child.kRef) / nRef;
+  return rate > Math.max(c.tolerance * ref, ref + c.min_delta / 2);
+}
 
 /** Share of a parent's excess a child must carry to be reported instead of the parent. */
 export const EXPLAIN_SHARE = 0.6;
@@ -156,8 +198,10 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
     }
     emit(best ?? p);
   }
-  for (const [key, kids] of children) {
+  for (const [key, all] of children) {
     if (parents.has(key)) continue;
+    const kids = all.filter((k) => !k.shared);
+    if (kids.length === 0) continue;
     let strongest = kids[0]!;
     for (const k of kids) if (k.evidence.logLR > strongest.evidence.logLR) strongest = k;
     for (const k of kids) if (k.level === strongest.level) emit(k);

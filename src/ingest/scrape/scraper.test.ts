@@ -1,11 +1,12 @@
 // The scraper against real HTTP servers on 127.0.0.1 (port 0): a vLLM and a DCGM fixture, one that
-// answers too late, one that answers HTML, one that answers 500, and a closed port.
+// never answers, one that answers HTML, one that answers 500, and a closed port.
 import { readFileSync } from 'node:fs';
 import type { AddressInfo } from 'node:net';
 import { createServer } from 'node:http';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import { join } from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { heldTimers } from '../../../test/held-timers.ts';
 import type { ResourceSink } from '../../pipeline/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
 import { InferlensError, ResourceSampleSchema } from '../../schema/index.ts';
@@ -17,6 +18,8 @@ const DCGM = readFileSync(join(FIXTURES, 'dcgm', 'datadog-dcgm-metrics-fixture.t
 
 const servers: Server[] = [];
 let vllmBody = VLLM;
+/** Requests the slow server holds open right now (it never answers; the scraper's timeout ends them). */
+let slowHeld = 0;
 
 async function serve(handler: (req: IncomingMessage, res: ServerResponse) => void): Promise<string> {
   const server = createServer(handler);
@@ -37,10 +40,10 @@ beforeAll(async () => {
   urls = {
     vllm: await serve(text(() => vllmBody)),
     dcgm: await serve(text(() => DCGM)),
-    // Answers after 5 s; the scraper's timeout is far shorter.
+    // Never answers: only the scraper's timeout ends its requests.
     slow: await serve((_req, res) => {
-      const t = setTimeout(() => res.end(VLLM), 5000);
-      res.on('close', () => clearTimeout(t));
+      slowHeld++;
+      res.on('close', () => slowHeld--);
     }),
     garbage: await serve((_req, res) => {
       res.writeHead(200, { 'content-type': 'text/html' });
@@ -106,14 +109,28 @@ describe('createScraper', () => {
 
   it('a slow, a garbage, a 500 and a closed target fail with reasons and do not stall the good ones', async () => {
     const sink = memorySink();
+    // The scrape timeouts run when the test fires them: the slow target stays in flight until then.
+    const timers = heldTimers();
     const scraper = createScraper({
       targets: [target(urls.slow), target(urls.garbage), target(urls.error), target(urls.closed), target(urls.dcgm)],
       sink,
+      timers,
     });
-    const t0 = performance.now();
-    await scraper.scrapeOnce();
-    // The round is bounded by the timeouts, not by the slow server's 5 s.
-    expect(performance.now() - t0).toBeLessThan(4500);
+    let roundDone = false;
+    const round = scraper.scrapeOnce().then(() => (roundDone = true));
+    // Every other target settles while the slow one's request is still open.
+    const othersSettled = () => {
+      const [, garbage, error, closed, dcgm] = scraper.stats();
+      return [garbage, error, closed].every((s) => s!.failures === 1) && dcgm!.lastSuccessMs !== null && slowHeld === 1;
+    };
+    await vi.waitUntil(othersSettled, { timeout: 30_000, interval: 5 });
+    expect(scraper.stats()[0]).toMatchObject({ scrapes: 1, failures: 0, lastError: null, lastSuccessMs: null });
+    expect(roundDone).toBe(false);
+    // Only the slow target's 300 ms timeout is left; the others cleared theirs when they settled.
+    expect(timers.pending()).toEqual([300]);
+    timers.fire(300);
+    await round;
+    await vi.waitUntil(() => slowHeld === 0, { timeout: 30_000, interval: 5 }); // the scraper closed it
     const [slow, garbage, error, closed, dcgm] = scraper.stats();
     expect(slow!.lastError).toMatchObject({ reason: 'timeout', message: expect.stringContaining('300 ms') });
     expect(garbage!.lastError).toMatchObject({ reason: 'unparseable', message: expect.stringContaining('line 1') });

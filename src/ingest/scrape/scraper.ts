@@ -56,6 +56,8 @@ export interface ScraperOptions {
   fetch?: typeof fetch;
   /** Epoch ms; the sample timestamp and the clock for rates. */
   now?: () => number;
+  /** Sets and clears each scrape's timeout. Injected for tests; defaults to the global timers. */
+  timers?: { setTimeout(fn: () => void, ms: number): unknown; clearTimeout(handle: unknown): void };
   /** Bound on series tracked per target for counter rates. Default 20,000. */
   maxSeriesPerTarget?: number;
   /** Bodies larger than this fail with `body_too_large`. Default 16 MiB. */
@@ -94,6 +96,7 @@ export function createScraper(options: ScraperOptions): Scraper {
   const logger = options.logger ?? silentLogger;
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
+  const timers: NonNullable<ScraperOptions['timers']> = options.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const issues = options.targets.flatMap((t, i) => {
     const r = ScrapeTargetSchema.safeParse(t);
@@ -138,7 +141,7 @@ export function createScraper(options: ScraperOptions): Scraper {
     const controller = new AbortController();
     st.controller = controller;
     let timedOut = false;
-    const timeout = setTimeout(() => {
+    const timeout = timers.setTimeout(() => {
       timedOut = true;
       controller.abort();
     }, target.timeoutMs);
@@ -198,7 +201,7 @@ export function createScraper(options: ScraperOptions): Scraper {
         logger.warn({ url: target.url, reason: f.reason, err: f.message }, 'scrape target failing (logged again only after it recovers)');
       }
     } finally {
-      clearTimeout(timeout);
+      timers.clearTimeout(timeout);
       st.controller = undefined;
       stats.lastDurationMs = performance.now() - t0;
     }
