@@ -187,12 +187,15 @@ export function demoProbes(serviceUrl: string, intervalMs = 60_000) {
 export const PROBE_TENANT = 'golden-probe';
 
 /** Which admin control of the demo service each alert action calls. */
-function demoActionEndpoints(serviceUrl: string) {
+/** Every action type the rules can propose, wired to the demo service (a test keeps the list complete). */
+export function demoActionEndpoints(serviceUrl: string) {
   return {
     pause_canary: { url: `${serviceUrl}/admin/pause_canary`, body: 'params' as const },
     adjust_batch: { url: `${serviceUrl}/admin/adjust_batch`, body: 'params' as const },
     rate_limit: { url: `${serviceUrl}/admin/set_rate_limit`, body: 'params' as const },
     rollback: { url: `${serviceUrl}/admin/set_canary`, body: 'params' as const, params: { percent: 0 } },
+    switch_route: { url: `${serviceUrl}/admin/drain_replica`, body: 'params' as const },
+    scale_out: { url: `${serviceUrl}/admin/scale_out`, body: 'params' as const },
   };
 }
 
@@ -209,7 +212,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const servicePort = await freePort();
   flags.alerting = { actions: { mode: 'approval', endpoints: demoActionEndpoints(`http://127.0.0.1:${servicePort}`) } };
   // Golden probes: the demo's golden set against v1 and v2 of the service, on a schedule.
-  flags.quality = { goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
+  // The spam filter is confident (under 4 % of its answers below 0.9 on normal mail): one cut-off
+  // for capture, the quality table and its rule (demo/rules/spam-filter.yaml).
+  flags.quality = { lowConfidence: 0.9, goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
   // The spam filter's own rules beside the default pack (and whatever the config names).
   config.alerting.ruleFiles = [...config.alerting.ruleFiles, DEMO_RULE_FILE];

@@ -1,6 +1,9 @@
 // User journeys through the dashboard in Debian's Chromium, against the real server on a temp data
 // dir, seeded through the public ingest API. Screenshots of each view go to artifacts/screenshots/.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -13,7 +16,7 @@ import { mountUi } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
-import { SPIKE_MINUTES_AGO, XSS_INPUT, XSS_OUTPUT, seedEvents, seedFeedback, seedProbes, seedResources } from './seed.ts';
+import { FEEDBACK_PENDING_MINUTES, SPIKE_MINUTES_AGO, XSS_INPUT, XSS_OUTPUT, seedEvents, seedFeedback, seedProbes, seedResources } from './seed.ts';
 
 /** What the dashboard exposes for tests (web/src/charts/registry.ts). */
 type WithCharts = { inferlens?: { charts: Map<string, uPlot> } };
@@ -28,6 +31,7 @@ let server: InferlensServer;
 let browser: Browser;
 let page: Page;
 let tmp: string;
+let stub: Server;
 const NOW = Date.now();
 
 async function post(pathname: string, rows: unknown[]): Promise<void> {
@@ -83,14 +87,37 @@ async function shot(name: string): Promise<void> {
   await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
 }
 
+/** The page at 1440 × 900 and 1920 × 1080 (full page, re-rendered at each size), then back to 1440 × 1000. */
+async function shotSizes(name: string, url: string, ready: string): Promise<void> {
+  for (const [width, height] of [
+    [1440, 900],
+    [1920, 1080],
+  ] as const) {
+    await page.setViewportSize({ width, height });
+    await page.goto(url);
+    await rendered(0);
+    await page.waitForSelector(ready);
+    await page.screenshot({ path: path.join(SHOTS, `${name}-${width}x${height}.png`), fullPage: true });
+  }
+  await page.setViewportSize({ width: 1440, height: 1000 });
+}
+
 describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   beforeAll(async () => {
     tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-e2e-'));
     const dist = path.join(tmp, 'dist');
     // Build the current web/ sources, so the test never runs against a stale web/dist.
     await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
-    // Alerting on (the default rule pack and e2e/seed-rules.yaml), actions waiting for approval so the approve button shows.
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval' } } } });
+    // Alerting on (the default rule pack and e2e/seed-rules.yaml), actions waiting for approval so
+    // the approve button shows; switch_route goes to a stub on loopback, the other action types
+    // have no endpoint.
+    stub = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'));
+    });
+    await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
+    const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/switch_route`;
+    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval', endpoints: { switch_route: { url: stubUrl } } } } } });
     server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)] });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
@@ -98,7 +125,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await post('/v1/resources', seedResources(NOW));
     for (let i = 0; i < 100 && (await storedCount()) < events.length; i++) await new Promise((r) => setTimeout(r, 100));
     expect(await storedCount()).toBe(events.length);
-    const feedback = seedFeedback(events);
+    const feedback = seedFeedback(events, NOW);
     await post('/v1/feedback', feedback);
     const joined = new Set(feedback.map((f) => f['request_id'])).size;
     for (let i = 0; i < 100 && (await joinedFeedback()) < joined; i++) await new Promise((r) => setTimeout(r, 100));
@@ -114,6 +141,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
   afterAll(async () => {
     await browser?.close();
     await server?.stop();
+    stub?.close();
     if (tmp) rmSync(tmp, { recursive: true, force: true });
   });
 
@@ -123,7 +151,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await page.waitForSelector('[data-panel="latency"][data-state="ready"] canvas');
     expect(await seriesMax('latency', 'P99')).toBeGreaterThan(1400);
     // The other runtime panels filled in too: no empty chart anywhere.
-    for (const id of ['stages', 'heatmap', 'qps', 'queue', 'rejects', 'errors', 'concentration', 'resources', 'stage-shift']) {
+    for (const id of ['stages', 'heatmap', 'qps', 'queue', 'rejects', 'errors', 'concentration', 'resources', 'stage-shift', 'replicas']) {
       expect(await page.getAttribute(`[data-panel="${id}"]`, 'data-state'), id).toBe('ready');
     }
     // Generative timings were never sent: the panel says which fields unlock it.
@@ -248,6 +276,8 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.getAttribute(p99, 'data-direction')).toBe('worse');
     expect(await page.textContent(p99)).toMatch(/\[\+[\d.]+ s, \+[\d.]+ s\]/);
     expect(await page.textContent('[data-panel="side-by-side"]')).toContain('candidate v2');
+    // v1 serves acme and globex, v2 acme only: the verdict panel warns about the tenant mix.
+    expect(await page.textContent('[data-panel="verdict"] .warnings')).toMatch(/different tenant mixes \(Jensen–Shannon distance 0\.\d\d; baseline globex \d+ %, acme \d+ %; candidate acme 100 %\)/);
     await shot('release');
 
     // Picking versions keeps both in the URL; the same pair reads the same verdict.
@@ -308,6 +338,37 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await shot('quality');
   });
 
+  it('actions: approve and reject are on screen at 1440 px; an action nobody can execute is never put up', async () => {
+    // ReplicaErrorsHigh (for: 5m, e2e/seed-rules.yaml) fires 6 minutes on and proposes a
+    // switch_route, which has an endpoint here (a stub); LoadShedding on model "burst" proposes a
+    // scale_out, which has none: recorded, never put up for approval.
+    await server.alerting!.evaluateAt(Date.now() + 6 * 60_000);
+    await server.alerting!.evaluateAt(Date.now());
+    const url = `${server.url}/alerts?from=now-1h&to=now`;
+    await page.setViewportSize({ width: 1440, height: 900 });
+    await page.goto(url);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="alerts-actions"][data-state="ready"]');
+    const rows = await page.$$eval('[data-panel="alerts-actions"] tbody tr', (trs) => trs.map((tr) => ({ state: (tr as HTMLElement).dataset['state'], text: tr.textContent ?? '', buttons: tr.querySelectorAll('button').length })));
+    const waiting = rows.filter((r) => r.state === 'awaiting_approval');
+    expect(waiting.length).toBeGreaterThan(0);
+    for (const r of waiting) expect(r.text).toMatch(/^\s*approve\s*(reject|dismiss)\s*switch_route/);
+    const unexecutable = rows.filter((x) => x.state === 'no_endpoint');
+    expect(unexecutable.length).toBeGreaterThan(0);
+    for (const r of unexecutable) {
+      expect(r.buttons).toBe(0);
+      expect(r.text).toMatch(/no endpoint for/);
+    }
+    // Both buttons and the audit trail are inside the 1440 px viewport, without scrolling sideways.
+    for (const sel of ['button.approve', 'button.reject', 'ul.trail']) {
+      const box = await page.$eval(`[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] ${sel}`, (el) => el.getBoundingClientRect().toJSON() as DOMRect);
+      expect(box.right, sel).toBeLessThanOrEqual(1440);
+      expect(box.left, sel).toBeGreaterThanOrEqual(0);
+    }
+    await page.setViewportSize({ width: 1440, height: 1000 });
+    await shotSizes('alerts', url, '[data-panel="alerts-actions"][data-state="ready"]');
+  });
+
   it('lists alerts and rules, creates and expires a silence, approves an action, and is empty where nothing fires', async () => {
     // ReplicaErrorsHigh (for: 5m) on r3: pending since the first evaluation, firing 6 minutes later,
     // proposing a switch_route (waiting for approval); then back to now, as the next tick would.
@@ -331,10 +392,13 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const approve = '[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] button.approve';
     await page.waitForSelector(approve);
     await shot('alerts');
+    const id = (await page.getAttribute(approve, 'data-action'))!;
     await page.click(approve);
-    await page.waitForSelector('[data-panel="alerts-actions"] tr:not([data-state="awaiting_approval"]) ul.trail li:nth-child(2)');
-    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('approved');
-    expect(await page.textContent('[data-panel="alerts-actions"] ul.trail')).toContain('by dashboard');
+    // Approved (then sent to the stub, answered there); the trail says who approved it.
+    const row = `[data-panel="alerts-actions"] tr[data-action="${id}"]:not([data-state="awaiting_approval"])`;
+    await page.waitForSelector(row);
+    expect(await page.textContent(`${row} ul.trail`)).toContain('approved');
+    expect(await page.textContent(`${row} ul.trail`)).toContain('by dashboard');
 
     await page.click('[data-panel="alerts-silences"] tr[data-state="active"] button.expire');
     await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="expired"]');
@@ -370,5 +434,129 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await rendered(0);
     expect(await page.textContent('[data-panel="business-versions"] tr[data-version="v1"]')).toMatch(/%/);
     expect(await page.$$eval('[data-panel="business-feedback"] tbody tr', (els) => els.length)).toBeGreaterThanOrEqual(3);
+  });
+
+  it('latency percentiles on a log axis with P95; the max and the request count do not flatten them', async () => {
+    await page.goto(`${server.url}/runtime?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="latency"][data-state="ready"] canvas');
+    const chart = await page.evaluate(() => {
+      const u = (window as unknown as WithCharts).inferlens!.charts.get('latency')!;
+      const px = (label: string) => {
+        const si = u.series.findIndex((s) => s.label === label);
+        const vals = (u.data[si] as (number | null)[]).filter((v): v is number => v != null);
+        const sorted = [...vals].sort((a, b) => a - b);
+        return u.valToPos(sorted[Math.floor(sorted.length / 2)]!, 'y');
+      };
+      return { distr: u.scales['y']!.distr, labels: u.series.map((s) => s.label), nScale: u.series.find((s) => s.label === 'n')!.scale, height: u.bbox.height / devicePixelRatio, p50: px('P50'), p99: px('P99') };
+    });
+    expect(chart.distr).toBe(3); // log
+    expect(chart.labels).toEqual(expect.arrayContaining(['P50', 'P90', 'P95', 'P99', 'P99.9', 'max', 'n']));
+    expect(chart.nScale).toBe('y2');
+    // The median P50 and P99 sit apart on the plot and off its floor (a linear axis up to the 3 s
+    // max put both within a few pixels of zero).
+    expect(chart.height - chart.p50).toBeGreaterThan(0.1 * chart.height);
+    expect(chart.p50 - chart.p99).toBeGreaterThan(0.05 * chart.height);
+  });
+
+  it('throughput: a click inside the ok area opens ok requests', async () => {
+    await page.goto(`${server.url}/runtime?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="qps"][data-state="ready"] canvas');
+    const at = await page.evaluate(() => {
+      const u = (window as unknown as WithCharts).inferlens!.charts.get('qps')!;
+      const idx = Math.floor(u.data[0].length / 2);
+      const ok = u.series.findIndex((s) => s.label === 'ok');
+      const top = u.data[ok]![idx]!; // stacked: ok is the bottom band, its top is its own value
+      const r = u.over.getBoundingClientRect();
+      return { x: r.left + u.valToPos(u.data[0][idx]!, 'x'), y: r.top + u.valToPos(top * 0.4, 'y') };
+    });
+    await page.mouse.move(at.x, at.y);
+    await page.mouse.click(at.x, at.y);
+    await page.waitForSelector('#drawer[data-state="ready"][data-kind="samples"]');
+    expect(await page.textContent('#drawer')).toMatch(/^\s*ok requests in/m);
+    expect(await page.$$eval('#drawer tbody tr', (trs) => trs.length)).toBeGreaterThan(0);
+  });
+
+  it('runtime: exec latency by replica names the slow one; per-GPU resources; route rule filter; only significant slices', async () => {
+    const url = `${server.url}/runtime?from=now-1h&to=now`;
+    await page.goto(url);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="replicas"][data-state="ready"] canvas');
+    const labels = await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('replicas')!.series.map((s) => s.label));
+    expect(labels).toEqual(expect.arrayContaining(['r1 P50', 'r2 P50', 'r3 P50', 'r3 P99']));
+    // r3 executes 3× slower than r1 and r2: the stage attribution names it.
+    expect(await page.getAttribute('[data-panel="stage-shift"] [data-slow-replica]', 'data-slow-replica')).toBe('r3');
+    expect(await page.textContent('[data-panel="replicas"] .panel-meta')).toMatch(/^r3: exec_ms \d/);
+    // GPU memory per GPU of n1: gpu 1 at 85 %, not averaged with gpu 0 (~56 %) into ~70 %.
+    const gpuMem = await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('res-gpumem')!.series.map((s) => s.label));
+    expect(gpuMem).toEqual(expect.arrayContaining(['n1/gpu0', 'n1/gpu1']));
+    expect(await seriesMax('res-gpumem', 'n1/gpu1')).toBeCloseTo(0.85, 6);
+    // The queue panel shows the queue length (Little's law) beside the batch size.
+    expect(await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('queue')!.series.map((s) => s.label))).toContain('queue length');
+    // Where it concentrates: every listed slice is significant and above the rest.
+    const rows = await page.$$eval('[data-panel="concentration"] tbody tr', (trs) => trs.map((tr) => tr.className));
+    expect(rows.length).toBeGreaterThan(0);
+    for (const c of rows) expect(c).toContain('significant');
+    // Turned away: globex's rate limiting.
+    await page.click('[data-panel="concentration"] button[data-kind="shed"]');
+    await page.waitForSelector('[data-panel="concentration"][data-state="ready"] tbody tr[data-slice="model=burst"]');
+    // The route rule is a filter of its own.
+    expect(await page.isVisible('#filter-route_rule')).toBe(true);
+    await shotSizes('runtime', url, '[data-panel="replicas"][data-state="ready"] canvas');
+  });
+
+  it('scroll boxes say how many rows they hide', async () => {
+    await page.goto(`${server.url}/release?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="evidence"][data-state="ready"]');
+    const cue = '[data-panel="evidence"] .scroll-cue';
+    const total = await page.$$eval('[data-panel="evidence"] tbody tr', (trs) => trs.length);
+    const hidden = Number(await page.getAttribute(cue, 'data-hidden'));
+    expect(hidden).toBeGreaterThan(0);
+    expect(await page.textContent(cue)).toBe(`↓ ${hidden} more row${hidden === 1 ? '' : 's'} below (${total} in all): scroll the table`);
+    // Scrolled to the end, the cue goes.
+    await page.$eval('[data-panel="evidence"] .table-wrap', (el) => el.scrollTo(0, el.scrollHeight));
+    await page.waitForFunction((sel) => document.querySelector(sel)?.getAttribute('data-hidden') === '0', cue);
+    await shotSizes('release', `${server.url}/release?from=now-1h&to=now`, '[data-panel="evidence"][data-state="ready"]');
+  });
+
+  it('cost: busy GPU-seconds of a node are summed over its GPUs', async () => {
+    await page.goto(`${server.url}/cost?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="cost-gpu"][data-state="ready"]');
+    // The same numbers from the API: Σ over n1's two GPUs of mean utilisation × step.
+    const rows = await page.$$eval('[data-panel="cost-gpu"] tbody tr', (trs) => trs.map((tr) => ({ node: (tr as HTMLElement).dataset['node'], s: Number((tr as HTMLElement).dataset['gpuSeconds']), gpus: tr.children[1]!.textContent })));
+    const n1 = rows.find((r) => r.node === 'n1')!;
+    expect(n1.gpus).toBe('2');
+    const data = (await postJson('/v1/resources/query', { from: new Date(NOW - 3_600_000).toISOString(), to: new Date(NOW).toISOString(), step: '1m', metrics: ['gpu_utilization_ratio'], filters: { node: 'n1' }, group_by: ['gpu'] })) as { rows: { avg: number }[] };
+    const expected = data.rows.reduce((a, r) => a + r.avg * 60, 0);
+    expect(Math.abs(n1.s - expected) / expected).toBeLessThan(0.05);
+    await shotSizes('cost', `${server.url}/cost?from=now-1h&to=now`, '[data-panel="cost-gpu"][data-state="ready"]');
+  });
+
+  it('business: the conversion chart shows requests per bucket and marks buckets whose feedback is still arriving', async () => {
+    await page.goto(`${server.url}/business?from=now-1h&to=now`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="business-trend"][data-state="ready"] canvas');
+    const labels = await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('business-trend')!.series.map((s) => s.label));
+    expect(labels).toEqual(expect.arrayContaining(['v1', 'v1 requests', 'v1 (feedback arriving)']));
+    // The last FEEDBACK_PENDING_MINUTES minutes (and the partial current one) carry no feedback yet.
+    expect(Number(await page.getAttribute('[data-panel="business-trend"]', 'data-incomplete'))).toBeGreaterThanOrEqual(FEEDBACK_PENDING_MINUTES);
+    expect(await page.textContent('[data-panel="business-trend"] .panel-meta')).toMatch(/feedback still arriving/);
+    await shotSizes('business', `${server.url}/business?from=now-1h&to=now`, '[data-panel="business-trend"][data-state="ready"] canvas');
+  });
+
+
+  it('the saturation banner flags shed load against the window before', async () => {
+    // model "burst": 40 % rate-limited in the last 10 minutes, none before (e2e/seed.ts).
+    await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=burst`);
+    await rendered(0);
+    await page.waitForSelector('[data-panel="saturation"][data-state="saturated"]');
+    expect(await page.getAttribute('[data-panel="saturation"]', 'data-signals')).toContain('shedding');
+    expect(await page.textContent('[data-panel="saturation"]')).toMatch(/^Saturating: requests are turned away at the limit\. \d+\.\d % of offered requests were rejected or rate-limited/);
+    await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=ranker`);
+    await rendered(0);
+    expect(await page.getAttribute('[data-panel="saturation"]', 'data-state')).toBe('ok');
   });
 });

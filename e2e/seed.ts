@@ -3,20 +3,25 @@
  * now, 30 requests a minute of model "ranker" (v1 and v2 over replicas r1–r3), with:
  * - a latency spike in v2 ten minutes ago (queue_ms ≈ 1.4 s, total ≈ 1.5–2.5 s);
  * - replica r3 failing 15 % with replica_fault (the rest 1 % internal): the slice finder's answer;
+ *   r3 also executes 3× slower than r1 and r2 (the per-replica panel and the stage attribution name it);
  * - tenant globex rate-limited 3 %;
  * - request "req-xss" in the spike, an error (the capture policy keeps every error) whose captured
  *   input holds a script tag and whose output an <img onerror>;
  * - labels and confidence: v2 shifted (lower confidence, more "spam") against v1, for drift and the
  *   label distribution; input_tokens (cost); every fifth request carries captured text (samples);
- * - feedback (conversion, thumbs, correct) on every third request, v1 converting more than v2;
+ * - feedback (conversion, thumbs, correct) on every third request, v1 converting more than v2; none
+ *   yet for the last 3 minutes (it arrives later: the conversion chart marks those buckets);
  * - golden probes (probe: true) every 2 minutes per version, v2 failing golden id "g3";
  * - model "legacy" sending only ts, model, total_ms, status (staged adoption);
- * - GPU/CPU readings for nodes n1 (real) and n2 (simulated).
+ * - model "burst": 40 % of its requests rate-limited in the last 10 minutes (shed load);
+ * - GPU/CPU readings for nodes n1 (real, two GPUs: gpu 1 at 85 % of its memory, under the 90 % alert) and n2 (simulated).
  * Deterministic: a seeded PRNG, times relative to `nowMs`.
  */
 export const XSS_INPUT = '<script>window.__pwned = 1</script>hello';
 export const XSS_OUTPUT = '<img src=x onerror="window.__pwned = 2">';
 export const SPIKE_MINUTES_AGO = 10;
+/** Requests of the last minutes whose feedback has not arrived yet. */
+export const FEEDBACK_PENDING_MINUTES = 3;
 export const LABELS = ['relevant', 'irrelevant', 'spam'] as const;
 
 function prng(seed: number): () => number {
@@ -34,6 +39,8 @@ const round = (x: number) => Math.round(x * 1000) / 1000;
 
 export function seedEvents(nowMs: number): Record<string, unknown>[] {
   const rand = prng(7);
+  // Its own stream, so the ranker's draws stay what the other tests were written against.
+  const burstRand = prng(17);
   const minuteMs = 60_000;
   const start = Math.floor(nowMs / minuteMs) * minuteMs - 40 * minuteMs;
   const spikeMinute = Math.floor(nowMs / minuteMs) * minuteMs - SPIKE_MINUTES_AGO * minuteMs;
@@ -50,7 +57,7 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
       const tenant = i % 4 === 0 ? 'globex' : 'acme';
       const spike = m === spikeMinute && version === 'v2';
       const queue = spike ? 1400 + rand() * 800 : 1 + rand() * 6;
-      const exec = (version === 'v1' ? 30 : 38) * Math.exp((rand() - 0.5) * 0.6);
+      const exec = (version === 'v1' ? 30 : 38) * (replica === 'r3' ? 3 : 1) * Math.exp((rand() - 0.5) * 0.6);
       const stages = { ingress_ms: round(0.5 + rand()), queue_ms: round(queue), batch_ms: round(1 + rand() * 2), exec_ms: round(exec), post_ms: round(0.5 + rand()) };
       const total = round(Object.values(stages).reduce((a, b) => a + b, 0));
       let status = 'ok';
@@ -86,6 +93,12 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
       });
     }
     events.push({ ts: new Date(m + 30_000).toISOString(), request_id: `legacy-${m / minuteMs}`, model: 'legacy', total_ms: round(80 + rand() * 40), status: 'ok' });
+    // Model "burst": 10 requests a minute; in the last 10 minutes 4 of them are rate-limited
+    // (the saturation banner's shed-load signal).
+    for (let i = 0; i < 10; i++) {
+      const shed = m >= nowMs - 11 * minuteMs && i < 4;
+      events.push({ ts: new Date(m + 3_000 + i * 5_000).toISOString(), request_id: `burst-${m / minuteMs}-${i}`, model: 'burst', tenant: 'bursty', queue_ms: round(2 + burstRand()), total_ms: shed ? 1 : round(20 + burstRand() * 5), status: shed ? 'rate_limited' : 'ok' });
+    }
   }
   events.push({
     ts: new Date(spikeMinute + 31_000).toISOString(),
@@ -117,11 +130,13 @@ function pickLabel(version: string, r: number): string {
 }
 
 /** Feedback on every third ranker request: conversion (v1 30 %, v2 15 %), thumbs, correct (v1 90 %, v2 80 %). */
-export function seedFeedback(events: readonly Record<string, unknown>[]): Record<string, unknown>[] {
+export function seedFeedback(events: readonly Record<string, unknown>[], nowMs: number): Record<string, unknown>[] {
   const rand = prng(13);
   const out: Record<string, unknown>[] = [];
+  const pendingFromMs = Math.floor(nowMs / 60_000) * 60_000 - FEEDBACK_PENDING_MINUTES * 60_000;
   events.forEach((e, i) => {
     if (e['model'] !== 'ranker' || i % 3 !== 0 || typeof e['request_id'] !== 'string') return;
+    if (Date.parse(String(e['ts'])) >= pendingFromMs) return;
     const ts = new Date(Date.parse(String(e['ts'])) + 5_000).toISOString();
     const rate = e['model_version'] === 'v1' ? 0.3 : 0.15;
     out.push({ ts, request_id: e['request_id'], kind: 'conversion', value: rand() < rate });
@@ -172,6 +187,13 @@ export function seedResources(nowMs: number): Record<string, unknown>[] {
         { ...base, gpu: '0', metric: 'gpu_utilization_ratio', value: round(busy) },
         { ...base, gpu: '0', metric: 'gpu_memory_used_bytes', value: Math.round((40 + rand() * 10) * 2 ** 30) },
         { ...base, gpu: '0', metric: 'gpu_memory_total_bytes', value: 80 * 2 ** 30 },
+        ...(node === 'n1'
+          ? [
+              { ...base, gpu: '1', metric: 'gpu_utilization_ratio', value: round(0.3 + rand() * 0.1) },
+              { ...base, gpu: '1', metric: 'gpu_memory_used_bytes', value: 68 * 2 ** 30 },
+              { ...base, gpu: '1', metric: 'gpu_memory_total_bytes', value: 80 * 2 ** 30 },
+            ]
+          : []),
         { ...base, metric: 'cpu_utilization_ratio', value: round(0.2 + rand() * 0.2) },
         { ...base, metric: 'memory_used_bytes', value: Math.round((12 + rand() * 2) * 2 ** 30) },
       );

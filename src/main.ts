@@ -18,7 +18,7 @@ import type { Logger } from 'pino';
 import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
@@ -32,9 +32,9 @@ import { createCapturePolicy, createPipeline, createRetention, createRollupMaint
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer } from './release/index.ts';
+import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
-import { openStore } from './store/index.ts';
+import { openStore, probeWritable } from './store/index.ts';
 import type { Store, StoreOptions } from './store/index.ts';
 
 export interface ServerOptions {
@@ -103,6 +103,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const duckdb = config.storage.backend === 'duckdb';
 
   const store = options.store ?? (await openStore(storeOptions(config)));
+  // The local folder the store writes, when there is one (DuckDB's file, chdb's folder): the
+  // pipeline checks it takes writes again after a full disk.
+  const localDir = duckdb ? (config.storage.dataDir === ':memory:' ? undefined : dirname(databasePath(config))) : config.storage.clickhouse.chdbPath;
   const pipeline = createPipeline({
     store,
     logger: logger.child({ component: 'pipeline' }),
@@ -111,8 +114,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     retentionDays: config.storage.retentionDays,
     cardinalityCap: config.pipeline.cardinalityCap,
     maxQueueRows: config.pipeline.maxQueueRows,
+    maxQueueWaitMs: config.pipeline.maxQueueWaitMs,
     maxBatchRows: config.pipeline.maxBatchRows,
-    capture: createCapturePolicy({ config: config.capture, registry, now: options.now }),
+    ...(localDir === undefined ? {} : { probeStorage: () => probeWritable(localDir) }),
+    capture: createCapturePolicy({ config: config.capture, lowConfidence: config.quality.lowConfidence, registry, now: options.now }),
   });
 
   // The store is ready once migrated and the pipeline seeded; a ClickHouse that cannot be reached
@@ -181,6 +186,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     sets: config.quality.goldenFiles.flatMap((f) => parseGoldenYaml(readFileSync(f, 'utf8'))),
     ...(config.storage.dataDir === ':memory:' ? {} : { file: join(config.storage.dataDir, 'golden-sets.yaml') }),
   });
+  for (const problem of golden.problems) logger.warn({ problem }, 'a saved golden set was skipped');
   const probeSchedule = config.quality.probes;
   const probes =
     alerts && probeSchedule.targets.length > 0
@@ -194,13 +200,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
     modelTypes: config.quality.modelTypes,
+    lowConfidence: config.quality.lowConfidence,
   });
   let ready = false;
   // The rule backtest is a read: the query role serves it, with the alerting rules when this
   // process evaluates them and the default pack otherwise.
   const reads = serves
     ? [
-        releaseRoutes({ comparer: createComparer(queries) }),
+        releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }),
         quality,
         samplesRoutes({ queries }),
         backtestRoutes({ reads: typedReads(store), defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
@@ -214,6 +221,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxBodyBytes: config.server.maxBodyBytes,
     apiKeys: config.server.apiKeys,
     ready: () => ready && storeUp,
+    notReadyReason: () => pipeline.writeFailure(),
     mounts: [...reads, ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false || !serves ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
   });
 

@@ -29,8 +29,10 @@ beforeAll(async () => {
   for (let m = 0; m < 20; m++) {
     // Node n1 (model "hot"): GPU utilisation climbs 0.50 → 0.975 and latency with it.
     const util = 0.5 + m * 0.025;
-    for (let i = 0; i < 40; i++) events.push({ ts: START + m * MIN + i * 1000, model: 'hot', node: 'n1', queue_ms: 2 + m * 4 + (i % 3), total_ms: 20 + m * 10 + (i % 5), status: 'ok' });
+    for (let i = 0; i < 40; i++) events.push({ ts: START + m * MIN + i * 1000, model: 'hot', node: 'n1', replica: 'h1', queue_ms: 2 + m * 4 + (i % 3), total_ms: 20 + m * 10 + (i % 5), status: 'ok' });
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_utilization_ratio', value: util });
+    // Host readings of n1 carry the node only, as a node exporter's do.
+    resources.push({ ts: START + m * MIN + 30_000, node: 'n1', metric: 'cpu_utilization_ratio', value: 0.3 });
     // GPU memory: gpu 0 peaks at 70 of 80 GiB; gpu 1 at 76 (simulated readings).
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_memory_used_bytes', value: (50 + m) * GiB, simulated: true });
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_memory_total_bytes', value: 80 * GiB, simulated: true });
@@ -64,8 +66,9 @@ describe('POST /v1/analysis/capacity', () => {
     expect(p99.correlation).toMatchObject({ r: 1, n: 20 });
     expect(p99.strong).toBe(true);
     expect(a.saturated.find((s) => s.resource === 'gpu_utilization_ratio')?.peak).toBeCloseTo(0.975, 9);
-    // GPU memory ratio per bucket: mean of used over mean of total across the two GPUs.
-    expect(a.buckets[0]!.resources.gpu_memory_ratio).toBeCloseTo((50 + 57) / 2 / 80, 9);
+    // GPU memory ratio per bucket: the fuller GPU's own used / total (gpu 1: 57 of 80 GiB), not the
+    // average of the two (53.5 of 80).
+    expect(a.buckets[0]!.resources.gpu_memory_ratio).toBeCloseTo(57 / 80, 9);
   });
 
   it('reports GPU memory headroom per node, GPU and pool at the window peak, tightest first', async () => {
@@ -80,6 +83,23 @@ describe('POST /v1/analysis/capacity', () => {
     const a = await post<Answer>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN), filters: { node: 'n2' } });
     expect(a.verdict).toBe('not_capacity');
     expect(a.correlations.find((c) => c.request === 'p99_total_ms' && c.resource === 'gpu_utilization_ratio')!.strong).toBe(false);
+  });
+
+  it('without a filter, reads each GPU on its own: one near its memory limit is named', async () => {
+    // Unfiltered, the old average over every GPU put memory at (76 + 69)/2 / 80 = 90.6 % at the
+    // window's end and utilisation (0.975 + 0.95)/2; per GPU, n1's gpu 1 peaks at 76/80 = 95 %.
+    const a = await post<Answer & { nodes: string[] | null }>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN) });
+    expect(a.nodes).toBeNull();
+    expect(a.saturated.find((s) => s.resource === 'gpu_memory_ratio')).toEqual({ resource: 'gpu_memory_ratio', peak: 0.95, level: 0.9, node: 'n1', gpu: '1' });
+    expect(a.reasons.join(' ')).not.toMatch(/no resource near saturation/);
+    expect(a.reasons.join(' ')).toMatch(/gpu_memory_ratio (peaks at )?95\.0 % on node n1 GPU 1/);
+  });
+
+  it('a replica filter reads the resources of the node its requests ran on', async () => {
+    const a = await post<Answer & { nodes: string[] | null }>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN), filters: { replica: 'h1' } });
+    expect(a.nodes).toEqual(['n1']);
+    expect(a.buckets.every((b) => b.resources.cpu_utilization_ratio === 0.3)).toBe(true);
+    expect(a.verdict).toBe('capacity_bound');
   });
 
   it('needs data on both sides', async () => {

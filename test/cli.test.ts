@@ -1,6 +1,8 @@
 // The CLI as a user runs it: `npx inferlens serve --port --data`, then import and query.
 import { execFile } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -34,13 +36,58 @@ describe('inferlens CLI', () => {
   it('import sends an NDJSON.gz file and query prints a table', async () => {
     const now = Date.now();
     const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ ts: now - 60_000 + i, request_id: `cli-${i}`, model: 'cli-m', model_version: i % 2 ? 'v2' : 'v1', total_ms: i % 100, status: 'ok' }));
+    // Line 6 is not JSON; line 8 has two problems (a row, counted once); line 10 the first problem again.
     lines.splice(5, 0, '{"broken":');
+    lines.splice(7, 0, JSON.stringify({ ts: now, model: 'cli-m', total_ms: 'slow', status: 'fine' }));
+    lines.splice(9, 0, JSON.stringify({ ts: now, model: 'cli-m', total_ms: 'slow' }));
     const file = join(dir, 'events.ndjson.gz');
     writeFileSync(file, gzipSync(lines.join('\n')));
-    const imp = await run(process.execPath, [BIN, 'import', file, '--url', server.url, '--batch', '500']);
-    expect(imp.stdout).toMatch(/imported 1200 events in 3 requests; 1 rejected/);
+    // Rows were rejected: the import fails for a script (exit 1) and says which and why.
+    const imp = (await run(process.execPath, [BIN, 'import', file, '--url', server.url, '--batch', '500']).catch((e: { code: number; stdout: string }) => e)) as { code?: number; stdout: string };
+    expect(imp.code).toBe(1);
+    const out = imp.stdout.split('\n');
+    expect(out[0]).toBe('imported 1200 events in 3 requests; 3 rows rejected');
+    expect(out.slice(1, 4).join('\n')).toMatch(/^ {2}2 rows {2}line 8 \(first\): total_ms: /m);
+    expect(imp.stdout).toMatch(/^ {2}1 row {3}line 6: .*JSON/m);
+    expect(imp.stdout).toMatch(/^ {2}1 row {3}line 8: status: /m);
     const q = await run(process.execPath, [BIN, 'query', '--url', server.url, '--from', '-1h', '-f', 'model=cli-m', '-g', 'model_version', '-m', 'count;max(total_ms)']);
     expect(q.stdout.split('\n')).toEqual(['model_version  count  max(total_ms)', '-------------  -----  -------------', 'v1             600    98', 'v2             600    99', '']);
+  });
+
+  it('query -s puts buckets on whole steps', async () => {
+    const q = await run(process.execPath, [BIN, 'query', '--url', server.url, '--from', '-1h', '-s', '1m', '-f', 'model=cli-m', '-m', 'count', '--json']);
+    const rows = (JSON.parse(q.stdout) as { rows: { bucket: string | number; count: number }[] }).rows;
+    expect(rows.length).toBeGreaterThan(0);
+    for (const r of rows) expect(new Date(r.bucket).getTime() % 60_000).toBe(0);
+  });
+
+  it('query and import without a server say what to do', async () => {
+    // A port that was free a moment ago: nothing listens there.
+    const port = await new Promise<number>((done) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const p = (probe.address() as AddressInfo).port;
+        probe.close(() => done(p));
+      });
+    });
+    const url = `http://127.0.0.1:${port}`;
+    const q = (await run(process.execPath, [BIN, 'query', '--url', url]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(q.code).toBe(2);
+    expect(q.stderr).toContain(`no inferlens server answered at ${url} (ECONNREFUSED): start one with \`inferlens serve\``);
+    const file = join(dir, 'one.ndjson');
+    writeFileSync(file, '{}\n');
+    const i = (await run(process.execPath, [BIN, 'import', file, '--url', url]).catch((e: unknown) => e)) as { code: number; stderr: string };
+    expect(i.code).toBe(2);
+    expect(i.stderr).toMatch(/no inferlens server answered/);
+  });
+
+  it('--help loads no command: the entry imports only commander, the schema and small helpers', () => {
+    // `inferlens --help` took 3–6 s when the entry imported the server, DuckDB, the alert rules and
+    // the demo; each command now imports what it needs when it runs.
+    const src = readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8');
+    const staticImports = [...src.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]);
+    expect(staticImports.sort()).toEqual(['../schema/index.ts', './demo.ts', './reach.ts', './table.ts', './time.ts', 'commander']);
+    const demo = readFileSync(join(ROOT, 'src/cli/demo.ts'), 'utf8');
+    expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../../demo/scenario/incidents.ts', '../schema/index.ts', 'commander']);
   });
 
   it('works as `npx inferlens` from the checkout', async () => {

@@ -181,3 +181,25 @@ describe('bad input is answered, never crashed on', () => {
     expect((missing.body.issues as { path: string }[]).map((i) => i.path)).toEqual(['from', 'to']);
   });
 });
+
+describe('POST /v1/resources', () => {
+  it('stores a metric no analysis reads, and says so in warnings and a counter', async () => {
+    const r = await post(
+      '/v1/resources',
+      ndjson([
+        { ts: NOW - 30_000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 1e9 },
+        { ts: NOW - 30_000, node: 'n1', gpu: '0', metric: 'gpu_mem_util', value: 0.9 },
+        { ts: NOW - 30_000, node: 'n1', metric: 'bad name', value: 1 },
+      ]),
+    );
+    expect(r.status).toBe(200);
+    expect(r.body.accepted).toBe(2);
+    expect((r.body.rejected as { index: number }[]).map((x) => x.index)).toEqual([2]);
+    const warnings = r.body.warnings as { index: number; path: string; message: string }[];
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toMatchObject({ index: 1, path: 'metric' });
+    expect(warnings[0]!.message).toMatch(/^"gpu_mem_util" is stored, but no analysis or view reads it; the names read are gpu_utilization_ratio, gpu_memory_used_bytes/);
+    const metrics = await (await fetch(`${server.url}/metrics`)).text();
+    expect(metrics).toMatch(/inferlens_ingest_rows_total\{kind="resource",outcome="unknown_metric"\} 1/);
+  });
+});

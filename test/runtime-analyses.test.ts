@@ -38,6 +38,20 @@ beforeAll(async () => {
   for (let i = 0; i < 30; i++) rows.push(JSON.stringify({ ts: START + 25 * MIN + i * 1000, model: 'small', model_version: 'v1', replica: 'r9', tenant: 'tiny', total_ms: 30, status: i % 10 < 3 ? 'error' : 'ok' }));
   // A saturating service: constant 50 req/min while queue time and P99 grow minute by minute.
   for (let m = 0; m < 20; m++) for (let i = 0; i < 50; i++) rows.push(JSON.stringify({ ts: START + m * MIN + i * 1000, model: 'sat', queue_ms: 2 + m * 3 + (i % 5), total_ms: 20 + m * 5 + (i % 10), status: 'ok' }));
+  // Before START (outside the other tests' windows), 40 minutes of 50 requests a minute for two
+  // models. "onset": calm for 20 minutes (queue 5 ms, total 30 ms), then saturated and flat at
+  // queue 60 ms, total 300 ms. "shed": steady latency; in the last 20 minutes 2 in 5 requests are
+  // rate-limited (a load spike the service turns away at its limit).
+  const EARLY = START - 40 * MIN;
+  for (let m = 0; m < 40; m++) {
+    for (let i = 0; i < 50; i++) {
+      const late = m >= 20;
+      const ts = EARLY + m * MIN + i * 1000;
+      rows.push(JSON.stringify({ ts, model: 'onset', queue_ms: (late ? 60 : 5) + (i % 5), total_ms: (late ? 300 : 30) + (i % 10), status: 'ok' }));
+      const limited = late && i % 5 < 2;
+      rows.push(JSON.stringify({ ts, model: 'shed', queue_ms: 4 + (i % 3), total_ms: limited ? 1 : 25 + (i % 7), status: limited ? 'rate_limited' : 'ok' }));
+    }
+  }
   const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
   expect(((await res.json()) as { accepted: number }).accepted).toBe(rows.length);
 });
@@ -76,6 +90,20 @@ describe('where errors concentrate', () => {
   });
 });
 
+describe('where requests are turned away', () => {
+  it('kind "shed" counts rejected and rate-limited requests per slice', async () => {
+    const data = await post<{ kind: string; total: { n: number; k: number }; slices: { slice: Record<string, string>; k: number; n: number; significant: boolean }[] }>('/v1/analysis/errors', {
+      from: iso(START - 40 * MIN),
+      to: iso(START),
+      kind: 'shed',
+      dimensions: ['model'],
+    });
+    // onset 2000 + shed 2000 requests; 20 minutes × 20 rate-limited = 400, all on model "shed".
+    expect(data.total).toMatchObject({ n: 4000, k: 400 });
+    expect(data.slices.filter((s) => s.significant).map((s) => s.slice)).toEqual([{ model: 'shed' }]);
+  });
+});
+
 describe('stage attribution', () => {
   it('names exec_ms as the stage whose P99 grew, comparing with the window before', async () => {
     const data = await post<{ grewMost: string; stages: { stage: string; currentMs: number; baselineMs: number; deltaMs: number; nCurrent: number }[] }>('/v1/analysis/stages', {
@@ -89,6 +117,30 @@ describe('stage attribution', () => {
     expect(exec).toMatchObject({ currentMs: 60, baselineMs: 20, deltaMs: 40, nCurrent: 2000 });
     expect(data.stages.find((s) => s.stage === 'queue_ms')!.deltaMs).toBe(0);
   });
+
+  it('tests each shift, names the slow replica, and keeps the tail shares to stages', async () => {
+    type Stages = {
+      grewMost: string | null;
+      stages: { stage: string; aboveCurrent: number; aboveBaseline: number; pValue: number; grew: boolean }[];
+      slowReplica: { replica: string; stage: string; ratio: number } | null;
+      replicas: { replica: string }[];
+      tail: { stages: { stage: string }[] };
+    };
+    const data = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big' } });
+    const exec = data.stages.find((s) => s.stage === 'exec_ms')!;
+    // 500 of 2000 requests (r3) above the old P99 of 20 ms, none before: significant.
+    expect(exec).toMatchObject({ aboveCurrent: 500, aboveBaseline: 0, grew: true });
+    expect(exec.pValue).toBeLessThan(1e-10);
+    expect(data.stages.find((s) => s.stage === 'queue_ms')!.grew).toBe(false);
+    // r3's exec P99 60 ms against its peers' 20 ms.
+    expect(data.slowReplica).toMatchObject({ replica: 'r3', stage: 'exec_ms', ratio: 3 });
+    expect(data.replicas.map((r) => r.replica).sort()).toEqual(['r0', 'r1', 'r2', 'r3']);
+    expect(data.tail.stages.map((s) => s.stage)).not.toContain('ts');
+    // Clean traffic (replica r0: nothing changed) names no stage and no replica.
+    const clean = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big', replica: 'r0' } });
+    expect(clean.grewMost).toBeNull();
+    expect(clean.slowReplica).toBeNull();
+  });
 });
 
 describe('saturation', () => {
@@ -98,6 +150,31 @@ describe('saturation', () => {
     expect(data.saturated).toBe(true);
     const healthy = await post<{ saturated: boolean }>('/v1/analysis/saturation', { from: iso(START), to: iso(END), filters: { model: 'big', replica: 'r0' }, step: '2m' });
     expect(healthy.saturated).toBe(false);
+  });
+
+  it('flags a window that starts at the onset, against the baseline just before it', async () => {
+    const window = { from: iso(START - 20 * MIN), to: iso(START), filters: { model: 'onset' }, step: '1m' };
+    const data = await post<{ saturated: boolean; signals: string[]; nBaseline: number; baselineWindow: { from: string; to: string }; points: { baseline: boolean }[] }>('/v1/analysis/saturation', window);
+    expect(data.baselineWindow).toEqual({ from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) });
+    expect(data.points.filter((p) => p.baseline)).toHaveLength(20);
+    expect(data.nBaseline).toBe(20);
+    expect(data.saturated).toBe(true);
+    expect(data.signals).toEqual(['queueing']);
+    // The calm half on its own is not saturated (its baseline holds no traffic).
+    expect((await post<{ saturated: boolean }>('/v1/analysis/saturation', { ...window, from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) })).saturated).toBe(false);
+  });
+
+  it('counts rate-limited requests as shed load', async () => {
+    const data = await post<{ saturated: boolean; signals: string[]; reasons: string[]; points: { baseline: boolean; shedRate: number; offeredQps: number; qps: number }[] }>('/v1/analysis/saturation', {
+      from: iso(START - 20 * MIN),
+      to: iso(START),
+      filters: { model: 'shed' },
+    });
+    expect(data.signals).toEqual(['shedding']);
+    // 20 of 50 a minute rate-limited: 40 % shed, served 30/60 = 0.5 req/s of 50/60 offered.
+    const late = data.points.filter((p) => !p.baseline);
+    expect(late.every((p) => Math.abs(p.shedRate - 0.4) < 1e-9 && Math.abs(p.qps - 0.5) < 1e-9)).toBe(true);
+    expect(data.reasons[0]).toMatch(/^40\.0 % of offered requests were rejected or rate-limited \(0\.0 % before\)/);
   });
 });
 

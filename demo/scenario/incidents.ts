@@ -63,7 +63,7 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `replica ${t.slowReplica} becomes slow (exec ×${p.slowFactor})`,
         where: { model: t.model, replica: t.slowReplica, node: t.node },
-        expect: `Runtime view, P99 exec_ms by replica: ${t.slowReplica} about ${p.slowFactor}× the others; the slow-requests slice finder points at replica=${t.slowReplica}.`,
+        expect: `Runtime view: "Exec latency by replica" shows ${t.slowReplica}'s exec_ms about ${p.slowFactor}× the others', and "Which stage grew" names replica ${t.slowReplica}; the slice finder on exec_ms above twice its median (POST /v1/analysis/errors, kind slow, field exec_ms, threshold_ms) points at replica=${t.slowReplica}.`,
       };
     case 'tenant_errors':
       return {
@@ -81,7 +81,7 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `load spike past capacity (rate ×${p.spikeRateMultiplier} plus batch dumps of ${p.spikeBurst.size})`,
         where: { model: t.model },
-        expect: 'Throughput: QPS jumps, queue_ms and P99 total_ms climb, `rejected` (queue full, 503) and `rate_limited` (429) appear; the saturation analysis flags it.',
+        expect: 'Runtime view: QPS jumps, requests are turned away (`rejected`, the queue full: 503), and the saturation banner flags it (shed load against the minutes before).',
       };
     case 'canary_regression':
       return {
@@ -93,7 +93,7 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `GPU memory creep on ${t.node} gpu ${t.creepGpu} (simulated)`,
         where: { node: t.node, gpu: t.creepGpu, replica: t.creepReplica },
-        expect: `Resources view: gpu_memory_used_bytes of gpu ${t.creepGpu} climbs steadily by ~${Math.round(p.creepBytesAtEnd / 1024 ** 3)} GiB towards the 80 GiB total while utilisation stays flat; samples are marked simulated.`,
+        expect: `Runtime view, Resources, "GPU memory used" (one line per GPU): ${t.node}/gpu${t.creepGpu} climbs by ~${Math.round(p.creepBytesAtEnd / 1024 ** 3)} GiB towards its 80 GiB while utilisation stays flat; samples are marked simulated.`,
       };
   }
 }

@@ -21,6 +21,12 @@ const ACTIONS: Record<string, Action> = {
   slow_replica: action(z.object({ replica: z.string(), factor: z.number().min(1).max(100).default(3) }), (c, p) => c.slowReplica(p.replica, p.factor)),
   replica_fault: action(z.object({ replica: z.string(), rate: share }), (c, p) => c.replicaFault(p.replica, p.rate)),
   kill_replica: action(z.object({ replica: z.string() }), (c, p) => c.killReplica(p.replica)),
+  // switch_route: route new batches around the replica (params of the alert's rule: model, replica).
+  drain_replica: action(z.object({ replica: z.string().min(1), drained: z.boolean().default(true) }), (c, p) => c.drainReplica(p.replica, p.drained)),
+  // scale_out: one more replica (the rule's params name the model; the demo serves one).
+  scale_out: action(z.object({ model: z.string().optional() }), async (c) => {
+    await c.scaleOut();
+  }),
   tenant_error: action(z.object({ tenant: z.string().min(1), version: version.default('v2'), rate: share.default(1) }), (c, p) =>
     c.tenantError(p.tenant, { version: p.version, rate: p.rate }),
   ),

@@ -29,7 +29,7 @@ export interface TenantError {
 }
 
 export interface ServiceState {
-  replicas: Record<string, { ready: boolean; slowFactor: number; faultRate: number; batches: number }>;
+  replicas: Record<string, { ready: boolean; drained: boolean; slowFactor: number; faultRate: number; batches: number }>;
   regression: Partial<Record<ModelVersion, Regression>>;
   tenantErrors: Record<string, TenantError>;
   routes: RouteRule[];
@@ -40,6 +40,10 @@ export interface ServiceControls {
   slowReplica(replica: string, factor?: number): void;
   replicaFault(replica: string, rate: number): void;
   killReplica(replica: string): Promise<void>;
+  /** Routes new batches around a replica (the `switch_route` action), or back to it. */
+  drainReplica(replica: string, drained?: boolean): void;
+  /** Adds a replica (the `scale_out` action); resolves with its name once it serves. */
+  scaleOut(): Promise<string>;
   /** `rate` 0 clears the injection. */
   tenantError(tenant: string, options?: Partial<TenantError>): void;
   setCanary(percent: number, rule?: string): void;

@@ -33,6 +33,8 @@ export interface BatchResult {
 
 export interface ReplicaPoolOptions {
   count: number;
+  /** Upper bound for `scaleOut` (default count + 3). */
+  maxReplicas?: number;
   models: ModelParams[];
   /** Replica names are `${prefix}${i}`. */
   prefix?: string;
@@ -40,6 +42,7 @@ export interface ReplicaPoolOptions {
 }
 
 export interface ReplicaPool {
+  /** The replicas, scaled-out ones included. */
   readonly names: readonly string[];
   start(): Promise<void>;
   acquire(): string | undefined;
@@ -56,6 +59,15 @@ export interface ReplicaPool {
   kill(replica: string): Promise<void>;
   /** Batches each replica has run (including failed ones). */
   batchCounts(): Record<string, number>;
+  /**
+   * Takes a replica out of the rotation (or puts it back): `acquire` skips a drained replica, so
+   * new batches route around it; its batch in flight finishes. The last replica in rotation
+   * cannot be drained.
+   */
+  drain(replica: string, drained: boolean): void;
+  drained(replica: string): boolean;
+  /** Starts one more replica (at most `maxReplicas`); resolves with its name once it is ready. */
+  scaleOut(): Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -68,6 +80,7 @@ interface Inflight {
 interface Replica {
   name: string;
   index: number;
+  drained: boolean;
   worker: Worker | undefined;
   ready: boolean;
   busy: boolean;
@@ -86,16 +99,19 @@ const BOOTSTRAP = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.re
 export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
   const prefix = options.prefix ?? 'replica-';
   const seed = options.seed ?? 1;
-  const replicas: Replica[] = Array.from({ length: options.count }, (_, index) => ({
+  const newReplica = (index: number): Replica => ({
     name: `${prefix}${index}`,
     index,
+    drained: false,
     worker: undefined,
     ready: false,
     busy: false,
     inflight: undefined,
     config: { ...HEALTHY_REPLICA, regression: {} },
     batches: 0,
-  }));
+  });
+  const replicas: Replica[] = Array.from({ length: options.count }, (_, index) => newReplica(index));
+  const maxReplicas = options.maxReplicas ?? options.count + 3;
   const byName = new Map(replicas.map((r) => [r.name, r]));
   const listeners: (() => void)[] = [];
   let nextBatchId = 1;
@@ -159,14 +175,16 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
   };
 
   return {
-    names: replicas.map((r) => r.name),
+    get names() {
+      return replicas.map((r) => r.name);
+    },
     async start() {
       await Promise.all(replicas.map(spawn));
     },
     acquire() {
       for (let k = 0; k < replicas.length; k++) {
         const r = replicas[(cursor + k) % replicas.length] as Replica;
-        if (r.ready && !r.busy) {
+        if (r.ready && !r.busy && !r.drained) {
           r.busy = true;
           cursor = (r.index + 1) % replicas.length;
           return r.name;
@@ -204,6 +222,23 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
       await get(name).worker?.terminate();
     },
     batchCounts: () => Object.fromEntries(replicas.map((r) => [r.name, r.batches])),
+    drain(name, drained) {
+      const r = get(name);
+      if (drained && !r.drained && replicas.filter((x) => !x.drained).length <= 1) throw new Error(`replica ${name} is the last one in rotation: scale out before draining it`);
+      r.drained = drained;
+      if (!drained) for (const l of listeners) l();
+    },
+    drained: (name) => get(name).drained,
+    async scaleOut() {
+      if (replicas.length >= maxReplicas) throw new Error(`already at ${maxReplicas} replicas, the most this pool runs`);
+      const r = newReplica(replicas.length);
+      // A new replica runs the fleet's current version regressions, like any other.
+      r.config = { ...r.config, regression: { ...(replicas[0]?.config.regression ?? {}) } };
+      replicas.push(r);
+      byName.set(r.name, r);
+      await spawn(r);
+      return r.name;
+    },
     async stop() {
       stopping = true;
       await Promise.all(replicas.map((r) => r.worker?.terminate()));

@@ -117,9 +117,25 @@ describe('demo service, end to end on 127.0.0.1', () => {
     expect((await fetch(`${service.url}/nope`)).status).toBe(404);
     const last = observer.events.at(-1);
     expect(last).toMatchObject({ status: 'error', error_type: 'bad_input', http_status: 400 });
+    // A JSON body missing its text still says who sent it.
+    expect((await post(`${service.url}/v1/classify`, { tenant: 'initech', request_id: 'no-text-1' })).status).toBe(400);
+    expect(observer.events.at(-1)).toMatchObject({ status: 'error', error_type: 'bad_input', tenant: 'initech', request_id: 'no-text-1' });
     const ok = await post(`${service.url}/v1/classify`, { text: '', tenant: 'initech' });
     expect(ok.status).toBe(200);
     expect(observer.events.at(-1)).toMatchObject({ status: 'ok', empty: true, input_tokens: 0 });
+  });
+
+  it('answers 504 timeout when the client deadline passes before the answer is ready', async () => {
+    // A 1 ms deadline: ingress, the batcher's wait (several ms) and execution take longer.
+    const late = await post(`${service.url}/v1/classify`, { text: 'cheap meds now', tenant: 'initech', request_id: 'deadline-1', deadline_ms: 1 });
+    expect(late.status).toBe(504);
+    expect(late.body).toMatchObject({ status: 'timeout', request_id: 'deadline-1' });
+    const ev = observer.events.find((e) => e.request_id === 'deadline-1');
+    expect(ev).toMatchObject({ status: 'timeout', http_status: 504, tenant: 'initech' });
+    expect(typeof ev?.exec_ms).toBe('number');
+    expect(ev?.label).toBeUndefined();
+    const bad = await post(`${service.url}/v1/classify`, { text: 'x', tenant: 'initech', deadline_ms: -5 });
+    expect(bad.status).toBe(400);
   });
 
   it('a golden-sample probe pins its model version past the routing table and is marked probe; user requests cannot pin one', async () => {
@@ -301,5 +317,41 @@ describe('demo service under overload', () => {
     expect(lateReplies.filter((r) => r.status === 200)).toHaveLength(5 - queuedAtStop);
     expect(observer.events.filter((e) => e.status === 'rejected')).toHaveLength(rejected.length + queuedAtStop);
     await expect(fetch(`${service.url}/healthz`)).rejects.toThrow();
+  });
+});
+
+describe('demo service: the actions the alert rules propose', () => {
+  let service: Service;
+  let observer: MemoryObserver;
+  beforeAll(async () => {
+    observer = createMemoryObserver();
+    service = createService({ port: 0, replicas: 3, maxBatchSize: 8, maxWaitMs: 3, queueCapacity: 256, models, observer, node: 'test-node', routes: [{ name: 'default', version: 'v1' }] });
+    await service.start();
+  });
+  afterAll(async () => {
+    await service.stop();
+  });
+
+  it('switch_route and scale_out: a drained replica gets no new batches, a scaled-out one serves', async () => {
+    const admin = (name: string, body: unknown) => post(`${service.url}/admin/${name}`, body);
+    expect((await admin('drain_replica', { model: 'spam-filter', replica: 'replica-2' })).status).toBe(200);
+    const before = observer.events.length;
+    await sendAll(service.url, Array.from({ length: 60 }, (_, i) => ({ text: `message ${i} about a meeting`, tenant: 'initech' })), 6);
+    const drainedRun = observer.events.slice(before).filter((e) => e.status === 'ok');
+    expect(drainedRun.length).toBe(60);
+    expect(drainedRun.some((e) => e.replica === 'replica-2')).toBe(false);
+    const scaled = await admin('scale_out', { model: 'spam-filter' });
+    expect(scaled.status).toBe(200);
+    expect(Object.keys((scaled.body as { state: { replicas: Record<string, unknown> } }).state.replicas)).toContain('replica-3');
+    const mid = observer.events.length;
+    await sendAll(service.url, Array.from({ length: 120 }, (_, i) => ({ text: `invoice ${i} attached`, tenant: 'initech' })), 8);
+    expect(observer.events.slice(mid).some((e) => e.replica === 'replica-3')).toBe(true);
+    // Back into rotation; draining every replica but one is allowed, the last one is refused.
+    expect((await admin('drain_replica', { replica: 'replica-2', drained: false })).status).toBe(200);
+    for (const r of ['replica-0', 'replica-1', 'replica-2']) expect((await admin('drain_replica', { replica: r })).status).toBe(200);
+    const last = await admin('drain_replica', { replica: 'replica-3' });
+    expect(last.status).toBe(400);
+    expect(String((last.body as { error: string }).error)).toMatch(/last one in rotation/);
+    for (const r of ['replica-0', 'replica-1', 'replica-2']) await admin('drain_replica', { replica: r, drained: false });
   });
 });

@@ -84,6 +84,8 @@ interface ClassifyBody {
   probe: boolean;
   /** The version a probe asks for, bypassing the routing table (probes only). */
   version?: ModelVersion;
+  /** The client's deadline: past it, the answer is a 504 timeout instead of a late label. */
+  deadlineMs?: number;
 }
 
 /** What came back for one request of a batch; `replica` is '' when it never reached one. */
@@ -161,6 +163,20 @@ function readBody(req: IncomingMessage, maxBytes: number): Promise<string> {
   });
 }
 
+/** What a rejected body still says about its sender (tenant, request id), when it is a JSON object. */
+function knownDims(raw: string): Partial<EventInput> {
+  try {
+    const b = JSON.parse(raw) as Record<string, unknown>;
+    if (typeof b !== 'object' || b === null) return {};
+    return {
+      ...(typeof b.tenant === 'string' && b.tenant.length >= 1 && b.tenant.length <= MAX_TENANT_CHARS && { tenant: b.tenant }),
+      ...(typeof b.request_id === 'string' && b.request_id.length >= 1 && b.request_id.length <= 128 && { request_id: b.request_id }),
+    };
+  } catch {
+    return {};
+  }
+}
+
 function parseClassify(raw: string): ClassifyBody {
   let body: unknown;
   try {
@@ -176,6 +192,7 @@ function parseClassify(raw: string): ClassifyBody {
   if (b.entry != null && (typeof b.entry !== 'string' || b.entry.length < 1 || b.entry.length > MAX_TENANT_CHARS)) problems.push(`entry: a string of 1–${MAX_TENANT_CHARS} characters`);
   if (b.request_id != null && (typeof b.request_id !== 'string' || b.request_id.length < 1 || b.request_id.length > 128)) problems.push('request_id: a string of 1–128 characters');
   if (b.probe != null && typeof b.probe !== 'boolean') problems.push('probe: true or false');
+  if (b.deadline_ms != null && !(typeof b.deadline_ms === 'number' && b.deadline_ms > 0 && b.deadline_ms <= 600_000)) problems.push('deadline_ms: a number of milliseconds in (0, 600000]');
   if (b.model_version != null && !MODEL_VERSIONS.includes(b.model_version as ModelVersion)) problems.push(`model_version: one of ${MODEL_VERSIONS.join(', ')}`);
   else if (b.model_version != null && b.probe !== true) problems.push('model_version: honoured only for golden-sample probes (send probe: true as well)');
   if (problems.length > 0) throw new BadInput(`expected ${problems.join('; ')}`);
@@ -187,16 +204,16 @@ function parseClassify(raw: string): ClassifyBody {
     requestId: (b.request_id as string | undefined) ?? randomUUID(),
     probe,
     ...(b.model_version != null && { version: b.model_version as ModelVersion }),
+    ...(typeof b.deadline_ms === 'number' && { deadlineMs: b.deadline_ms }),
   };
 }
 
-function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): number {
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(body);
   if (!res.headersSent && !res.destroyed) {
     res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
     res.end(text);
   }
-  return text.length;
 }
 
 export function createService(options: ServiceOptions = {}): Service {
@@ -263,20 +280,22 @@ export function createService(options: ServiceOptions = {}): Service {
     const base: EventInput = { ts: tsMs, model: MODEL_NAME, service_version: o.serviceVersion, node: o.node };
     const finish = (status: Status, httpStatus: number, body: unknown, extra: Partial<EventInput>, headers: Record<string, string> = {}): void => {
       const tPost = performance.now();
-      const outputLength = send(res, httpStatus, body, headers);
+      send(res, httpStatus, body, headers);
       const tEnd = performance.now();
-      emit({ ...base, ...extra, status, http_status: httpStatus, output_length: outputLength, post_ms: extra.post_ms ?? tEnd - tPost, total_ms: tEnd - t0 });
+      emit({ ...base, ...extra, status, http_status: httpStatus, post_ms: extra.post_ms ?? tEnd - tPost, total_ms: tEnd - t0 });
     };
     const fail = (status: Status, httpStatus: number, errorType: ErrorType | null, message: string, extra: Partial<EventInput>, headers?: Record<string, string>): void => {
       finish(status, httpStatus, { request_id: extra.request_id ?? null, status, error_type: errorType, message }, { ...extra, ...(errorType && { error_type: errorType }) }, headers);
     };
 
     let body: ClassifyBody;
+    let raw = '';
     try {
-      body = parseClassify(await readBody(req, o.maxBodyBytes));
+      raw = await readBody(req, o.maxBodyBytes);
+      body = parseClassify(raw);
     } catch (err) {
       const httpStatus = err instanceof BadInput ? err.httpStatus : 400;
-      fail('error', httpStatus, 'bad_input', (err as Error).message, { ingress_ms: performance.now() - t0 });
+      fail('error', httpStatus, 'bad_input', (err as Error).message, { ...knownDims(raw), ingress_ms: performance.now() - t0 });
       return;
     }
     // A probe pinning a version skips the routing table (rule `probe`); everything else is routed.
@@ -324,6 +343,10 @@ export function createService(options: ServiceOptions = {}): Service {
       batch_tokens: r.batchTokens,
       ...(r.execMs !== undefined && { exec_ms: r.execMs }),
     };
+    if (body.deadlineMs !== undefined && performance.now() - t0 > body.deadlineMs) {
+      fail('timeout', 504, null, `the request's deadline of ${body.deadlineMs} ms passed before the answer was ready`, stages);
+      return;
+    }
     if (!r.ok) {
       const stopped = r.replica === '';
       fail(stopped ? 'rejected' : 'error', 503, stopped ? 'resource_exhausted' : 'replica_fault', r.message, stages, { 'retry-after': '1' });
@@ -341,7 +364,9 @@ export function createService(options: ServiceOptions = {}): Service {
     const label = pSpam >= o.spamThreshold ? 'spam' : 'ham';
     const confidence = label === 'spam' ? pSpam : 1 - pSpam;
     const reply = { request_id: body.requestId, label, confidence, model_version: version };
-    const outputLength = send(res, 200, reply);
+    // No output_length: a classifier's output is its label and confidence, and the reply's JSON
+    // length moved with the echoed request id's digits, which drifted against the history.
+    send(res, 200, reply);
     const tEnd = performance.now();
     emit({
       ...base,
@@ -350,7 +375,6 @@ export function createService(options: ServiceOptions = {}): Service {
       http_status: 200,
       label,
       confidence,
-      output_length: outputLength,
       empty: inputTokens === 0,
       post_ms: tEnd - tPost,
       total_ms: tEnd - t0,
@@ -387,6 +411,8 @@ export function createService(options: ServiceOptions = {}): Service {
     slowReplica: (replica, factor = 3) => requirePool().configure(replica, { slowFactor: factor }),
     replicaFault: (replica, rate) => requirePool().configure(replica, { faultRate: rate }),
     killReplica: (replica) => requirePool().kill(replica),
+    drainReplica: (replica, drained = true) => requirePool().drain(replica, drained),
+    scaleOut: () => requirePool().scaleOut(),
     tenantError(tenant, opts = {}) {
       const rate = opts.rate ?? 1;
       if (rate <= 0) tenantErrors.delete(tenant);
@@ -419,7 +445,7 @@ export function createService(options: ServiceOptions = {}): Service {
       const replicas: ServiceState['replicas'] = {};
       for (const name of p?.names ?? []) {
         const c = p?.config(name);
-        replicas[name] = { ready: p?.ready(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
+        replicas[name] = { ready: p?.ready(name) ?? false, drained: p?.drained(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
       }
       const batch = {} as ServiceState['batch'];
       for (const [v, b] of batchers) batch[v] = { ...b.settings(), queueDepth: b.depth };

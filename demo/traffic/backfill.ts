@@ -28,6 +28,7 @@ import type { IncidentSpec } from '../scenario/index.ts';
 import { INCIDENT_PARAMS } from '../scenario/index.ts';
 import { createRouter } from '../service/index.ts';
 import type { RouteRule } from '../service/index.ts';
+import { CLIENT_TRICKLE } from './generator.ts';
 import { postNdjson } from './ingest-client.ts';
 import type { IngestTarget } from './ingest-client.ts';
 import { drawMs } from './latency-model.ts';
@@ -90,8 +91,6 @@ export interface BackfillResult {
 const SECOND_MS = 1_000;
 const MINUTE_MS = 60_000;
 const GPU_SAMPLE_MS = 15_000;
-/** Length of the JSON reply the service writes, ≈ what `output_length` measures live. */
-const REPLY_CHARS = 96;
 
 /** Both versions' predictions on `messages`, computed in batches by the real models. */
 export function predictAll(messages: readonly Message[], predict: (version: ModelVersion, texts: string[]) => Prediction[]): PredictedMessage[] {
@@ -154,6 +153,7 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
   const runId = `bf${(o.seed ?? 101).toString(36)}${o.fromMs.toString(36)}`;
   const perMinuteReplica = new Map<number, Map<string, number>>();
   const attributes = { backfill: 'true' };
+  const clientRandom = createRandom((o.seed ?? 101) + 17);
 
   for (let s = fromS; s < toS; s++) {
     const n = perSecond[s - fromS] as number;
@@ -199,7 +199,14 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
       if (canary && version === 'v2' && random() < p.regression.flipRate) pred = { label: pred.label === 'spam' ? 'ham' : 'spam', confidence: pred.confidence };
       const pSpam = pred.label === 'spam' ? pred.confidence : 1 - pred.confidence;
       const label = pSpam >= threshold ? 'spam' : 'ham';
-      const ok = !rejected && !failed;
+      // The misbehaving clients of the live traffic (CLIENT_TRICKLE), in the same shares, from a
+      // stream of their own: the draws for everything else (and so the GPU noise) stay as they were.
+      const u = clientRandom();
+      const malformed = !rejected && u < CLIENT_TRICKLE.malformedShare;
+      const limited = !rejected && !malformed && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare;
+      const timedOut = !rejected && !malformed && !limited && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare + CLIENT_TRICKLE.tightDeadlineShare;
+      const early = rejected || malformed || limited;
+      const ok = !early && !timedOut && !failed;
       const event: EventInput = {
         ts: tsMs,
         request_id: requestId,
@@ -210,25 +217,24 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
         tenant: tenant.name,
         entry,
         node: o.node,
-        replica: rejected ? undefined : replica,
+        replica: early ? undefined : replica,
         service_tier: tiers[tenant.name] ?? 'standard',
         attributes,
         input_tokens: pm.inputTokens,
         ingress_ms: stages.ingress_ms,
-        queue_ms: rejected ? undefined : stages.queue_ms,
-        batch_ms: rejected ? undefined : stages.batch_ms,
-        exec_ms: rejected ? undefined : stages.exec_ms,
-        post_ms: rejected ? undefined : stages.post_ms,
-        batch_size: rejected ? undefined : batchSize,
-        batch_tokens: rejected ? undefined : batchSize * pm.inputTokens,
-        status: rejected ? 'rejected' : failed ? 'error' : 'ok',
-        error_type: rejected ? 'resource_exhausted' : failed ? 'internal' : undefined,
-        http_status: rejected ? 503 : failed ? 500 : 200,
+        queue_ms: early ? undefined : stages.queue_ms,
+        batch_ms: early ? undefined : stages.batch_ms,
+        exec_ms: early ? undefined : stages.exec_ms,
+        post_ms: early ? undefined : stages.post_ms,
+        batch_size: early ? undefined : batchSize,
+        batch_tokens: early ? undefined : batchSize * pm.inputTokens,
+        status: rejected ? 'rejected' : malformed ? 'error' : limited ? 'rate_limited' : timedOut ? 'timeout' : failed ? 'error' : 'ok',
+        error_type: rejected ? 'resource_exhausted' : malformed ? 'bad_input' : !limited && !timedOut && failed ? 'internal' : undefined,
+        http_status: rejected ? 503 : malformed ? 400 : limited ? 429 : timedOut ? 504 : failed ? 500 : 200,
         label: ok ? label : undefined,
         confidence: ok ? Math.round((label === 'spam' ? pSpam : 1 - pSpam) * 1e6) / 1e6 : undefined,
-        output_length: ok ? REPLY_CHARS : 110,
         empty: pm.inputTokens === 0,
-        total_ms: rejected ? Math.round((stages.ingress_ms + 0.2) * 1000) / 1000 : Math.round((sum + drawMs(o.latency.handoff, random)) * 1000) / 1000,
+        total_ms: early ? Math.round((stages.ingress_ms + 0.2) * 1000) / 1000 : Math.round((sum + drawMs(o.latency.handoff, random)) * 1000) / 1000,
       };
       events.push(event);
       if (!ok) continue;

@@ -6,6 +6,14 @@
  *
  * Each request carries a held-out SpamAssassin message whose true label is known (or, while the
  * drift knob is up, a message of the never-trained-on hard subset), so feedback can be derived.
+ *
+ * Like real clients, a few misbehave from the first second (`CLIENT_TRICKLE`): 0.1 % of requests
+ * are malformed (no text: a 400 bad_input error), 0.1 % carry a 1 ms deadline the service cannot
+ * meet (a 504 timeout), and about every two minutes one tenant retries a failed call in a tight
+ * loop, four requests at once, which its rate limit (burst 2 for the small tenants) partly turns
+ * away: about 2 of 480 requests at 4 req/s, the 0.4 % the backfilled history writes
+ * (`rateLimitedShare`). Errors and timeouts together stay at 0.2 %, well inside the default
+ * rules' 99.5 % objective (a burn rate of 0.4×).
  */
 import type { Label, Message } from '../model/index.ts';
 import { createRandom } from '../model/random.ts';
@@ -34,7 +42,12 @@ export interface TrafficOptions {
   now?: () => number;
   /** Called once per finished request (after the reply or the failure). Must not throw. */
   onResult?: (result: TrafficResult) => void;
+  /** Misbehaving clients: CLIENT_TRICKLE, other shares, or false for none. Default CLIENT_TRICKLE. */
+  clientTrickle?: false | Partial<Record<keyof typeof CLIENT_TRICKLE, number>>;
 }
+
+/** The misbehaving clients of a real service, present from the start (shares of requests; bursts per second). */
+export const CLIENT_TRICKLE = { malformedShare: 0.001, tightDeadlineShare: 0.001, retryBurstPerS: 1 / 120, retryBurstSize: 4, rateLimitedShare: 0.004 } as const;
 
 export interface TrafficResult {
   requestId: string;
@@ -109,17 +122,30 @@ export function createTraffic(options: TrafficOptions): Traffic {
     return { message: pool[Math.floor(random() * pool.length)] as Message, drift };
   };
 
-  const fire = (entryOverride?: Entry): void => {
+  const trickle = options.clientTrickle !== false;
+  const shares = { ...CLIENT_TRICKLE, ...(options.clientTrickle || {}) };
+  const fire = (entryOverride?: Entry, tenantOverride?: Tenant): void => {
     if (inFlight >= maxInFlight) {
       shed++;
       return;
     }
-    const { tenant, entry } = picker.pick();
+    const picked = picker.pick();
+    const tenant = tenantOverride ?? picked.tenant;
+    const entry = picked.entry;
     const { message, drift } = pickMessage();
     const requestId = `${runId}-${(seq++).toString(36)}`;
     const tsMs = now();
     const t0 = performance.now();
-    const body = JSON.stringify({ text: message.text, tenant: tenant.name, entry: entryOverride ?? entry, request_id: requestId });
+    const u = trickle ? random() : 1;
+    const malformed = u < shares.malformedShare;
+    const tight = !malformed && u < shares.malformedShare + shares.tightDeadlineShare;
+    const body = JSON.stringify({
+      ...(malformed ? {} : { text: message.text }),
+      tenant: tenant.name,
+      entry: entryOverride ?? entry,
+      request_id: requestId,
+      ...(tight ? { deadline_ms: 1 } : {}),
+    });
     inFlight++;
     sent++;
     const work = (async () => {
@@ -162,6 +188,10 @@ export function createTraffic(options: TrafficOptions): Traffic {
     lastTickMs = t;
     const n = poisson(options.rate.ratePerS(t) * multiplier * dtS, random);
     for (let i = 0; i < n; i++) fire();
+    if (trickle && random() < shares.retryBurstPerS * dtS) {
+      const retrying = picker.pick().tenant;
+      for (let i = 0; i < shares.retryBurstSize; i++) fire(undefined, retrying);
+    }
     if (burst && t - lastBurstMs >= burst.everyMs) {
       lastBurstMs = t;
       for (let i = 0; i < burst.size; i++) fire('batch');

@@ -96,4 +96,21 @@ describe('actions', () => {
     expect(byAction.scale_out).toMatchObject({ state: 'no_endpoint' });
     await a.stop(100);
   });
+
+  it('never puts up an action nobody can execute, and a person can reject a stale proposal', async () => {
+    const a = createActions({ clock: createManualClock(T0), mode: 'approval', endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' } } });
+    a.propose(alert('r6'), { type: 'switch_route', params: { replica: 'r6' } }, undefined);
+    a.propose(alert('r7'), { type: 'pause_canary', params: { rule: 'canary' } }, undefined);
+    const [pause, route] = a.list();
+    // switch_route has no endpoint here: recorded, not awaiting approval, approval refused.
+    expect(route).toMatchObject({ action: 'switch_route', state: 'no_endpoint', error: expect.stringMatching(/no endpoint for switch_route/) });
+    expect(() => a.approve(route!.id, 'bob')).toThrow(/not awaiting approval/);
+    expect(pause).toMatchObject({ state: 'awaiting_approval' });
+    const rejected = a.reject(pause!.id, 'alice', 'the alert resolved');
+    expect(rejected).toMatchObject({ state: 'rejected', rejectedBy: 'alice', rejectReason: 'the alert resolved' });
+    expect(() => a.approve(pause!.id, 'bob')).toThrow(/rejected, not awaiting approval/);
+    expect(() => a.reject(pause!.id, 'bob')).toThrow(/not awaiting approval/);
+    await a.idle();
+    await a.stop(100);
+  });
 });

@@ -4,8 +4,9 @@
  * waits for `POST /v1/actions/:id/approve`; `auto` sends at once. Sending is an HTTP POST of
  * `{ action, params, alert, incident }` (or just the params, for endpoints such as the demo's
  * `POST /admin/<action>`) through a bounded queue, without retries (actions need not be idempotent).
- * Every step (proposed, approved, sent, answered, failed) is kept in a bounded audit trail and
- * appended to a JSONL file.
+ * Every step (proposed, approved, rejected, sent, answered, failed) is kept in a bounded audit trail
+ * and appended to a JSONL file. An action without an endpoint is recorded as `no_endpoint` when
+ * proposed, never put up for approval; a proposal awaiting approval can be rejected (dismissed).
  */
 import { appendFile } from 'node:fs/promises';
 import type { Logger } from 'pino';
@@ -19,7 +20,7 @@ import type { ActionType, RuleAction } from './rule-schema.ts';
 import { expandParams } from './template.ts';
 
 export type ActionMode = 'dry_run' | 'approval' | 'auto';
-export type ActionState = 'dry_run' | 'awaiting_approval' | 'approved' | 'sent' | 'answered' | 'failed' | 'no_endpoint';
+export type ActionState = 'dry_run' | 'awaiting_approval' | 'approved' | 'sent' | 'answered' | 'failed' | 'no_endpoint' | 'rejected';
 
 export interface ActionEndpoint {
   url: string;
@@ -55,6 +56,10 @@ export interface ActionRecord {
   proposedAt: string;
   approvedAt: string | null;
   approvedBy: string | null;
+  /** Set when a person rejected (dismissed) the proposal: when, who, why. */
+  rejectedAt?: string | null;
+  rejectedBy?: string | null;
+  rejectReason?: string | null;
   sentAt: string | null;
   answeredAt: string | null;
   url: string | null;
@@ -71,6 +76,8 @@ export interface Actions {
   /** Proposes the rule's action for a firing alert, once per episode. */
   propose(alert: Alert, action: RuleAction, incident: string | undefined): void;
   approve(id: string, by: string): ActionRecord;
+  /** Dismisses a proposal awaiting approval (say, its alert resolved): never sent, kept in the audit. */
+  reject(id: string, by: string, reason?: string): ActionRecord;
   list(): ActionRecord[];
   mode(): ActionMode;
   stats(): ActionStats;
@@ -155,7 +162,8 @@ export function createActions(o: ActionsOptions): Actions {
         params: expandParams(action.params, { labels: alert.labels, value: alert.value }),
         alert: { alertname: alert.alertname, fingerprint: alert.fingerprint, labels: alert.labels, value: alert.value, severity: alert.severity },
         incident: incident ?? null,
-        state: mode === 'dry_run' ? 'dry_run' : mode === 'approval' ? 'awaiting_approval' : 'approved',
+        // An action nobody can execute is never put up for approval: it is recorded as such.
+        state: mode === 'dry_run' ? 'dry_run' : !endpointFor(action.type) ? 'no_endpoint' : mode === 'approval' ? 'awaiting_approval' : 'approved',
         proposedAt: iso(),
         approvedAt: mode === 'auto' ? iso() : null,
         approvedBy: mode === 'auto' ? 'auto' : null,
@@ -165,9 +173,11 @@ export function createActions(o: ActionsOptions): Actions {
         answer: null,
         error: null,
       };
+      if (r.state === 'no_endpoint') r.error = `no endpoint for ${r.action}: set alerting.actions.url or alerting.actions.endpoints.${r.action}`;
       records.set(r.id, r);
       if (records.size > maxRecords) records.delete(records.keys().next().value as string);
-      audit('proposed', r, { mode });
+      audit('proposed', r, { mode, ...(r.error ? { error: r.error } : {}) });
+      if (r.state === 'no_endpoint') return;
       if (mode === 'auto') {
         audit('approved', r, { by: 'auto' });
         send(r);
@@ -183,6 +193,17 @@ export function createActions(o: ActionsOptions): Actions {
       r.approvedBy = by;
       audit('approved', r, { by });
       send(r);
+      return r;
+    },
+    reject(id, by, reason) {
+      const r = records.get(id);
+      if (!r) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
+      if (r.state !== 'awaiting_approval') throw new InferlensError('invalid_argument', `action ${id} is ${r.state}, not awaiting approval`);
+      r.state = 'rejected';
+      r.rejectedAt = iso();
+      r.rejectedBy = by;
+      r.rejectReason = reason ?? null;
+      audit('rejected', r, { by, ...(reason ? { reason } : {}) });
       return r;
     },
     list: () => [...records.values()].reverse(),

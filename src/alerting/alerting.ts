@@ -117,7 +117,7 @@ export interface Alerting {
   alerts(o?: { includeResolved?: boolean }): AlertView[];
   incidents(): IncidentView[];
   silences: Pick<Silences, 'create' | 'expire' | 'list'>;
-  actions: Pick<Actions, 'approve' | 'list' | 'mode' | 'idle'>;
+  actions: Pick<Actions, 'approve' | 'reject' | 'list' | 'mode' | 'idle'>;
   rules(): RuleGroupView[];
   /** The loaded rule groups (what a backtest runs by default). */
   groups(): readonly RuleGroup[];
@@ -274,6 +274,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
     },
     actions: {
       approve: (id: string, by: string): ActionRecord => actions.approve(id, by),
+      reject: (id: string, by: string, reason?: string): ActionRecord => actions.reject(id, by, reason),
       list: () => actions.list(),
       mode: () => actions.mode(),
       idle: () => actions.idle(),

@@ -47,6 +47,8 @@ export interface EvaluatorOptions {
   reads: TypedReads;
   /** Most cells the detectors' per-minute series may hold (default `DEFAULT_MAX_CELLS`). */
   maxSeriesCells?: number;
+  /** Backtests over stored data: how far the series read past the evaluation time (see series.ts). */
+  readAheadMs?: number;
   clock: Clock;
   logger?: Logger;
   /** Called after every group evaluation, with the evaluation time. */
@@ -80,7 +82,7 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
   const running = new Map<string, Promise<void>>();
   const timers = new Map<string, unknown>();
   const stats: EvaluatorStats = { evaluationsTotal: 0, ruleErrorsTotal: 0, skippedTotal: 0 };
-  const series = createSeriesCache({ reads: o.reads, ...(o.maxSeriesCells !== undefined && { maxCells: o.maxSeriesCells }) });
+  const series = createSeriesCache({ reads: o.reads, ...(o.maxSeriesCells !== undefined && { maxCells: o.maxSeriesCells }), ...(o.readAheadMs !== undefined && { readAheadMs: o.readAheadMs }) });
   let started = false;
 
   async function run(g: GroupStatus, atMs: number): Promise<void> {

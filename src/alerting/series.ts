@@ -10,8 +10,11 @@
  * from the first minute that changed). Rates are stored as counts: a product `rate × weight`
  * (`error_rate × count`: the failed requests of the minute) is computed as a minute is stored.
  *
- * Nothing after the evaluation time is ever read: every query ends at `nowMs`. Rows that arrive
- * more than `settleMs` after their minute closed are not seen by the detectors (the analyses and
+ * Nothing after the evaluation time is seen: live, every query ends at `nowMs`; in a backtest over
+ * stored data (`readAheadMs`), whole chunks are read ahead to spare queries, and every sum a detector
+ * asks for is clamped at the evaluation time, so a detector sees exactly what it would live (a test
+ * checks that a backtest with read-ahead raises the same episodes as one without). Rows that arrive
+ * more than `settleMs` after their minute closed are not seen by the detectors live (the analyses and
  * the query API see them).
  */
 import { InferlensError } from '../schema/index.ts';
@@ -52,6 +55,11 @@ export interface SeriesCacheOptions {
   maxCells?: number;
   /** Longest range one query reads (default 30 min), so no single result is large. */
   chunkMs?: number;
+  /**
+   * Backtests only (stored data that does not change): read this far past the evaluation time in
+   * one query; sums stay clamped at the evaluation time. Evaluation times must be whole minutes.
+   */
+  readAheadMs?: number;
 }
 
 export interface SeriesCache {
@@ -127,8 +135,10 @@ interface Entry {
   cap: number;
   /** Earliest minute held with data read. */
   fromMs: number;
-  /** The evaluation time of the last read. */
+  /** Data is read up to here (past the evaluation time with read-ahead). */
   fetchedToMs: number;
+  /** The evaluation time of the last refresh. */
+  nowMs: number;
   /** Longest span any caller asked for. */
   spanMs: number;
   busy: Promise<void> | null;
@@ -141,6 +151,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   const settleMs = o.settleMs ?? MINUTE_MS;
   const maxCells = o.maxCells ?? DEFAULT_MAX_CELLS;
   const chunkMs = o.chunkMs ?? 30 * MINUTE_MS;
+  const aheadMs = o.readAheadMs ?? 0;
   const entries = new Map<string, Entry>();
   let queryCount = 0;
 
@@ -184,8 +195,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     }
   }
 
-  function view(e: Entry, s: Slice): SliceSeries {
-    const idx = (ms: number) => Math.round((ms - e.originMs) / MINUTE_MS);
+  /** A slice as a detector sees it at `visibleMs`: nothing at or after it is summed. */
+  function view(e: Entry, s: Slice, visibleMs: number): SliceSeries {
+    const idx = (ms: number) => Math.round((Math.min(ms, visibleMs) - e.originMs) / MINUTE_MS);
     return {
       labels: s.labels,
       sum: (name, fromMs, toMs) => s.cols.get(name)?.range(idx(fromMs), idx(toMs)) ?? 0,
@@ -200,19 +212,24 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
       await e.busy;
       e = entries.get(key);
     }
+    const ahead = aheadMs > 0 && nowMs % MINUTE_MS === 0 ? aheadMs : 0;
     const wantFrom = floorMinute(nowMs - spanMs);
-    const reset = !e || nowMs < e.fetchedToMs || wantFrom >= e.fetchedToMs || wantFrom < e.fromMs;
+    const reset = !e || nowMs < e.nowMs || wantFrom >= e.fetchedToMs || wantFrom < e.fromMs || (ahead === 0 && e.fetchedToMs > nowMs);
     if (reset) {
       const span = Math.max(spanMs, e?.spanMs ?? 0);
-      const cap = Math.ceil(span / MINUTE_MS) + 2 + SLACK_MINUTES;
-      e = { spec, slices: new Map(), originMs: floorMinute(nowMs - span), cap, fromMs: floorMinute(nowMs - span), fetchedToMs: nowMs, spanMs: span, busy: null };
+      const cap = Math.ceil((span + ahead) / MINUTE_MS) + 2 + SLACK_MINUTES;
+      e = { spec, slices: new Map(), originMs: floorMinute(nowMs - span), cap, fromMs: floorMinute(nowMs - span), fetchedToMs: nowMs, nowMs, spanMs: span, busy: null };
       entries.set(key, e);
-    } else if (nowMs === e!.fetchedToMs) return views(e!);
+    } else if (nowMs === e!.nowMs || (ahead > 0 && nowMs <= e!.fetchedToMs)) {
+      e!.nowMs = nowMs;
+      return views(e!, nowMs);
+    }
     const entry = e!;
     let done!: () => void;
     entry.busy = new Promise<void>((r) => (done = r));
     try {
-      const lastMs = floorMinute(nowMs - 1);
+      const readTo = nowMs + ahead;
+      const lastMs = floorMinute(readTo - 1);
       // Room for the newest minute: move the origin forward, keeping what the longest caller needs.
       const over = (lastMs - entry.originMs) / MINUTE_MS - (entry.cap - 1);
       if (over > 0) {
@@ -254,20 +271,23 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         const b = Math.min(entry.cap, at(lastMs) + 1);
         for (const s of entry.slices.values()) for (const c of s.cols.values()) for (let j = a; j < b; j++) if (c.raw[j] !== 0) c.set(j, 0);
       };
-      if (reset) await read(spec, entry.fromMs, nowMs, put);
+      if (reset) await read(spec, entry.fromMs, readTo, put);
       else {
-        const again = Math.max(entry.fromMs, floorMinute(entry.fetchedToMs - settleMs));
+        // Live: the minutes since the last read and the last settleMs again. Read-ahead: stored data
+        // does not change, so from where the last read ended.
+        const again = ahead > 0 ? entry.fetchedToMs : Math.max(entry.fromMs, floorMinute(entry.fetchedToMs - settleMs));
         clear(again);
-        await read(spec, again, nowMs, put);
+        await read(spec, again, readTo, put);
       }
-      entry.fetchedToMs = nowMs;
+      entry.fetchedToMs = readTo;
+      entry.nowMs = nowMs;
       entry.spanMs = Math.max(entry.spanMs, spanMs);
       const held = total();
       if (held > maxCells) {
         entries.delete(key);
         throw new InferlensError('resource_exhausted', `the detectors would hold ${held} series cells, more than the bound of ${maxCells}: narrow the rules' by, localize or filters, or shorten their reference windows`);
       }
-      return views(entry);
+      return views(entry, nowMs);
     } finally {
       entry.busy = null;
       done();
@@ -275,9 +295,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   }
 
   /** Slices with data in the held range. */
-  function views(e: Entry): Map<string, SliceSeries> {
+  function views(e: Entry, visibleMs: number): Map<string, SliceSeries> {
     const out = new Map<string, SliceSeries>();
-    for (const [k, s] of e.slices) out.set(k, view(e, s));
+    for (const [k, s] of e.slices) out.set(k, view(e, s, visibleMs));
     return out;
   }
 

@@ -38,4 +38,10 @@ describe('chiSquareTest', () => {
   it('answers not_enough_data on an empty window', () => {
     expect(chiSquareTest([0, 0], [3, 4]).verdict).toBe('not_enough_data');
   });
+  it('keeps far-tail p-values instead of rounding 1 − cdf to 0', () => {
+    // scipy chi2_contingency([[100, 0], [0, 100]], correction=False) = 200.0, p 2.0884875837625688e-45
+    // scipy chi2_contingency([[200, 0, 10], [0, 200, 10]], correction=False) = 400.0, p 1.383896526736753e-87
+    expect((chiSquareTest([100, 0], [0, 100]).pValue as number) / 2.0884875837625688e-45).toBeCloseTo(1, 10);
+    expect((chiSquareTest([200, 0, 10], [0, 200, 10]).pValue as number) / 1.383896526736753e-87).toBeCloseTo(1, 10);
+  });
 });

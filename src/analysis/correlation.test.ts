@@ -29,4 +29,16 @@ describe('correlation', () => {
     expect(Number.isNaN(pearson([1, 1, 1], [1, 2, 3]).r)).toBe(true);
     expect(Number.isNaN(spearman([1, 2], [1, 2]).pValue)).toBe(true);
   });
+  it('keeps far-tail p-values (survival function, not 1 − cdf)', () => {
+    // x = 1…30, y = x + 0.01·sin(x): scipy.stats.pearsonr → r 0.9999996602605591, p 6.682621050372067e-88
+    const x = Array.from({ length: 30 }, (_, i) => i + 1);
+    const p = pearson(x, x.map((v) => v + Math.sin(v) * 0.01));
+    expect(p.r).toBeCloseTo(0.9999996602605591, 12);
+    expect(p.pValue / 6.682621050372067e-88).toBeCloseTo(1, 6);
+    // y = 1…30 with 21 and 22 swapped: scipy.stats.spearmanr → 0.9995550611790878, p 2.910288001852856e-44
+    const y = x.map((v) => (v === 21 ? 22 : v === 22 ? 21 : v));
+    const s = spearman(x, y);
+    expect(s.r).toBeCloseTo(0.9995550611790878, 12);
+    expect(s.pValue / 2.910288001852856e-44).toBeCloseTo(1, 8);
+  });
 });

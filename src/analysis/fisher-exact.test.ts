@@ -30,4 +30,13 @@ describe('fisherExact', () => {
     expect(fisherExact(0, 0, 3, 10).pValue).toBe(1);
     expect(fisherExact(5, 10, 5, 10).pValue).toBeCloseTo(1, 12);
   });
+  it('keeps its precision on very large tables (N = 10⁸)', () => {
+    // Reference: the same two-sided sum in 50-digit arithmetic (mpmath, loggamma of every term):
+    //   [[5000, 5e7 − 5000], [5400, 5e7 − 5400]] → 9.1092684315978972e−05
+    //   (scipy.stats.fisher_exact: 9.1092684738519e−05, itself 4.6e−9 off)
+    //   [[30, 5e6 − 30], [60, 5e6 − 60]] → 0.0020601710693833855 (scipy 0.00206017106881847)
+    // With ln C(N, n) as a difference of three log-factorials near 1.7e9 the first was 4.6e−7 off.
+    expect(fisherExact(5000, 50_000_000, 5400, 50_000_000).pValue / 9.109268431597897e-5).toBeCloseTo(1, 10);
+    expect(fisherExact(30, 5_000_000, 60, 5_000_000).pValue / 0.002060171069383386).toBeCloseTo(1, 10);
+  });
 });

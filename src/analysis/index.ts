@@ -39,8 +39,12 @@ export type { ProportionMethod, ProportionTestResult } from './proportion-test.t
 export type { RankSlicesInput, RankedSlice, SliceCount, SliceVerdict } from './rank-slices.ts';
 
 // Latency changes
-/** Per-stage q-quantile now vs before (delta, ratio, counts) and the stage that grew most in ms. */
+/** Per-stage q-quantile now vs before; names the stage that grew most in ms among those that grew significantly and ≥ ×1.1. */
 export { attributeStages } from './stage-attribution.ts';
+/** The same judgement on quantiles and counts above the baseline's quantile computed elsewhere (SQL). */
+export { judgeStageShifts } from './stage-attribution.ts';
+/** The replica whose stage quantile stands ≥ 1.5× above its peers' median, or null. */
+export { compareReplicas } from './stage-attribution.ts';
 /** Mean stage shares of the requests at or above the total's q-quantile, from per-request rows. */
 export { tailComposition } from './tail-composition.ts';
 /** Tail composition now vs before, naming the stage whose share of the tail grew most. */
@@ -51,7 +55,7 @@ export { mannKendall } from './mann-kendall.ts';
 export { theilSen } from './theil-sen.ts';
 /** Saturation: throughput not rising while queue time and P99 trend up significantly. */
 export { detectSaturation } from './saturation.ts';
-export type { StageAttribution, StageAttributionOptions, StageSamples, StageShift } from './stage-attribution.ts';
+export type { ReplicaComparisonOptions, ReplicaStages, SlowReplica, StageAttribution, StageAttributionOptions, StageJudgeOptions, StageSamples, StageShift, StageShiftInput } from './stage-attribution.ts';
 export type { StageRow, StageShare, TailComposition, TailCompositionComparison, TailCompositionOptions, TailShareShift } from './tail-composition.ts';
 export type { MannKendallResult } from './mann-kendall.ts';
 export type { TheilSenResult } from './theil-sen.ts';
@@ -64,7 +68,7 @@ export { psi } from './psi.ts';
 export { psiNumeric } from './psi.ts';
 /** Jensen–Shannon distance (base 2, in [0, 1]) of counts; drift at ≥ 0.1. */
 export { jensenShannonDistance } from './jensen-shannon.ts';
-/** Two-sample KS: D and the Stephens-corrected asymptotic Kolmogorov p-value; drift at p < 0.05. */
+/** Two-sample KS: D and its p-value, exact up to 10,000 per side (scipy's default), else Stephens-corrected asymptotic; drift at p < 0.05. */
 export { ksTwoSample } from './ks-two-sample.ts';
 /** Kolmogorov survival function Q_KS(λ) = 2Σ(−1)^{j−1}e^{−2j²λ²}. */
 export { kolmogorovQ } from './ks-two-sample.ts';

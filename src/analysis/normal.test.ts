@@ -13,4 +13,14 @@ describe('normal helpers', () => {
     expect(twoSidedP(0)).toBe(1);
     expect(twoSidedP(NaN)).toBe(1);
   });
+  it('keeps the quantile finite in the far tail', () => {
+    // scipy.stats.norm.ppf(1e-20) = -9.262340089798409, ppf(1e-300) = -37.0470962993612,
+    // ppf(1 - 1e-10) = 6.361340889697422
+    expect(phiInverse(1e-20)).toBeCloseTo(-9.262340089798409, 10);
+    expect(phiInverse(1e-300)).toBeCloseTo(-37.0470962993612, 10);
+    expect(phiInverse(1 - 1e-10)).toBeCloseTo(6.361340889697422, 6);
+    expect(phiInverse(0.5)).toBe(0);
+    expect(phiInverse(0)).toBe(-Infinity);
+    expect(phiInverse(1)).toBe(Infinity);
+  });
 });

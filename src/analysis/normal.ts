@@ -1,17 +1,23 @@
 /**
- * Standard normal helpers over @stdlib (cdf(x, mu, sigma), quantile(p, mu, sigma)).
+ * Standard normal helpers over @stdlib: cdf(x, mu, sigma) and erfcinv (Boost's rational
+ * approximations, full precision down to the smallest doubles).
  */
+import erfcinv from '@stdlib/math-base-special-erfcinv';
 import normalCdf from '@stdlib/stats-base-dists-normal-cdf';
-import normalQuantile from '@stdlib/stats-base-dists-normal-quantile';
 
 /** Φ(x), the standard normal CDF. Φ(1.96) ≈ 0.975. */
 export function phi(x: number): number {
   return normalCdf(x, 0, 1);
 }
 
-/** Φ⁻¹(p), the standard normal quantile. Φ⁻¹(0.975) ≈ 1.959964. */
+/**
+ * Φ⁻¹(p), the standard normal quantile, as −√2·erfc⁻¹(2p). Φ⁻¹(0.975) ≈ 1.959964;
+ * Φ⁻¹(1e−20) = −9.262340 (scipy norm.ppf), where the erf⁻¹(2p − 1) form gave −Infinity because
+ * 2p − 1 rounds to −1 below p ≈ 1e−17.
+ */
 export function phiInverse(p: number): number {
-  return normalQuantile(p, 0, 1);
+  if (p === 0.5) return 0;
+  return -Math.SQRT2 * erfcinv(2 * p);
 }
 
 /**

@@ -49,4 +49,9 @@ describe('compareTailComposition', () => {
     expect(exec?.deltaShare).toBeCloseTo(59.7 / 64.7 - 19.9 / 24.9, 12);
     expect(c.stages.find((s) => s.stage === 'queue_ms')?.deltaShare).toBeLessThan(0);
   });
+  it('counts only stage fields, not the timestamp or identifiers a stored row carries', () => {
+    const rows = [1, 2, 3].map((i) => ({ ts: 1_700_000_000_000 + i, queue_ms: 1, exec_ms: 9 * i, total_ms: 1 + 9 * i }));
+    expect(tailComposition(rows, 0.5).shares.map((s) => s.stage)).toEqual(['queue_ms', 'exec_ms']);
+    expect(tailComposition(rows, 0.5, { stages: ['exec_ms'] }).shares.map((s) => s.stage)).toEqual(['exec_ms']);
+  });
 });

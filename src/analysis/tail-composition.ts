@@ -32,6 +32,11 @@ export interface TailComposition {
 export interface TailCompositionOptions {
   /** Key of the end-to-end latency (default 'total_ms'). */
   totalKey?: string;
+  /**
+   * The stage keys; default every key ending in `_ms` except the total. Rows read from a store
+   * carry `ts` and identifiers too, which are not stages.
+   */
+  stages?: readonly string[];
 }
 
 function totalOf(row: StageRow, totalKey: string): number | null {
@@ -45,7 +50,7 @@ export function tailComposition(rows: readonly StageRow[], q = 0.99, options: Ta
   const withTotal = rows.filter((r) => totalOf(r, totalKey) !== null);
   const thresholdMs = quantile(sortedFinite(withTotal.map((r) => totalOf(r, totalKey) as number)), q);
   const tail = withTotal.filter((r) => (totalOf(r, totalKey) as number) >= thresholdMs);
-  const names = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => k !== totalKey);
+  const names = options.stages ? [...options.stages] : [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => k !== totalKey && k.endsWith('_ms'));
   const shares = names.map((stage) => {
     let sum = 0;
     let n = 0;

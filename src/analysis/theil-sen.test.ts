@@ -28,4 +28,13 @@ describe('theilSen', () => {
   it('returns NaN without two distinct times', () => {
     expect(theilSen([1, 1], [2, 3]).slope).toBeNaN();
   });
+  it('gives NaN bounds, not undefined, when the tie-corrected Sen variance is negative', () => {
+    // t = [0, 0, 1], y = [2, 2, 2]: Var = (3·2·11 − 18 − 66)/18 = −1 < 0.
+    // scipy.stats.theilslopes([2, 2, 2], [0, 0, 1]) = slope 0.0, intercept 2.0, low nan, high nan
+    const r = theilSen([0, 0, 1], [2, 2, 2]);
+    expect(r.slope).toBe(0);
+    expect(r.intercept).toBe(2);
+    expect(r.slopeLo).toBeNaN();
+    expect(r.slopeHi).toBeNaN();
+  });
 });

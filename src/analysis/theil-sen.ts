@@ -4,7 +4,8 @@
  *   σ = √Var(S) (Mann–Kendall variance with tie terms of t and of y), z = Φ⁻¹(1 − α/2),
  *   lower = slopes[round((N − zσ)/2) − 1], upper = slopes[round((N + zσ)/2)] (0-based, N slopes,
  *   round half to even as numpy, indices clamped to the slopes).
- * Intercept: median(y) − slope·median(t).
+ * Intercept: median(y) − slope·median(t). When the tie terms make Var(S) negative (t = [0, 0, 1],
+ * y = [2, 2, 2]: (66 − 18 − 66)/18 = −1) the interval is undefined: NaN bounds, as scipy.
  * Worked: y = [1, 2, 2, 4, 3] at t = 0…4 → sorted slopes −1, 0, ⅓, ½, ½, ½, 1, 1, 1, 2 →
  * slope 0.5; σ = 3.958, zσ = 7.758 → indices round(1.121) − 1 = 0 and round(8.879) = 9 → [−1, 2].
  */
@@ -16,7 +17,7 @@ export interface TheilSenResult {
   /** Median pairwise slope, in y units per t unit. NaN with fewer than 2 distinct t. */
   slope: number;
   intercept: number;
-  /** Confidence interval of the slope at `confidence`. */
+  /** Confidence interval of the slope at `confidence`; NaN when Sen's variance is not positive. */
   slopeLo: number;
   slopeHi: number;
   confidence: number;
@@ -42,6 +43,7 @@ export function theilSen(t: readonly number[], y: readonly number[], confidence 
   const slope = median(slopes);
   const intercept = median(y.slice(0, n)) - slope * median(t.slice(0, n));
   const sigma = Math.sqrt((n * (n - 1) * (2 * n + 5) - tieTerm(t.slice(0, n)) - tieTerm(y.slice(0, n))) / 18);
+  if (!(sigma > 0)) return { slope, intercept, slopeLo: NaN, slopeHi: NaN, confidence };
   const z = phiInverse((1 + confidence) / 2);
   const last = slopes.length - 1;
   const lo = Math.max(roundHalfEven((slopes.length - z * sigma) / 2) - 1, 0);

@@ -37,6 +37,13 @@ export function alertRoutes(deps: AlertRoutesDeps): (app: Hono) => void {
       const by = typeof body === 'object' && body !== null && typeof body.by === 'string' && body.by.length > 0 ? body.by.slice(0, 256) : 'api';
       return c.json({ status: 'success', data: a.actions.approve(c.req.param('id'), by) });
     });
+    app.post('/v1/actions/:id/reject', async (c) => {
+      const body = (await jsonBody(c)) as { by?: unknown; reason?: unknown };
+      const ok = typeof body === 'object' && body !== null;
+      const by = ok && typeof body.by === 'string' && body.by.length > 0 ? body.by.slice(0, 256) : 'api';
+      const reason = ok && typeof body.reason === 'string' && body.reason.length > 0 ? body.reason.slice(0, 1024) : undefined;
+      return c.json({ status: 'success', data: a.actions.reject(c.req.param('id'), by, reason) });
+    });
     app.get('/v1/rules', (c) => c.json({ status: 'success', data: { groups: a.rules() } }));
   };
 }

@@ -9,7 +9,7 @@ import type { Registry } from 'prom-client';
 import { Histogram } from 'prom-client';
 import { InferlensError } from '../schema/index.ts';
 import type { IngestReply } from '../schema/index.ts';
-import { handleOtlp, ingestEvents, ingestFeedback, parseRows, readBody } from '../ingest/index.ts';
+import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody } from '../ingest/index.ts';
 import type { Sink } from '../pipeline/index.ts';
 import type { Queries } from '../query/index.ts';
 import { toErrorResponse } from './errors.ts';
@@ -28,6 +28,8 @@ export interface ApiOptions {
   apiKeys: readonly string[];
   /** Whether the server is ready to take traffic (store open, pipeline started). */
   ready: () => boolean;
+  /** Why the server cannot take writes now (e.g. the disk is full), or undefined: `/readyz` answers 503 with it. */
+  notReadyReason?: () => Promise<string | undefined>;
   /** Extra route groups mounted by other components (OTLP, UI, …). */
   mounts?: ((app: Hono) => void)[];
 }
@@ -75,26 +77,31 @@ export function createApi(o: ApiOptions): Hono {
   });
 
   const body = (c: Context) => readBody(c.req.raw.body, c.req.header('content-encoding'), o.maxBodyBytes);
+  // Write routes: refused before the body is read when the write queue is behind (cheap shedding).
+  const writeBody = (c: Context, sink: Sink) => {
+    sink.admit();
+    return body(c);
+  };
   const jsonBody = (c: Context) => readJson(c, o.maxBodyBytes);
 
   app.get('/healthz', (c) => c.text('ok'));
-  app.get('/readyz', (c) => (o.ready() ? c.text('ready') : c.text('not ready', 503)));
+  app.get('/readyz', async (c) => {
+    if (!o.ready()) return c.text('not ready', 503);
+    const why = await o.notReadyReason?.();
+    return why === undefined ? c.text('ready') : c.text(`not ready: ${why}`, 503);
+  });
   app.get('/metrics', async (c) => c.body(await o.registry.metrics(), 200, { 'Content-Type': o.registry.contentType }));
 
   const sink = o.sink;
   if (sink) {
-    app.post('/v1/events', async (c) => ingestReply(c, await ingestEvents(await body(c), c.req.header('content-type'), sink), 'event'));
-    app.post('/v1/feedback', async (c) => ingestReply(c, await ingestFeedback(await body(c), c.req.header('content-type'), sink), 'feedback'));
-    app.post('/v1/resources', async (c) => {
-      const parsed = parseRows(await body(c), c.req.header('content-type'));
-      const reply = await sink.writeResources(parsed.rows as never);
-      return ingestReply(c, { accepted: reply.accepted, rejected: [...parsed.malformed, ...reply.rejected] }, 'resource sample');
-    });
+    app.post('/v1/events', async (c) => ingestReply(c, await ingestEvents(await writeBody(c, sink), c.req.header('content-type'), sink), 'event'));
+    app.post('/v1/feedback', async (c) => ingestReply(c, await ingestFeedback(await writeBody(c, sink), c.req.header('content-type'), sink), 'feedback'));
+    app.post('/v1/resources', async (c) => ingestReply(c, await ingestResources(await writeBody(c, sink), c.req.header('content-type'), sink), 'resource sample'));
 
     // OTLP/HTTP: the reply is the OTLP partial-success message in the request's encoding.
     for (const signal of ['traces', 'metrics'] as const) {
       app.post(`/v1/${signal}`, async (c) => {
-        const reply = await handleOtlp(signal, await body(c), c.req.header('content-type') ?? '', sink);
+        const reply = await handleOtlp(signal, await writeBody(c, sink), c.req.header('content-type') ?? '', sink);
         return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
       });
     }

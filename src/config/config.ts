@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { ScrapeTargetSchema } from '../ingest/index.ts';
 import { CapturePolicySchema } from '../pipeline/index.ts';
 import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
-import { InferlensError, zodIssues } from '../schema/index.ts';
+import { DEFAULT_LOW_CONFIDENCE, InferlensError, zodIssues } from '../schema/index.ts';
 
 const MiB = 1024 * 1024;
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -133,6 +133,8 @@ export const ConfigSchema = z
       .object({
         cardinalityCap: z.number().int().min(1).max(1_000_000).default(1000),
         maxQueueRows: z.number().int().min(1000).default(200_000),
+        /** Longest expected wait of a queued row before writes get 429 (well under the SDK's 10 s timeout). */
+        maxQueueWaitMs: z.number().int().min(100).max(60_000).default(3000),
         maxBatchRows: z.number().int().min(1).default(50_000),
       })
       .strict()
@@ -162,6 +164,8 @@ export const ConfigSchema = z
       .object({
         /** Declared model types (otherwise inferred from the fields present). */
         modelTypes: z.record(z.string(), z.enum(MODEL_TYPES)).default({}),
+        /** Confidence below this is low: for sample capture, the quality table and the rules (one cut-off). */
+        lowConfidence: z.number().gt(0).lt(1).default(DEFAULT_LOW_CONFIDENCE),
         /** Golden set YAML files loaded at start (sets registered through the API persist under the data dir). */
         goldenFiles: z.array(z.string()).default([]),
         /** Probe schedule: which inference endpoints to call with the golden sets. */

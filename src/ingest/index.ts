@@ -1,15 +1,16 @@
 /** Receivers: wire formats → rows for the pipeline. They never touch storage. */
 /** Reads a request body with a byte limit that also holds after gzip decoding. */
 export { readBody, readLimited, decodeBody } from './body.ts';
-/** `POST /v1/events` body → pipeline, with per-row rejects in body order. */
-export { ingestEvents } from './json/events.ts';
-/** `POST /v1/feedback` body → pipeline. */
-export { ingestFeedback } from './json/feedback.ts';
-/** Splits a JSON array or NDJSON body into rows. */
-export { parseRows } from './json/rows.ts';
+/** `POST /v1/events`, `/v1/feedback`, `/v1/resources` bodies → pipeline, with per-row rejects in body order. */
+export { ingestEvents, ingestFeedback, ingestResources } from './json/ingest.ts';
+/** Splits a JSON array or NDJSON body into rows, a slice at a time; rows longer than MAX_ROW_CHARS are rejected unparsed. */
+export { parseRows, MAX_ROW_CHARS } from './json/rows.ts';
 /** OTLP/HTTP traces and metrics (JSON or protobuf) → events and resource samples, with the partial-success reply. */
 export { handleOtlp } from './otlp/index.ts';
 export type { OtlpSignal, OtlpResponse } from './otlp/index.ts';
+/** Whole-document decoding off the event loop: YAML uploads within bounds (OTLP bodies go through handleOtlp). */
+export { parseYamlOffThread } from './worker/offload.ts';
+export type { YamlLimits } from './worker/yaml.ts';
 /** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
 export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics } from './scrape/index.ts';
 export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats } from './scrape/index.ts';

@@ -9,10 +9,10 @@ const T0 = Date.parse('2026-11-30T10:00:00Z');
 const HOUR = 3_600_000;
 
 
-function policy(config: CapturePolicyInput, o: { rng?: () => number; clock?: { t: number } } = {}) {
+function policy(config: CapturePolicyInput, o: { rng?: () => number; clock?: { t: number }; lowConfidence?: number } = {}) {
   const registry = new Registry();
   const clock = o.clock ?? { t: T0 };
-  const p = createCapturePolicy({ config, registry, rng: o.rng ?? (() => 0.999), now: () => clock.t });
+  const p = createCapturePolicy({ config, registry, rng: o.rng ?? (() => 0.999), now: () => clock.t, ...(o.lowConfidence !== undefined ? { lowConfidence: o.lowConfidence } : {}) });
   const metric = async (name: string) => Object.fromEntries((await registry.getSingleMetric(name)!.get()).values.map((v) => [String(v.labels.reason ?? v.labels.kind), v.value]));
   return { p, registry, clock, metric };
 }
@@ -21,7 +21,7 @@ const ev = (o: Partial<EventInput> = {}): EventInput => ({ ts: T0, model: 'm', m
 
 describe('capture policy', () => {
   it('keeps what it promises under a scripted stream, with the reasons why', () => {
-    const { p } = policy({ firstPerVersion: 3, lowConfidence: 0.5, edgeInputs: { minSeen: 50 }, longTail: { share: 0.05, minRequests: 100 }, baselineRate: 0.01 });
+    const { p } = policy({ firstPerVersion: 3, edgeInputs: { minSeen: 50 }, longTail: { share: 0.05, minRequests: 100 }, baselineRate: 0.01 }, { lowConfidence: 0.5 });
     const reasons = (e: EventInput) => p.sample(e)?.reasons ?? null;
     // Warm-up: 200 ordinary requests (input 90–110 characters) of one tenant. The first 3 of m/v1 are kept.
     const warm = Array.from({ length: 200 }, (_, i) => reasons(ev({ input: 'x'.repeat(90 + (i % 21)) })));
@@ -172,9 +172,16 @@ describe('capture policy', () => {
 
   it('has safe defaults and rejects bad config with the path', () => {
     const d = CapturePolicySchema.parse({});
-    expect(d).toMatchObject({ enabled: true, redact: true, baselineRate: 0.01, lowConfidence: 0.5, firstPerVersion: 20, quota: { perSlice: 50, maxPerWindow: 1000, windowMs: HOUR } });
+    expect(d).toMatchObject({ enabled: true, redact: true, baselineRate: 0.01, firstPerVersion: 20, quota: { perSlice: 50, maxPerWindow: 1000, windowMs: HOUR } });
     const r = CapturePolicySchema.safeParse({ baselineRate: 2, quota: { perSlice: 0 } });
     expect(r.success).toBe(false);
     expect(r.error!.issues.map((i) => i.path.join('.')).sort()).toEqual(['baselineRate', 'quota.perSlice']);
+  });
+
+  it('uses the one low-confidence cut-off, 0.6 unless set', () => {
+    // 0.55 is low confidence for the quality table (below_rate(confidence, 0.6)); it is kept too.
+    expect(policy({ firstPerVersion: 0 }).p.sample(ev({ confidence: 0.55 }))?.reasons).toEqual(['low_confidence']);
+    expect(policy({ firstPerVersion: 0 }).p.sample(ev({ confidence: 0.65 }))).toBeNull();
+    expect(policy({ firstPerVersion: 0 }, { lowConfidence: 0.9 }).p.sample(ev({ confidence: 0.85 }))?.reasons).toEqual(['low_confidence']);
   });
 });

@@ -36,10 +36,10 @@ import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
 import { z } from 'zod';
 import type { Dimension, EventInput } from '../schema/index.ts';
-import { tsMillis } from '../schema/index.ts';
+import { DEFAULT_LOW_CONFIDENCE, truncate, tsMillis } from '../schema/index.ts';
 import type { SampleReason, SampleRow } from '../store/index.ts';
 import { P2Quantile } from './p2-quantile.ts';
-import { PII_KINDS, redact } from './redact.ts';
+import { DEFAULT_PHONE_REGIONS, PII_KINDS, isPhoneRegion, redact } from './redact.ts';
 
 const HOUR_MS = 3_600_000;
 
@@ -50,8 +50,15 @@ export const CapturePolicySchema = z
     enabled: z.boolean().default(true),
     /** Replace e-mail addresses, phone, card numbers and IP addresses before storing. */
     redact: z.boolean().default(true),
-    /** Confidence below this is kept as low_confidence. */
-    lowConfidence: z.number().min(0).max(1).default(0.5),
+    /**
+     * Regions (ISO 3166 alpha-2) whose national phone formats are recognised, besides every
+     * international one (+…, 00…, 011…): see redact.ts.
+     */
+    phoneRegions: z
+      .array(z.string().refine(isPhoneRegion, { error: 'expected a region code libphonenumber knows, e.g. US, GB, DE, JP' }))
+      .min(1)
+      .max(16)
+      .default([...DEFAULT_PHONE_REGIONS]),
     /** Risk tags that make a request worth keeping; empty = any risk tag. */
     riskTags: z.array(z.string().min(1).max(64)).max(256).default([]),
     /** Requests kept from each model × version the first time this process sees it. */
@@ -111,6 +118,8 @@ export interface CapturePolicy {
 
 export interface CapturePolicyOptions {
   config?: CapturePolicyInput;
+  /** Confidence below this is kept as low_confidence: the one cut-off, `quality.lowConfidence` (default 0.6). */
+  lowConfidence?: number;
   registry: Registry;
   /** Uniform [0, 1) (default Math.random). */
   rng?: () => number;
@@ -144,12 +153,13 @@ function dimValue(mapDimension: MapDimension | undefined, d: Dimension, v: strin
   return mapDimension ? mapDimension(d, v) : v;
 }
 
-function truncate(s: string, max: number): string {
-  return s.length <= max ? s : `${s.slice(0, max)}…[${s.length - max} more characters]`;
+function cut(s: string, max: number): string {
+  return s.length <= max ? s : `${truncate(s, max)}…[${s.length - max} more characters]`;
 }
 
 export function createCapturePolicy(o: CapturePolicyOptions): CapturePolicy {
   const cfg = CapturePolicySchema.parse(o.config ?? {});
+  const lowConfidence = o.lowConfidence ?? DEFAULT_LOW_CONFIDENCE;
   const rng = o.rng ?? Math.random;
   const now = o.now ?? Date.now;
   const riskSet: ReadonlySet<string> = new Set(cfg.riskTags);
@@ -194,7 +204,7 @@ export function createCapturePolicy(o: CapturePolicyOptions): CapturePolicy {
   function rules(ev: EventInput, model: string, version: string, tenant: string | null, hasPayload: boolean): SampleReason[] {
     const reasons: SampleReason[] = [];
     if (ev.status != null && ev.status !== 'ok') reasons.push('error');
-    if (ev.confidence != null && ev.confidence < cfg.lowConfidence) reasons.push('low_confidence');
+    if (ev.confidence != null && ev.confidence < lowConfidence) reasons.push('low_confidence');
     if (ev.refused === true) reasons.push('refused');
     if (ev.empty === true) reasons.push('empty');
     if (ev.format_ok === false) reasons.push('malformed');
@@ -238,11 +248,11 @@ export function createCapturePolicy(o: CapturePolicyOptions): CapturePolicy {
     if (s == null) return null;
     let text = s;
     if (cfg.redact) {
-      const r = redact(s);
+      const r = redact(s, { phoneRegions: cfg.phoneRegions });
       for (const k of PII_KINDS) if (r.counts[k] > 0) redactions.inc({ kind: k }, r.counts[k]);
       text = r.text;
     }
-    return truncate(text, cfg.maxTextChars);
+    return cut(text, cfg.maxTextChars);
   }
 
   return {

@@ -1,5 +1,5 @@
 /** The pipeline: validate → normalise → limit cardinality → batch → store. */
-export type { EventSink, ResourceSink, FeedbackSink, Sink, WriteOptions } from './sink.ts';
+export type { EventSink, ResourceSink, FeedbackSink, Admission, Sink, WriteOptions } from './sink.ts';
 /** Builds the pipeline (a Sink) in front of a Store. */
 export { createPipeline } from './pipeline.ts';
 export type { Pipeline, PipelineOptions } from './pipeline.ts';
@@ -14,5 +14,7 @@ export type { RollupMaintainer, RollupMaintainerOptions } from './rollup.ts';
 /** The capture policy: which payloads are kept as samples (redacted, weighted, bounded), and its config schema. */
 export { createCapturePolicy, CapturePolicySchema } from './capture.ts';
 export type { CapturePolicy, CapturePolicyConfig, CapturePolicyInput, CapturePolicyOptions } from './capture.ts';
+/** Work on big inputs in slices with a turn of the event loop between them. */
+export { yieldToLoop, ROWS_PER_SLICE, CHARS_PER_SLICE } from './slices.ts';
 /** PII redaction of captured text. */
 export { redact } from './redact.ts';

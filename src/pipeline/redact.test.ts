@@ -40,6 +40,19 @@ const HITS: [string, string][] = [
   ['fr 01 23 45 67 89', 'fr [PHONE]'],
   ['de 030 1234567', 'de [PHONE]'],
   ['mobile 07700 900123', 'mobile [PHONE]'],
+  // Real-world formats that hand-written patterns missed (issue 12), found with libphonenumber.
+  ['call 1-888-406-4246 for support', 'call [PHONE] for support'],
+  ['TEL:0031-623-787-971', 'TEL:[PHONE]'],
+  ['Phone: +1 (650) 253-0000', 'Phone: [PHONE]'],
+  ['US: 1 (650) 253-0000 ext', 'US: [PHONE] ext'],
+  ['London +44 (0)20 7031 3000', 'London [PHONE]'],
+  ['from the US dial 011 44 20 7031 3000', 'from the US dial [PHONE]'],
+  ['Berlin +49 (0)30 303986300', 'Berlin [PHONE]'],
+  ['Bengaluru +91 80 6721 8000 or 080-6721-8000', 'Bengaluru [PHONE] or [PHONE]'],
+  ['Tokyo +81 3-6384-9000', 'Tokyo [PHONE]'],
+  ['Sydney +61 2 9374 4000', 'Sydney [PHONE]'],
+  ['Paris 01 42 68 53 00', 'Paris [PHONE]'],
+  ['freephone 0800 028 0000', 'freephone [PHONE]'],
 ];
 
 /** Look-alikes that must stay as they are. */
@@ -65,6 +78,10 @@ const KEEP: string[] = [
   'loopback ::1',
   'a+1 = 2 and 1+1000000000',
   'zeros 0000 0000 0000 0000',
+  'token ids 101 2023 2003 1037 3231 102',
+  'digits spelled out 1 2 3 4 5 6 7 8 9 0',
+  'ISBN 978-3-16-148410-0',
+  'pi 3.14159 and e 2.71828',
 ];
 
 describe('redact', () => {
@@ -80,6 +97,24 @@ describe('redact', () => {
     const r = redact('a@b.io, 4111 1111 1111 1111, 10.0.0.1, fe80::1:2, +1 415 555 2671, x@y.org');
     expect(r.text).toBe('[EMAIL], [CARD], [IP], [IP], [PHONE], [EMAIL]');
     expect(r.counts).toEqual({ email: 2, card: 1, ip: 2, phone: 1 });
+  });
+
+  it('recognises the national formats of the configured regions', () => {
+    // A US national number is a phone number for the default regions (US, GB, FR, IN), not for
+    // Japan alone; international forms are recognised whatever the regions.
+    expect(redact('SF (415) 555-2671').text).toBe('SF [PHONE]');
+    expect(redact('SF (415) 555-2671', { phoneRegions: ['JP'] }).text).toBe('SF (415) 555-2671');
+    expect(redact('Tokyo 03-6384-9000', { phoneRegions: ['JP'] }).text).toBe('Tokyo [PHONE]');
+    expect(redact('SF +1 415 555 2671', { phoneRegions: ['JP'] }).text).toBe('SF [PHONE]');
+  });
+
+  it('bounds the look-ups per text, redacting the rest of the candidates unchecked', () => {
+    // 100 candidates that are not phone numbers: the first ones are looked up and kept, those
+    // past the look-up budget are redacted without a look-up (a false hit costs less than a leak).
+    const text = Array.from({ length: 100 }, (_, i) => `x ${1000 + i} ${2000 + i}`).join(' ');
+    const out = redact(text).text;
+    expect(out.startsWith('x 1000 2000 x 1001 2001')).toBe(true);
+    expect(out.endsWith('x [PHONE]')).toBe(true);
   });
 
   it('Luhn: 79927398713 is valid, 79927398710 is not (the textbook example)', () => {

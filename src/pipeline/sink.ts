@@ -13,14 +13,27 @@ export interface EventSink {
   writeEvents(rows: readonly unknown[], options?: WriteOptions): Promise<IngestReply>;
 }
 
-/** Where resource samples (host, GPU, scraped engine metrics) go. */
+/**
+ * Where resource samples (host, GPU, scraped engine metrics) go. The rows are validated by the
+ * pipeline (a body decoded from JSON may hold anything: the type says what a good row is).
+ */
 export interface ResourceSink {
-  writeResources(samples: readonly ResourceSample[]): Promise<{ accepted: number; rejected: RowIssue[] }>;
+  /** `warnings`: stored rows whose metric no analysis or view reads (READ_RESOURCE_METRICS). */
+  writeResources(samples: readonly ResourceSample[]): Promise<IngestReply>;
 }
 
-/** Where feedback and business events go. */
+/** Where feedback and business events go; validated by the pipeline like resource samples. */
 export interface FeedbackSink {
   writeFeedback(rows: readonly Feedback[]): Promise<{ accepted: number; rejected: RowIssue[] }>;
+}
+
+/** Early refusal: lets a receiver turn a request away before it reads and parses the body. */
+export interface Admission {
+  /**
+   * Throws `resource_exhausted` (with `retryAfterS`) when a write arriving now would be refused
+   * (the queue is full or its expected wait is past the bound), or `unavailable` when stopping.
+   */
+  admit(): void;
 }
 
 export interface WriteOptions {
@@ -31,5 +44,5 @@ export interface WriteOptions {
   lines?: readonly string[];
 }
 
-/** All three. */
-export type Sink = EventSink & ResourceSink & FeedbackSink;
+/** All three, with early refusal. */
+export type Sink = EventSink & ResourceSink & FeedbackSink & Admission;

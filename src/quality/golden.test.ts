@@ -1,8 +1,8 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { compileGoldenSet, createGoldenRegistry, parseGoldenYaml } from './golden.ts';
+import { checkGoldenBounds, compileGoldenSet, createGoldenRegistry, parseGoldenYaml } from './golden.ts';
 
 /** Compiles a one-sample set and returns its check function. */
 function checker(checker: unknown, expected: unknown) {
@@ -111,6 +111,49 @@ sets:
       expect(b.get('math')!.samples[0]!.check(6).pass).toBe(true);
       expect(() => b.register({ name: 'x', samples: [{ id: 'r', input: '', expected: '(', checker: 'regex' }] })).toThrow(/invalid regular expression/);
       expect(b.get('x')).toBeUndefined();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('golden set uploads are bounded and all-or-none', () => {
+  const set = (name: string, input: unknown = 'in') => ({ name, samples: [{ id: 'a', input, expected: 1 }] });
+
+  it('refuses deep nesting and wide maps with the path, before anything is kept', () => {
+    expect(() => compileGoldenSet(set('deep', JSON.parse('['.repeat(2000) + ']'.repeat(2000))))).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(/samples\.0\.input(\.0)+: nested deeper than 32/) }),
+    );
+    expect(() => compileGoldenSet(set('wide', Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, i]))))).toThrow(/samples\.0\.input: more than 1000 entries/);
+    expect(() => checkGoldenBounds(Array.from({ length: 900 }, () => Array.from({ length: 120 }, () => 1)))).toThrow(/more than 100000 values/);
+  });
+
+  it('registers a batch of sets only if every one is valid, and keeps the file as it was otherwise', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inferlens-golden-atomic-'));
+    try {
+      const file = join(dir, 'golden-sets.yaml');
+      const reg = createGoldenRegistry({ file });
+      reg.register(set('first'));
+      const before = readFileSync(file, 'utf8');
+      expect(() => reg.registerAll([set('second'), { name: 'broken' }])).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
+      expect(reg.list().map((s) => s.name)).toEqual(['first']);
+      expect(readFileSync(file, 'utf8')).toBe(before);
+      // A later registration works, and a restart sees exactly what was registered.
+      reg.register(set('third'));
+      expect(createGoldenRegistry({ file }).list().map((s) => s.name)).toEqual(['first', 'third']);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('loads the YAML file an earlier version wrote, and skips (and reports) a bad saved set instead of failing', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inferlens-golden-legacy-'));
+    try {
+      const file = join(dir, 'golden-sets.yaml');
+      writeFileSync(file, 'sets:\n  - name: old\n    samples:\n      - id: a\n        input: hi\n        expected: 1\n  - name: bad\n    samples: []\n');
+      const reg = createGoldenRegistry({ file });
+      expect(reg.list().map((s) => s.name)).toEqual(['old']);
+      expect(reg.problems).toEqual([expect.stringMatching(/set 1: /)]);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

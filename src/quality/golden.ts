@@ -14,15 +14,50 @@
  *   `expected` (ajv, draft 2020-12 keywords as ajv's default draft-07 set);
  * - numeric_tolerance: |output − expected| ≤ max(abs, rel·|expected|).
  */
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
 import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
 import { InferlensError } from '../schema/index.ts';
 import { parseOrThrow } from '../query/index.ts';
+
+/**
+ * Bounds on a golden set upload, checked before anything is kept (an unbounded set blocked the
+ * event loop 37.7 s with 30,000 keys and made restarts slow; one nested 2,000 deep broke every
+ * later save). A set of 1,000 samples with inputs and schemas of a few dozen fields each fits.
+ */
+export const GOLDEN_LIMITS = {
+  /** Largest body of `POST /v1/golden/sets`, bytes. */
+  maxBytes: 1 << 20,
+  /** Deepest nesting of maps and lists (the set itself is depth 1). */
+  maxDepth: 32,
+  /** Most entries in one map or list. */
+  maxEntries: 1000,
+  /** Most values in one upload in all. */
+  maxNodes: 100_000,
+} as const;
+
+/**
+ * Checks a plain value (parsed JSON or YAML) against GOLDEN_LIMITS; throws invalid_argument with
+ * the path of the first value past a limit. Walks with an explicit stack, so depth costs nothing.
+ */
+export function checkGoldenBounds(value: unknown, what = 'golden set'): void {
+  let nodes = 0;
+  const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 1 }];
+  const bad = (path: string, message: string) => new InferlensError('invalid_argument', `${what}: ${path || '(root)'}: ${message}`, { issues: [{ path, message }] });
+  while (stack.length > 0) {
+    const { v, path, depth } = stack.pop()!;
+    if (++nodes > GOLDEN_LIMITS.maxNodes) throw bad(path, `more than ${GOLDEN_LIMITS.maxNodes} values in all`);
+    if (v === null || typeof v !== 'object') continue;
+    if (depth > GOLDEN_LIMITS.maxDepth) throw bad(path, `nested deeper than ${GOLDEN_LIMITS.maxDepth} levels`);
+    const entries = Array.isArray(v) ? v.map((x, i) => [String(i), x] as const) : Object.entries(v);
+    if (entries.length > GOLDEN_LIMITS.maxEntries) throw bad(path, `more than ${GOLDEN_LIMITS.maxEntries} entries`);
+    for (const [k, x] of entries) stack.push({ v: x, path: path ? `${path}.${k}` : k, depth: depth + 1 });
+  }
+}
 
 export const CHECKER_KINDS = ['exact', 'label_equals', 'contains', 'regex', 'json_schema', 'numeric_tolerance'] as const;
 export type CheckerKind = (typeof CHECKER_KINDS)[number];
@@ -168,6 +203,7 @@ export function compileChecker(checker: Checker, expected: unknown, path: string
 
 /** Validates and compiles a set; every problem is an invalid_argument with its field path. */
 export function compileGoldenSet(input: unknown): CompiledSet {
+  checkGoldenBounds(input);
   const def = parseOrThrow(GoldenSetSchema, input, 'golden set');
   const samples = def.samples.map((s, i): CompiledSample => {
     const checker = s.checker ?? def.checker;
@@ -179,18 +215,23 @@ export function compileGoldenSet(input: unknown): CompiledSet {
   return out;
 }
 
-/** The raw set definitions in YAML text: a list of sets, one set, or `{ sets: [...] }`. */
-export function goldenYamlDocs(text: string): unknown[] {
-  let doc: unknown;
-  try {
-    doc = parseYaml(text);
-  } catch (e) {
-    throw new InferlensError('invalid_argument', `golden sets: not valid YAML: ${(e as Error).message}`, { cause: e });
-  }
+/** The raw set definitions in a parsed document: a list of sets, one set, or `{ sets: [...] }`. */
+export function goldenDocs(doc: unknown): unknown[] {
   if (doc == null) return [];
   const list = Array.isArray(doc) ? doc : typeof doc === 'object' && 'sets' in doc ? (doc as { sets: unknown }).sets : [doc];
   if (!Array.isArray(list)) throw new InferlensError('invalid_argument', 'golden sets: expected a list of sets or { sets: [...] }');
   return list;
+}
+
+/** The raw set definitions in YAML text (config files, files written by earlier versions). */
+export function goldenYamlDocs(text: string): unknown[] {
+  let doc: unknown;
+  try {
+    doc = parseYaml(text, { maxAliasCount: 100 });
+  } catch (e) {
+    throw new InferlensError('invalid_argument', `golden sets: not valid YAML: ${(e as Error).message}`, { cause: e });
+  }
+  return goldenDocs(doc);
 }
 
 /** Reads and compiles sets from YAML text. */
@@ -203,45 +244,90 @@ export interface GoldenRegistry {
   get(name: string): CompiledSet | undefined;
   /** Validates, replaces any set of the same name, and persists when a file is configured. */
   register(input: unknown): CompiledSet;
+  /**
+   * All or none: validates every set, persists them together, and only then makes them visible;
+   * a set that fails (or a save that fails) leaves the registry and its file as they were.
+   */
+  registerAll(inputs: readonly unknown[]): CompiledSet[];
+  /** Persisted sets that could not be loaded at start (skipped), each with why. */
+  problems: readonly string[];
 }
 
 export interface GoldenRegistryOptions {
   /** Sets known at start (config). */
   sets?: readonly CompiledSet[];
-  /** YAML file of sets registered at runtime: loaded at start, rewritten on each register. */
+  /**
+   * File of sets registered at runtime: loaded at start, rewritten on each register. Written as
+   * JSON (which is YAML too: files of earlier versions, in YAML, still load), read with JSON.parse.
+   */
   file?: string;
 }
 
 /** Most sets one registry holds. */
 export const MAX_GOLDEN_SETS = 200;
 
+/** The persisted file's sets: JSON (this version) or YAML (earlier versions). */
+function readPersisted(text: string): unknown[] {
+  try {
+    return goldenDocs(JSON.parse(text));
+  } catch {
+    return goldenYamlDocs(text);
+  }
+}
+
 export function createGoldenRegistry(options: GoldenRegistryOptions = {}): GoldenRegistry {
   const sets = new Map<string, CompiledSet>();
   const persisted = new Map<string, GoldenSet>();
+  const problems: string[] = [];
   for (const s of options.sets ?? []) sets.set(s.name, s);
   if (options.file && existsSync(options.file)) {
-    for (const s of parseGoldenYaml(readFileSync(options.file, 'utf8'))) {
-      sets.set(s.name, s);
-      persisted.set(s.name, s.definition);
+    // One bad persisted set is skipped (and reported), never a server that does not start.
+    let defs: unknown[] = [];
+    try {
+      defs = readPersisted(readFileSync(options.file, 'utf8'));
+    } catch (e) {
+      problems.push(`${options.file}: ${(e as Error).message}`);
     }
+    defs.forEach((def, i) => {
+      try {
+        const s = compileGoldenSet(def);
+        sets.set(s.name, s);
+        persisted.set(s.name, s.definition);
+      } catch (e) {
+        problems.push(`${options.file}: set ${i}: ${(e as Error).message}`);
+      }
+    });
   }
-  const save = () => {
+  const save = (defs: readonly GoldenSet[]) => {
     if (!options.file) return;
     mkdirSync(dirname(options.file), { recursive: true });
     const tmp = `${options.file}.tmp-${process.pid}`;
-    writeFileSync(tmp, stringifyYaml({ sets: [...persisted.values()] }));
-    renameSync(tmp, options.file);
+    try {
+      writeFileSync(tmp, JSON.stringify({ sets: defs }, null, 1));
+      renameSync(tmp, options.file);
+    } catch (e) {
+      rmSync(tmp, { force: true });
+      throw new InferlensError('unavailable', `the golden sets could not be saved (${(e as Error).message}); nothing was changed: retry later`, { cause: e, retryAfterS: 5 });
+    }
+  };
+  const registerAll = (inputs: readonly unknown[]): CompiledSet[] => {
+    const compiled = inputs.map(compileGoldenSet);
+    const names = new Set([...sets.keys(), ...compiled.map((s) => s.name)]);
+    if (names.size > MAX_GOLDEN_SETS) throw new InferlensError('invalid_argument', `at most ${MAX_GOLDEN_SETS} golden sets: replace or remove one first`);
+    const next = new Map(persisted);
+    for (const s of compiled) next.set(s.name, s.definition);
+    save([...next.values()]);
+    for (const s of compiled) {
+      sets.set(s.name, s);
+      persisted.set(s.name, s.definition);
+    }
+    return compiled;
   };
   return {
     list: () => [...sets.values()].sort((a, b) => a.name.localeCompare(b.name)),
     get: (name) => sets.get(name),
-    register(input) {
-      const set = compileGoldenSet(input);
-      if (!sets.has(set.name) && sets.size >= MAX_GOLDEN_SETS) throw new InferlensError('invalid_argument', `at most ${MAX_GOLDEN_SETS} golden sets: replace or remove one first`);
-      sets.set(set.name, set);
-      persisted.set(set.name, set.definition);
-      save();
-      return set;
-    },
+    register: (input) => registerAll([input])[0]!,
+    registerAll,
+    problems,
   };
 }

@@ -14,7 +14,7 @@ export type { DriftReply, FieldDrift, DriftField } from './drift.ts';
 export { feedbackQuality, FeedbackQuerySchema } from './feedback.ts';
 export type { FeedbackReply, FeedbackReplyRow } from './feedback.ts';
 /** Golden sets: schema, checkers, YAML parsing and the in-memory registry persisted to a YAML file. */
-export { GoldenSetSchema, CHECKER_KINDS, compileChecker, compileGoldenSet, parseGoldenYaml, goldenYamlDocs, createGoldenRegistry } from './golden.ts';
+export { GoldenSetSchema, CHECKER_KINDS, GOLDEN_LIMITS, checkGoldenBounds, compileChecker, compileGoldenSet, parseGoldenYaml, goldenYamlDocs, goldenDocs, createGoldenRegistry } from './golden.ts';
 export type { GoldenSet, GoldenSetInput, GoldenSample, Checker, CheckerKind, CheckResult, CompiledSet, CompiledSample, GoldenRegistry, GoldenRegistryOptions } from './golden.ts';
 /** The scheduled probe runner that records golden checks as probe events. */
 export { createProbeRunner, ProbeTargetSchema, ProbeScheduleSchema } from './probe-runner.ts';

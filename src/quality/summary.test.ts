@@ -69,6 +69,11 @@ describe('quality summary', () => {
       ['rk', 'ranker', 'declared'],
     ]);
     const [clf, gen, rk] = r.models;
+    expect(r.lowConfidence).toBe(0.6);
+    // The server's cut-off is the default; the request may still name its own.
+    const strict = await qualitySummary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' } }, { lowConfidence: 0.9 });
+    expect(strict.lowConfidence).toBe(0.9);
+    expect(Object.keys(strict.models[0]!.measures[0]!)).toContain('below_rate(confidence, 0.9)');
 
     // Classifier: 6 of 10 confidences < 0.6; 1 of 10 empty; P50 of the 10 values (type 7):
     // h = 9·0.5 = 4.5 → 0.45 + 0.5·(0.55 − 0.45) = 0.5.

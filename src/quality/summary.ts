@@ -10,7 +10,7 @@
  */
 import { z } from 'zod';
 import { benjaminiHochberg, proportionTest } from '../analysis/index.ts';
-import { DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
+import { DEFAULT_LOW_CONFIDENCE, DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
 import type { Dimension, Filters, GroupKey, QueryRow } from '../schema/index.ts';
 import { parseOrThrow, timeRange } from '../query/index.ts';
 import { flattenFeedbackRow } from './feedback.ts';
@@ -27,8 +27,8 @@ export const SummarySchema = z
     filters: FiltersSchema.default({}),
     group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
     step: STEP.optional(),
-    /** Confidence below this counts as low (default 0.6). */
-    low_confidence: z.number().gt(0).lt(1).default(0.6),
+    /** Confidence below this counts as low (default: the server's `quality.lowConfidence`, 0.6). */
+    low_confidence: z.number().gt(0).lt(1).optional(),
     /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
     key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),
   })
@@ -108,12 +108,16 @@ export interface ModelQuality extends ModelTypeInfo {
 export interface SummaryReply {
   from: string;
   to: string;
+  /** The low-confidence cut-off behind `below_rate(confidence, x)`. */
+  lowConfidence: number;
   models: ModelQuality[];
 }
 
 export interface SummaryOptions {
   /** Declared model types (config); others are inferred. */
   modelTypes?: Readonly<Record<string, ModelType>>;
+  /** The low-confidence cut-off when the request gives none (config `quality.lowConfidence`). */
+  lowConfidence?: number;
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -192,6 +196,7 @@ export function classShift(now: readonly QueryRow[], before: readonly QueryRow[]
 /** Answers the summary request. */
 export async function qualitySummary(reads: QualityReads, input: unknown, options: SummaryOptions = {}): Promise<SummaryReply> {
   const o = parseOrThrow(SummarySchema, input, 'quality summary request');
+  const lowConfidence = o.low_confidence ?? options.lowConfidence ?? DEFAULT_LOW_CONFIDENCE;
   const stepMs = o.step ? parseDurationMs(o.step) : undefined;
   const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
   const filters = o.filters as Filters;
@@ -201,7 +206,7 @@ export async function qualitySummary(reads: QualityReads, input: unknown, option
   const out: ModelQuality[] = [];
   for (const m of models) {
     const f: Filters = { ...filters, model: m.model };
-    const q: ModelQuality = { ...m, measures: withIso(await reads.aggregate(specOf(fromMs, toMs, f, measuresFor(m.type, o.low_confidence), extra(dims)))) };
+    const q: ModelQuality = { ...m, measures: withIso(await reads.aggregate(specOf(fromMs, toMs, f, measuresFor(m.type, lowConfidence), extra(dims)))) };
     if (m.type === 'classifier') {
       q.labels = distribution(withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'label'])))), 'label', dims);
       const names = CONFIDENCE_EDGES.slice(0, -1).map((e) => `below_rate(confidence, ${e})`);
@@ -229,5 +234,5 @@ export async function qualitySummary(reads: QualityReads, input: unknown, option
     }
     out.push(q);
   }
-  return { from: iso(fromMs), to: iso(toMs), models: out };
+  return { from: iso(fromMs), to: iso(toMs), lowConfidence, models: out };
 }

@@ -2,6 +2,10 @@
  * "Is it capacity?": request signals (P99 latency, queue time, QPS) and resource signals (GPU
  * utilisation, GPU memory ratio, CPU, host memory) on the same step buckets for a slice and window,
  * their rank correlations with the numbers, and GPU memory headroom per node, GPU and pool.
+ * Resources are read per unit (each GPU of each node; each node for host metrics) and a bucket
+ * holds the busiest unit's reading: saturation is a property of one GPU, and an average over a
+ * node's eight GPUs shows one at 96 % of its memory as 54 %. The slice's nodes come from its
+ * requests, so a replica (or model, or tenant) filter still finds its host's CPU and memory.
  */
 import { z } from 'zod';
 import { spearman } from '../analysis/index.ts';
@@ -50,31 +54,50 @@ export interface Headroom {
 
 export interface CapacityResult {
   step: string;
+  /** Per bucket: the request signals and, per resource signal, the busiest unit's reading. */
   buckets: { bucket: string; n: number; p99_total_ms: number | null; mean_queue_ms: number | null; qps: number; resources: Record<string, number | null> }[];
+  /** The nodes whose resources were read: those the slice's requests ran on (or the node filter). */
+  nodes: string[] | null;
   correlations: CapacityPair[];
-  /** Resources whose busiest bucket is past its saturation level, with that level. */
-  saturated: { resource: string; peak: number; level: number }[];
+  /** Resources whose busiest unit in its busiest bucket is past the saturation level: the unit, the peak, the level. */
+  saturated: { resource: string; peak: number; level: number; node: string | null; gpu: string | null }[];
   verdict: 'capacity_bound' | 'not_capacity' | 'not_enough_data';
   reasons: string[];
   headroom: Headroom[];
   simulated: boolean;
 }
 
-/** Resource series reduced to one value per bucket: ratios for memory, averages otherwise. */
-function resourceSignals(rows: ResourceRow[]): Map<number, Record<string, number>> {
-  const byBucket = new Map<number, Record<string, number>>();
+/** One unit's reading: a GPU (node + gpu) or a host (node). */
+interface UnitReading {
+  node: string | null;
+  gpu: string | null;
+  value: number;
+}
+
+/**
+ * Resource series reduced to one value per bucket and signal: per unit first (memory as used /
+ * total of that GPU or host), then the busiest unit, whose node and GPU are kept.
+ */
+function resourceSignals(rows: ResourceRow[]): Map<number, Record<string, UnitReading>> {
+  const units = new Map<string, { bucketMs: number; node: string | null; gpu: string | null; m: Record<string, number> }>();
   for (const r of rows) {
-    const b = byBucket.get(r.bucketMs) ?? {};
-    b[r.metric] = r.avg;
-    byBucket.set(r.bucketMs, b);
+    const key = `${r.bucketMs}\u0000${r.node ?? ''}\u0000${r.gpu ?? ''}`;
+    const u = units.get(key) ?? { bucketMs: r.bucketMs, node: r.node ?? null, gpu: r.gpu ?? null, m: {} };
+    u.m[r.metric] = r.avg;
+    units.set(key, u);
   }
-  for (const b of byBucket.values()) {
-    if (b.gpu_memory_used_bytes !== undefined && b.gpu_memory_total_bytes) b.gpu_memory_ratio = b.gpu_memory_used_bytes / b.gpu_memory_total_bytes;
-    if (b.memory_used_bytes !== undefined && b.memory_total_bytes) b.memory_ratio = b.memory_used_bytes / b.memory_total_bytes;
-    delete b.gpu_memory_used_bytes;
-    delete b.gpu_memory_total_bytes;
-    delete b.memory_used_bytes;
-    delete b.memory_total_bytes;
+  const byBucket = new Map<number, Record<string, UnitReading>>();
+  for (const u of units.values()) {
+    const signals: Record<string, number> = {};
+    if (u.m.gpu_utilization_ratio !== undefined) signals.gpu_utilization_ratio = u.m.gpu_utilization_ratio;
+    if (u.m.cpu_utilization_ratio !== undefined) signals.cpu_utilization_ratio = u.m.cpu_utilization_ratio;
+    if (u.m.gpu_memory_used_bytes !== undefined && u.m.gpu_memory_total_bytes) signals.gpu_memory_ratio = u.m.gpu_memory_used_bytes / u.m.gpu_memory_total_bytes;
+    if (u.m.memory_used_bytes !== undefined && u.m.memory_total_bytes) signals.memory_ratio = u.m.memory_used_bytes / u.m.memory_total_bytes;
+    const b = byBucket.get(u.bucketMs) ?? {};
+    for (const [signal, value] of Object.entries(signals)) {
+      if (b[signal] === undefined || value > b[signal].value) b[signal] = { node: u.node, gpu: u.gpu, value };
+    }
+    byBucket.set(u.bucketMs, b);
   }
   return byBucket;
 }
@@ -94,14 +117,20 @@ export async function capacity(store: Store, input: unknown): Promise<CapacityRe
     limit: 10_000,
     measures: ['n', ...Object.values(REQUEST_SIGNALS)].map((name) => ({ name, measure: parseMeasure(name) as Measure })),
   };
-  // Resources of the slice's nodes/replicas/pools when the request filters name them.
-  const resFilters: { node?: string | string[]; replica?: string | string[]; pool?: string | string[] } = {};
-  if (filters.node) resFilters.node = filters.node;
-  if (filters.replica) resFilters.replica = filters.replica;
+  // Resources of the nodes the slice's requests ran on: host and GPU readings carry a node (and a
+  // GPU), rarely a replica or model, so any filter is resolved to nodes through the requests.
+  const resFilters: { node?: string | string[]; pool?: string | string[] } = {};
+  let nodes: string[] | null = null;
+  if (filters.node) nodes = Array.isArray(filters.node) ? [...filters.node] : [filters.node];
+  else if (Object.keys(filters).length > 0) {
+    const rows = await store.aggregate({ ...spec, stepMs: undefined, groupBy: ['node'], limit: 1000, measures: [{ name: 'n', measure: { kind: 'n' } as Measure }] });
+    nodes = rows.map((r) => r.node).filter((v): v is string => typeof v === 'string').sort();
+  }
+  if (nodes) resFilters.node = nodes.length > 0 ? nodes : ['\u0000none'];
   if (filters.pool) resFilters.pool = filters.pool;
   const [requests, resources, perGpu] = await Promise.all([
     store.aggregate(spec),
-    store.resources({ fromMs, toMs, stepMs, metrics: RESOURCE_METRICS, filters: resFilters, groupBy: [] }),
+    store.resources({ fromMs, toMs, stepMs, metrics: RESOURCE_METRICS, filters: resFilters, groupBy: ['node', 'gpu'] }),
     store.resources({ fromMs, toMs, stepMs: toMs - fromMs, metrics: ['gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: resFilters, groupBy: ['node', 'gpu', 'pool'] }),
   ]);
   const res = resourceSignals(resources);
@@ -114,7 +143,7 @@ export async function capacity(store: Store, input: unknown): Promise<CapacityRe
       p99_total_ms: r['p99(total_ms)'] as number | null,
       mean_queue_ms: r['mean(queue_ms)'] as number | null,
       qps: r.qps as number,
-      resources: Object.fromEntries(resourceNames.map((m) => [m, b[m] ?? null])),
+      resources: Object.fromEntries(resourceNames.map((m) => [m, b[m]?.value ?? null])),
     };
   });
   const correlations: CapacityPair[] = [];
@@ -127,10 +156,16 @@ export async function capacity(store: Store, input: unknown): Promise<CapacityRe
       correlations.push({ request, resource, correlation: c, strong: Math.abs(c.r) >= o.min_rho && c.pValue < 0.05 });
     }
   }
-  const saturated = resourceNames
-    .filter((m) => SATURATION_LEVEL[m] !== undefined)
-    .map((m) => ({ resource: m, peak: Math.max(...buckets.map((b) => b.resources[m] ?? Number.NEGATIVE_INFINITY)), level: SATURATION_LEVEL[m]! }))
-    .filter((s) => s.peak >= s.level);
+  // The peak over every bucket of the window (with or without requests), with its unit.
+  const saturated: CapacityResult['saturated'] = [];
+  for (const m of resourceNames) {
+    const level = SATURATION_LEVEL[m];
+    if (level === undefined) continue;
+    let peak: UnitReading | null = null;
+    for (const b of res.values()) if (b[m] && (peak === null || b[m].value > peak.value)) peak = b[m];
+    if (peak && peak.value >= level) saturated.push({ resource: m, peak: peak.value, level, node: peak.node, gpu: peak.gpu });
+  }
+  const unitName = (s: { node: string | null; gpu: string | null }) => [s.node && `node ${s.node}`, s.gpu && `GPU ${s.gpu}`].filter(Boolean).join(' ');
 
   const reasons: string[] = [];
   let verdict: CapacityResult['verdict'];
@@ -141,8 +176,11 @@ export async function capacity(store: Store, input: unknown): Promise<CapacityRe
   } else {
     const tied = correlations.filter((c) => c.strong && c.correlation.r > 0 && c.request !== 'qps' && saturated.some((s) => s.resource === c.resource));
     verdict = tied.length > 0 ? 'capacity_bound' : 'not_capacity';
-    for (const t of tied) reasons.push(`${t.request} rises with ${t.resource} (Spearman ρ = ${t.correlation.r.toFixed(2)}, p = ${t.correlation.pValue.toPrecision(2)}, n = ${t.correlation.n}) and ${t.resource} peaks past its saturation level`);
-    if (tied.length === 0) reasons.push(saturated.length ? `resources near saturation (${saturated.map((s) => s.resource).join(', ')}) but latency does not move with them` : 'no resource near saturation in this window');
+    for (const t of tied) {
+      const unit = saturated.find((s) => s.resource === t.resource)!;
+      reasons.push(`${t.request} rises with ${t.resource} (Spearman ρ = ${t.correlation.r.toFixed(2)}, p = ${t.correlation.pValue.toPrecision(2)}, n = ${t.correlation.n}) and ${t.resource} peaks at ${(100 * unit.peak).toFixed(1)} % on ${unitName(unit)}, past its saturation level`);
+    }
+    if (tied.length === 0) reasons.push(saturated.length ? `resources near saturation (${saturated.map((s) => `${s.resource} ${(100 * s.peak).toFixed(1)} % on ${unitName(s)}`).join(', ')}) but latency does not move with them` : 'no resource near saturation in this window');
   }
   const headroom: Headroom[] = [];
   const gpus = new Map<string, { node: string | null; gpu: string | null; pool: string | null; used?: number; total?: number; simulated: boolean }>();
@@ -159,5 +197,5 @@ export async function capacity(store: Store, input: unknown): Promise<CapacityRe
     headroom.push({ node: g.node, gpu: g.gpu, pool: g.pool, maxUsedBytes: g.used, totalBytes: g.total, headroomBytes: g.total - g.used, headroomRatio: (g.total - g.used) / g.total, simulated: g.simulated });
   }
   headroom.sort((a, b) => a.headroomRatio - b.headroomRatio);
-  return { step: o.step, buckets, correlations, saturated, verdict, reasons, headroom, simulated: resources.some((r) => r.simulated) };
+  return { step: o.step, buckets, nodes, correlations, saturated, verdict, reasons, headroom, simulated: resources.some((r) => r.simulated) };
 }

@@ -3,6 +3,7 @@
  * every selected metric, and judges. Reads only; the same input gives the same answer (all
  * subsampling is seeded).
  */
+import { jensenShannonDistance } from '../analysis/index.ts';
 import { LATENCY_FIELDS } from '../schema/index.ts';
 import type { Filters } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
@@ -43,6 +44,8 @@ export interface CompareResult {
   verdict: Verdict;
   score: number | null;
   reasons: string[];
+  /** What may make the comparison unfair (the two sides serve different tenant mixes). */
+  warnings: string[];
   evidence: EvidenceRow[];
   baseline: SideSummary;
   candidate: SideSummary;
@@ -75,9 +78,34 @@ export function createComparer(queries: Queries, options: ComparerOptions = {}):
         rollbackScore: plan.rollbackScore,
         ...(few.length ? { tooLittleTraffic: `not enough data: ${few.join('; ')}` } : {}),
       });
-      return { ...j, baseline: summary(b), candidate: summary(c) };
+      return { ...j, warnings: mixWarnings(b, c), baseline: summary(b), candidate: summary(c) };
     },
   };
+}
+
+/** Jensen–Shannon distance between the sides' tenant mixes at which the comparison warns. */
+export const TENANT_MIX_DISTANCE = 0.1;
+
+/**
+ * A version that serves other tenants than its baseline can look better or worse for that alone
+ * (a canary routed only to a small, fast tenant). Warn when the tenant mixes differ by a
+ * Jensen–Shannon distance ≥ 0.1 (the drift threshold used elsewhere); a single tenant on each side
+ * (the `tenant` field) has nothing to compare. Worked: baseline {a: 50, b: 50}, candidate {a: 90, b: 10} → distance 0.29 → warn.
+ */
+export function mixWarnings(b: Pick<SideData, 'tenants'>, c: Pick<SideData, 'tenants'>): string[] {
+  const keys = [...new Set([...Object.keys(b.tenants), ...Object.keys(c.tenants)])];
+  if (keys.length < 2) return [];
+  const d = jensenShannonDistance(keys.map((k) => b.tenants[k] ?? 0), keys.map((k) => c.tenants[k] ?? 0));
+  if (!(d.statistic >= TENANT_MIX_DISTANCE)) return [];
+  const top = (t: Record<string, number>) => {
+    const total = Object.values(t).reduce((x, y) => x + y, 0);
+    return Object.entries(t)
+      .sort((x, y) => y[1] - x[1])
+      .slice(0, 3)
+      .map(([k, v]) => `${k} ${((100 * v) / total).toFixed(0)} %`)
+      .join(', ');
+  };
+  return [`the two sides serve different tenant mixes (Jensen–Shannon distance ${d.statistic.toFixed(2)}; baseline ${top(b.tenants)}; candidate ${top(c.tenants)}): differences may come from the traffic, not the version — compare with "tenant" set`];
 }
 
 function summary(s: SideData): SideSummary {

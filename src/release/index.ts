@@ -15,5 +15,8 @@ export type { Classification, Direction, EvidenceRow, Judgement, Verdict } from 
 /** The metric catalog: names, families, weights, critical metrics, default tolerance bands. */
 export { DEFAULT_TOLERANCE, METRIC_FAMILIES, metricDef } from './metrics.ts';
 export type { MetricDef, MetricFamily, Tolerance } from './metrics.ts';
-/** Where feedback hit rates come from, once the quality folder's feedback join exists. */
+/** Where feedback hit rates come from: `feedbackFromStats(store.feedbackStats)` (correct / label feedback). */
+export { feedbackFromStats } from './side-data.ts';
 export type { FeedbackSource } from './side-data.ts';
+/** Warns when baseline and candidate serve different tenant mixes (Jensen–Shannon distance ≥ 0.1). */
+export { mixWarnings } from './comparer.ts';

@@ -92,3 +92,18 @@ describe('judge', () => {
     expect(judge(rows, OPTS).evidence[0]?.classification).toBe('pass');
   });
 });
+
+describe('no promote beside a worse row', () => {
+  it('holds when the score passes but a metric is worse, naming it', () => {
+    // 20 shift(total_ms) rows of weight 2 pass; p95(exec_ms) (weight 0.5) is worse → score 100·40/40.5 = 98.8 ≥ 75.
+    const rows = [
+      ...Array.from({ length: 20 }, () => m('shift(total_ms)', {})),
+      m('p95(exec_ms)', { diff: 30, ci: [20, 40], tolerance: 1, pValue: 1e-9 }),
+    ];
+    const j = judge(rows, OPTS);
+    expect(j.score).toBe(98.8);
+    expect(j.evidence.at(-1)).toMatchObject({ classification: 'high', direction: 'worse' });
+    expect(j.verdict).toBe('hold');
+    expect(j.reasons[0]).toBe('hold: score 98.8 ≥ 75, but p95(exec_ms) is worse');
+  });
+});

@@ -124,9 +124,14 @@ export function judge(measurements: readonly Measurement[], o: JudgeOptions): Ju
   } else if (score < o.rollbackScore) {
     verdict = 'rollback';
     reasons.unshift(`rollback: score ${score} < ${o.rollbackScore}`);
+  } else if (score >= o.promoteScore && worse.length > 0) {
+    // A score can pass with a metric worse (a stage's P95 at weight 0.5): never promote beside a
+    // "worse" row; hold, and say which.
+    verdict = 'hold';
+    reasons.unshift(`hold: score ${score} ≥ ${o.promoteScore}, but ${worse.map((r) => r.metric).join(', ')} ${worse.length > 1 ? 'are' : 'is'} worse`);
   } else if (score >= o.promoteScore) {
     verdict = 'promote';
-    reasons.unshift(`promote: score ${score} ≥ ${o.promoteScore}, no critical metric worse`);
+    reasons.unshift(`promote: score ${score} ≥ ${o.promoteScore}, no metric worse`);
   } else {
     verdict = 'hold';
     reasons.unshift(`hold: score ${score} between ${o.rollbackScore} and ${o.promoteScore}`);

@@ -26,7 +26,11 @@ export interface MetricDef {
 export interface Tolerance {
   /** Latency: fraction of the baseline value (median for the shift, the quantile for pXX). */
   latencyRelative: number;
-  /** Latency: the band is never narrower than this many ms. */
+  /**
+   * Latency: the band is never narrower than this many ms. Default 0.001 ms, the resolution
+   * latencies are stored at: the band scales with the metric, so a sub-millisecond model's 2.5×
+   * regression (0.3 → 0.75 ms) is not hidden inside a fixed 1 ms band.
+   */
   latencyMinMs: number;
   /** Rates: percentage points (0.5 = +0.5 pp). */
   errorRatePp: number;
@@ -40,7 +44,7 @@ export interface Tolerance {
 
 export const DEFAULT_TOLERANCE: Tolerance = {
   latencyRelative: 0.05,
-  latencyMinMs: 1,
+  latencyMinMs: 0.001,
   errorRatePp: 0.5,
   rejectRatePp: 0.5,
   timeoutRatePp: 0.5,

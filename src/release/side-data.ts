@@ -6,7 +6,7 @@
  * so the sample covers the whole window deterministically; the evidence says so.
  */
 import { InferlensError, LATENCY_FIELDS, parseMeasure } from '../schema/index.ts';
-import type { LatencyField, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { FeedbackStats, FeedbackStatsSpec, LatencyField, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
 import type { SideWindow } from './input.ts';
 import { QUANTILE_OF } from './metrics.ts';
@@ -16,8 +16,26 @@ export const STRATA = 10;
 
 type ListSpec = Parameters<Queries['events']>[0];
 
-/** Optional source of feedback hit rates (the quality folder's feedback join, when it lands). */
+/** Optional source of feedback hit rates: `{ hits, n }` over the side's requests with feedback. */
 export type FeedbackSource = (side: SideWindow) => Promise<{ hits: number; n: number } | null>;
+
+/**
+ * Feedback hit rates from the store's feedback join: a hit is `correct` feedback that is true or
+ * `label` feedback equal to the predicted label; n counts both kinds (thumbs, ratings, clicks and
+ * conversions say nothing about the prediction being right). Null when the side has none.
+ * Worked: 40 `correct` (36 true) and 60 `label` (45 matching) → 81 hits in 100.
+ */
+export function feedbackFromStats(feedbackStats: (spec: FeedbackStatsSpec) => Promise<FeedbackStats>): FeedbackSource {
+  return async (w) => {
+    const { rows } = await feedbackStats({ fromMs: w.fromMs, toMs: w.toMs, filters: w.filters, groupBy: [], limit: 1 });
+    const r = rows[0];
+    if (!r) return null;
+    const n = r.correctN + r.labelN;
+    if (n === 0) return null;
+    const hits = Math.round((r.correctRate ?? 0) * r.correctN + (r.labelAccuracy ?? 0) * r.labelN);
+    return { hits, n };
+  };
+}
 
 export interface SideData {
   window: SideWindow;
@@ -36,8 +54,13 @@ export interface SideData {
   /** Golden probes in the sample: how many carried a verdict, how many passed. */
   golden: { passed: number; n: number };
   feedback: { hits: number; n: number } | null;
+  /** User-traffic requests per tenant (the busiest MAX_TENANTS; weighted). */
+  tenants: Record<string, number>;
   sample: { rows: number; of: number; stratified: boolean };
 }
+
+/** Tenants read per side for the traffic-mix check. */
+const MAX_TENANTS = 1000;
 
 const QUANTILE_MEASURES = LATENCY_FIELDS.flatMap((f) => Object.keys(QUANTILE_OF).map((k) => `${k}(${f})`));
 const RATE_MEASURES = ['n', 'count', 'error_rate', 'timeout_rate', 'rejected_rate', 'rate_limited_rate'];
@@ -77,11 +100,14 @@ export async function readSide(queries: Queries, w: SideWindow, maxRows: number,
     includeProbes,
     limit: 1,
   });
-  const [userRows, allRows, fb] = await Promise.all([
+  const [userRows, allRows, fb, tenantRows] = await Promise.all([
     queries.aggregate(spec([...RATE_MEASURES, ...QUANTILE_MEASURES], false)),
     queries.aggregate(spec(['n'], true)),
     feedback ? feedback(w) : Promise.resolve(null),
+    queries.aggregate({ ...spec(['count'], false), groupBy: ['tenant'], limit: MAX_TENANTS }),
   ]);
+  const tenants: Record<string, number> = {};
+  for (const r of tenantRows) tenants[typeof r.tenant === 'string' ? r.tenant : '(none)'] = num(r, 'count') ?? 0;
   const user = userRows[0];
   const total = num(allRows[0], 'n') ?? 0;
   const stratified = total > maxRows;
@@ -132,6 +158,7 @@ export async function readSide(queries: Queries, w: SideWindow, maxRows: number,
     confidence,
     golden,
     feedback: fb,
+    tenants,
     sample: { rows: events.length, of: total, stratified },
   };
 }

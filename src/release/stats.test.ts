@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { metricDef } from './metrics.ts';
+import { classify } from './judge.ts';
+import { DEFAULT_TOLERANCE, metricDef } from './metrics.ts';
 import type { MetricDef } from './metrics.ts';
 import { confidenceDrift, labelDrift, latencyShift, quantileDiff, quantileSE, rateDiff, twoSidedP } from './stats.ts';
 
@@ -84,4 +85,18 @@ describe('drift rows', () => {
 it('twoSidedP(1.959964) = 0.05', () => {
   expect(twoSidedP(1.959963984540054)).toBeCloseTo(0.05, 10);
   expect(twoSidedP(NaN)).toBe(1);
+});
+
+describe('the default latency band scales with the metric', () => {
+  it('a 2.5× exec regression on a sub-millisecond model is high, not inside a fixed 1 ms band', () => {
+    // exec 0.30 ms ± 0.02 → 0.75 ms ± 0.05, 200 per side: HL shift ≈ +0.45 ms. Band with the
+    // defaults: baseline median 0.299 ms → max(5 % × 0.299, 0.001) = 0.01495 ms (it was
+    // max(0.01495, 1) = 1 ms, and the regression "passed").
+    const x = range(200, (i) => 0.3 + ((i % 21) - 10) / 500);
+    const y = range(200, (i) => 0.75 + ((i % 21) - 10) / 200);
+    const m = latencyShift(def('shift(exec_ms)'), x, y, DEFAULT_TOLERANCE.latencyRelative, DEFAULT_TOLERANCE.latencyMinMs, 1);
+    expect(m.tolerance).toBeCloseTo(0.01495, 12);
+    expect(m.ci![0]).toBeGreaterThan(m.tolerance!);
+    expect(classify(m, m.pValue).classification).toBe('high');
+  });
 });

@@ -8,6 +8,14 @@
  */
 import { z } from 'zod';
 import type { FieldIssue } from './errors.ts';
+import { EXPECTED_TIMESTAMP, ILL_FORMED_TEXT, TimestampSchema, isWellFormed, outsideWindow, timestampMs } from './fields.ts';
+
+/**
+ * The one low-confidence cut-off: an answer with confidence below it is "low confidence" for the
+ * capture policy (kept as a sample), the quality table and the default alert rules. A deployment
+ * sets it once (`quality.lowConfidence`); a confident classifier such as the demo's uses 0.9.
+ */
+export const DEFAULT_LOW_CONFIDENCE = 0.6;
 
 /**
  * Append only: a status is stored as text in events and as a rollup column (`w_<status>`), so a new
@@ -76,16 +84,16 @@ export const NUMERIC_FIELDS = [
 export type NumericField = (typeof NUMERIC_FIELDS)[number];
 
 export type FieldKind =
-  | 'ts' // RFC 3339 string or epoch milliseconds
+  | 'ts' // RFC 3339 string (a real calendar date) or epoch milliseconds
   | 'id' // opaque identifier, ≤ 128 characters
   | 'dim' // dimension, 1–256 characters
   | 'string' // free label, ≤ 256 characters
   | 'text' // captured payload, ≤ 64 KiB
   | 'ms' // latency in milliseconds, finite, ≥ 0
-  | 'count' // integer ≥ 0
+  | 'count' // integer 0 ≤ x ≤ 2^31 − 1 (a 32-bit column)
   | 'unit' // number in [0, 1]
   | 'number' // any finite number
-  | 'positive' // finite number > 0
+  | 'positive' // finite number, 0 < x ≤ MAX_SAMPLE_WEIGHT (the sample weight)
   | 'http_status' // integer 100–599
   | 'bool'
   | 'status'
@@ -108,6 +116,17 @@ export const MAX_FEATURES = 32;
 export const MAX_TAGS = 16;
 /** Latencies above a day are a unit mistake, not a slow request. */
 export const MAX_LATENCY_MS = 86_400_000;
+/** Largest count (`batch_size`, tokens, `output_length`): the stores keep counts in 32-bit integers. */
+export const MAX_COUNT = 2_147_483_647;
+/**
+ * Largest `sample_weight`: one row stands for at most a million requests (a client sampling 1 in
+ * 1,000,000). Sums of weights stay exact and finite: 2^53 / 10^6 ≈ 9 × 10^9 rows of the largest
+ * weight still add up exactly in a double, where two rows of 1e308 overflowed to Infinity and
+ * turned `count` and `qps` into null and `error_rate` into 0.
+ */
+export const MAX_SAMPLE_WEIGHT = 1_000_000;
+/** Longest key of an `attributes` or `features` map, and longest tag. */
+const MAX_KEY_CHARS = 64;
 
 export const EVENT_FIELDS: readonly FieldSpec[] = [
   { name: 'ts', kind: 'ts', doc: 'when the request arrived: RFC 3339 or epoch milliseconds' },
@@ -143,16 +162,15 @@ export const EVENT_FIELDS: readonly FieldSpec[] = [
 export const EVENT_FIELD_NAMES: ReadonlySet<string> = new Set(EVENT_FIELDS.map((f) => f.name));
 const FIELD_BY_NAME = new Map(EVENT_FIELDS.map((f) => [f.name, f]));
 
-// RFC 3339 date-time: date, 'T' or space, time, optional fraction, 'Z' or offset.
-// The string form a store parses as is: UTC with 'Z' and at most microseconds.
+// The string form a store parses as is: UTC with 'Z' and at most microseconds (once it is a valid
+// RFC 3339 timestamp, so a real calendar date).
 const CANONICAL_TS = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{1,6})?Z$/;
-const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}:\d{2}(\.\d{1,9})?([Zz]|[+-]\d{2}:\d{2})$/;
 
 /** The message for a field of a kind that failed its check: says what was expected. */
 export function expectedFor(kind: FieldKind): string {
   switch (kind) {
     case 'ts':
-      return 'expected an RFC 3339 timestamp string or epoch milliseconds';
+      return EXPECTED_TIMESTAMP;
     case 'id':
       return `expected a string of 1–${MAX_ID_CHARS} characters`;
     case 'dim':
@@ -164,13 +182,13 @@ export function expectedFor(kind: FieldKind): string {
     case 'ms':
       return `expected a finite number of milliseconds, 0 ≤ x ≤ ${MAX_LATENCY_MS}`;
     case 'count':
-      return 'expected an integer ≥ 0';
+      return `expected an integer 0 ≤ x ≤ ${MAX_COUNT}`;
     case 'unit':
       return 'expected a number between 0 and 1';
     case 'number':
       return 'expected a finite number';
     case 'positive':
-      return 'expected a finite number > 0';
+      return `expected a number 0 < x ≤ ${MAX_SAMPLE_WEIGHT}`;
     case 'http_status':
       return 'expected an integer HTTP status 100–599';
     case 'bool':
@@ -180,18 +198,19 @@ export function expectedFor(kind: FieldKind): string {
     case 'error_type':
       return `expected one of ${ERROR_TYPES.join(', ')}`;
     case 'attributes':
-      return `expected an object of at most ${MAX_ATTRIBUTES} string values (keys ≤ 64, values ≤ ${MAX_DIM_CHARS} characters)`;
+      return `expected an object of at most ${MAX_ATTRIBUTES} string values (keys ≤ ${MAX_KEY_CHARS}, values ≤ ${MAX_DIM_CHARS} characters)`;
     case 'features':
-      return `expected an object of at most ${MAX_FEATURES} finite numbers (keys ≤ 64 characters)`;
+      return `expected an object of at most ${MAX_FEATURES} finite numbers (keys ≤ ${MAX_KEY_CHARS} characters)`;
     case 'tags':
-      return `expected a list of at most ${MAX_TAGS} strings of at most 64 characters`;
+      return `expected a list of at most ${MAX_TAGS} strings of 1–${MAX_KEY_CHARS} characters`;
   }
 }
 
 const isStr = (v: unknown, min: number, max: number): boolean =>
-  typeof v === 'string' && v.length >= min && v.length <= max;
+  typeof v === 'string' && v.length >= min && v.length <= max && isWellFormed(v);
+const isKey = (k: string): boolean => k.length <= MAX_KEY_CHARS && isWellFormed(k);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
-const isCount = (v: unknown): boolean => Number.isSafeInteger(v) && (v as number) >= 0;
+const isCount = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_COUNT;
 const STATUS_SET: ReadonlySet<unknown> = new Set(STATUSES);
 const ERROR_TYPE_SET: ReadonlySet<unknown> = new Set(ERROR_TYPES);
 
@@ -203,7 +222,7 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function valueOk(kind: FieldKind, v: unknown): boolean {
   switch (kind) {
     case 'ts':
-      return typeof v === 'string' ? v.length <= 40 && RFC3339.test(v) && Number.isFinite(Date.parse(v)) : isFiniteNum(v) && v > 0;
+      return timestampMs(v) !== undefined;
     case 'id':
       return isStr(v, 1, MAX_ID_CHARS);
     case 'dim':
@@ -221,7 +240,7 @@ export function valueOk(kind: FieldKind, v: unknown): boolean {
     case 'number':
       return isFiniteNum(v);
     case 'positive':
-      return isFiniteNum(v) && v > 0;
+      return isFiniteNum(v) && v > 0 && v <= MAX_SAMPLE_WEIGHT;
     case 'http_status':
       return Number.isInteger(v) && (v as number) >= 100 && (v as number) <= 599;
     case 'bool':
@@ -233,18 +252,41 @@ export function valueOk(kind: FieldKind, v: unknown): boolean {
     case 'attributes': {
       if (!isPlainObject(v)) return false;
       let n = 0;
-      for (const k in v) if (++n > MAX_ATTRIBUTES || k.length > 64 || !isStr(v[k], 0, MAX_DIM_CHARS)) return false;
+      for (const k in v) if (++n > MAX_ATTRIBUTES || !isKey(k) || !isStr(v[k], 0, MAX_DIM_CHARS)) return false;
       return true;
     }
     case 'features': {
       if (!isPlainObject(v)) return false;
       let n = 0;
-      for (const k in v) if (++n > MAX_FEATURES || k.length > 64 || !isFiniteNum(v[k])) return false;
+      for (const k in v) if (++n > MAX_FEATURES || !isKey(k) || !isFiniteNum(v[k])) return false;
       return true;
     }
     case 'tags':
-      return Array.isArray(v) && v.length <= MAX_TAGS && v.every((t) => isStr(t, 1, 64));
+      return Array.isArray(v) && v.length <= MAX_TAGS && v.every((t) => isStr(t, 1, MAX_KEY_CHARS));
   }
+}
+
+/** A string that is not well-formed Unicode anywhere in `v` (a value, a map key or value, a tag): its path below `path`. */
+function illFormedAt(v: unknown, path: string): string | undefined {
+  if (typeof v === 'string') return isWellFormed(v) ? undefined : path;
+  if (Array.isArray(v)) {
+    for (let i = 0; i < v.length && i <= MAX_TAGS; i++) if (typeof v[i] === 'string' && !isWellFormed(v[i] as string)) return `${path}.${i}`;
+    return undefined;
+  }
+  if (isPlainObject(v)) {
+    let n = 0;
+    for (const k in v) {
+      if (++n > MAX_FEATURES) break;
+      if (!isWellFormed(k) || (typeof v[k] === 'string' && !isWellFormed(v[k] as string))) return `${path}.${k}`;
+    }
+  }
+  return undefined;
+}
+
+/** The issue for a value that failed `valueOk`: a lone surrogate is named with its path, the rest say what was expected. */
+function fieldIssue(kind: FieldKind, v: unknown, path: string): FieldIssue {
+  const at = illFormedAt(v, path);
+  return at === undefined ? { path, message: expectedFor(kind) } : { path: at, message: ILL_FORMED_TEXT };
 }
 
 /** The outcome of checking one incoming row. */
@@ -288,7 +330,7 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
         }
         if (k in row) issues.push({ path: `stages.${k}`, message: `given twice: also as top-level ${k}` });
         if (stages[k] == null) continue;
-        if (!valueOk('ms', stages[k])) issues.push({ path: `stages.${k}`, message: expectedFor('ms') });
+        if (!valueOk('ms', stages[k])) issues.push(fieldIssue('ms', stages[k], `stages.${k}`));
         else flat[k] = stages[k];
       }
     }
@@ -305,16 +347,18 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
       continue;
     }
     if (!valueOk(spec.kind, v)) {
-      issues.push({ path: k, message: expectedFor(spec.kind) });
+      issues.push(fieldIssue(spec.kind, v, k));
     }
   }
   if (flat.ts == null) issues.push({ path: 'ts', message: 'required: ' + expectedFor('ts') });
-  else if (valueOk('ts', flat.ts)) {
-    // Stores read numbers as epoch ms and UTC 'Z' strings directly; other forms are rewritten.
-    if (typeof flat.ts === 'string' && !CANONICAL_TS.test(flat.ts)) canonical = false;
-    const tsMs = typeof flat.ts === 'number' ? flat.ts : Date.parse(flat.ts as string);
-    if (tsMs > nowMs + 10 * 60_000) issues.push({ path: 'ts', message: 'more than 10 minutes in the future: check the sender clock' });
-    else if (tsMs < minTsMs) issues.push({ path: 'ts', message: `older than the retention window (${new Date(minTsMs).toISOString()})` });
+  else {
+    const tsMs = timestampMs(flat.ts);
+    if (tsMs !== undefined) {
+      // Stores read numbers as epoch ms and UTC 'Z' strings directly; other forms are rewritten.
+      if (typeof flat.ts === 'string' && !CANONICAL_TS.test(flat.ts)) canonical = false;
+      const outside = outsideWindow(tsMs, nowMs, minTsMs);
+      if (outside) issues.push({ path: 'ts', message: outside });
+    }
   }
   if (flat.model == null) issues.push({ path: 'model', message: 'required: ' + expectedFor('dim') });
   if (flat.total_ms == null && flat.status == null && !issues.some((i) => i.path === 'total_ms' || i.path === 'status' || i.path === 'stages.total_ms')) {
@@ -328,27 +372,29 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
 
 function zodFor(kind: FieldKind): z.ZodType {
   const msg = { error: expectedFor(kind) };
+  const wf = { error: ILL_FORMED_TEXT };
+  const key = z.string().max(MAX_KEY_CHARS).refine(isWellFormed, wf);
   switch (kind) {
     case 'ts':
-      return z.union([z.string().regex(RFC3339, msg), z.number().positive(msg)], msg);
+      return TimestampSchema;
     case 'id':
-      return z.string(msg).min(1, msg).max(MAX_ID_CHARS, msg);
+      return z.string(msg).min(1, msg).max(MAX_ID_CHARS, msg).refine(isWellFormed, wf);
     case 'dim':
-      return z.string(msg).min(1, msg).max(MAX_DIM_CHARS, msg);
+      return z.string(msg).min(1, msg).max(MAX_DIM_CHARS, msg).refine(isWellFormed, wf);
     case 'string':
-      return z.string(msg).max(MAX_DIM_CHARS, msg);
+      return z.string(msg).max(MAX_DIM_CHARS, msg).refine(isWellFormed, wf);
     case 'text':
-      return z.string(msg).max(MAX_TEXT_CHARS, msg);
+      return z.string(msg).max(MAX_TEXT_CHARS, msg).refine(isWellFormed, wf);
     case 'ms':
       return z.number(msg).min(0, msg).max(MAX_LATENCY_MS, msg);
     case 'count':
-      return z.number(msg).int(msg).min(0, msg);
+      return z.number(msg).int(msg).min(0, msg).max(MAX_COUNT, msg);
     case 'unit':
       return z.number(msg).min(0, msg).max(1, msg);
     case 'number':
       return z.number(msg);
     case 'positive':
-      return z.number(msg).positive(msg);
+      return z.number(msg).positive(msg).max(MAX_SAMPLE_WEIGHT, msg);
     case 'http_status':
       return z.number(msg).int(msg).min(100, msg).max(599, msg);
     case 'bool':
@@ -358,11 +404,11 @@ function zodFor(kind: FieldKind): z.ZodType {
     case 'error_type':
       return z.enum(ERROR_TYPES, msg);
     case 'attributes':
-      return z.record(z.string().max(64), z.string().max(MAX_DIM_CHARS), msg).refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg);
+      return z.record(key, z.string().max(MAX_DIM_CHARS).refine(isWellFormed, wf), msg).refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg);
     case 'features':
-      return z.record(z.string().max(64), z.number(), msg).refine((o) => Object.keys(o).length <= MAX_FEATURES, msg);
+      return z.record(key, z.number(), msg).refine((o) => Object.keys(o).length <= MAX_FEATURES, msg);
     case 'tags':
-      return z.array(z.string().min(1).max(64), msg).max(MAX_TAGS, msg);
+      return z.array(z.string().min(1).max(MAX_KEY_CHARS).refine(isWellFormed, wf), msg).max(MAX_TAGS, msg);
   }
 }
 
@@ -440,5 +486,5 @@ export function zodIssues(error: z.ZodError): FieldIssue[] {
 
 /** The epoch milliseconds of a valid `ts` value. */
 export function tsMillis(ts: string | number): number {
-  return typeof ts === 'number' ? ts : Date.parse(ts);
+  return timestampMs(ts) ?? Number.NaN;
 }

@@ -2,17 +2,21 @@
 import { z } from 'zod';
 import type { Dimension } from './event.ts';
 import type { Filters } from './query.ts';
+import { TimestampSchema, textSchema } from './fields.ts';
 
 export const FEEDBACK_KINDS = ['thumbs', 'rating', 'label', 'correct', 'conversion', 'click'] as const;
 export type FeedbackKind = (typeof FEEDBACK_KINDS)[number];
 
+/** A feedback row: `ts` is when the feedback was given (RFC 3339 or epoch ms, the same window as events). */
 export const FeedbackSchema = z.object({
-  ts: z.union([z.string(), z.number().positive()]),
-  request_id: z.string().min(1).max(128),
+  ts: TimestampSchema,
+  request_id: textSchema(1, 128),
   kind: z.enum(FEEDBACK_KINDS),
   /** thumbs/correct/conversion/click: boolean or 0/1; rating: number; label: the true label. */
-  value: z.union([z.boolean(), z.number().refine(Number.isFinite), z.string().max(256)]),
-  source: z.string().max(128).nullish(),
+  value: z.union([z.boolean(), z.number().refine(Number.isFinite, { error: 'expected a finite number' }), textSchema(0, 256)], {
+    error: 'expected true/false, a finite number or a string of at most 256 characters',
+  }),
+  source: textSchema(0, 128).nullish(),
 });
 export type Feedback = z.infer<typeof FeedbackSchema>;
 

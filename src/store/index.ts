@@ -31,6 +31,9 @@ export type { StoreOptions } from './open.ts';
 export { createClickHouseStore } from './clickhouse/clickhouse-store.ts';
 export type { ClickHouseStoreOptions } from './clickhouse/clickhouse-store.ts';
 export { openChdbConnection } from './clickhouse/chdb.ts';
+/** What a failed write means (row refused vs storage failure), the disk-full message, and a check that the data disk takes writes. */
+export { storeWriteError, isDiskFull, driverMessage, DISK_FULL_MESSAGE } from './write-errors.ts';
+export { probeWritable } from './probe.ts';
 /** Opens (creating if needed) the embedded DuckDB store: a file path or ':memory:'. */
 export { createDuckDBStore } from './duckdb/duckdb-store.ts';
 export type { DuckDBStoreOptions } from './duckdb/duckdb-store.ts';

@@ -13,6 +13,11 @@
  * - Rates are weighted by `sample_weight` (default 1) and computed over rows with a status;
  *   quantiles are exact (linear interpolation, Hyndman–Fan type 7) over stored rows.
  * - `close()` is idempotent and flushes.
+ * - A failed append throws an `InferlensError` (write-errors.ts): `invalid_argument` when the rows
+ *   themselves cannot be stored (nothing of that append is stored; the pipeline then finds the
+ *   row and rejects only it), `unavailable` otherwise — with `DISK_FULL_MESSAGE` when the disk is
+ *   full. Validation (src/schema) accepts only what the columns hold, so `invalid_argument` is a
+ *   bug caught safely, not a path for ordinary bad input.
  */
 import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats } from '../schema/index.ts';
 

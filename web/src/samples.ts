@@ -10,6 +10,7 @@ import { ApiError, asSample, field, isRecord, records, request, searchEvents, se
 import type { Filters, Sample } from './api.ts';
 import { h, replace } from './dom.ts';
 import { fmtMs, fmtTime } from './format.ts';
+import { scrollBox } from './views/common.ts';
 
 export interface SampleQuery {
   title: string;
@@ -135,7 +136,7 @@ export class Drawer {
         }),
       );
     });
-    return h('div', { class: 'table-wrap' }, h('table', { class: 'samples' }, h('thead', null, h('tr', null, ...cols.map((c) => h('th', null, c)))), h('tbody', null, ...rows)));
+    return scrollBox(h('table', { class: 'samples' }, h('thead', null, h('tr', null, ...cols.map((c) => h('th', null, c)))), h('tbody', null, ...rows)));
   }
 
   async showRequest(id: string): Promise<void> {

@@ -17,13 +17,14 @@ export const VIEW_TITLES: Record<View, string> = {
 };
 
 /** The global filters, in the order of the filter bar. */
-export const FILTER_DIMS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica'] as const satisfies readonly Dimension[];
+export const FILTER_DIMS = ['model', 'model_version', 'tenant', 'entry', 'route_rule', 'node', 'replica'] as const satisfies readonly Dimension[];
 export type FilterDim = (typeof FILTER_DIMS)[number];
 export const FILTER_TITLES: Record<FilterDim, string> = {
   model: 'Model',
   model_version: 'Version',
   tenant: 'Tenant',
   entry: 'Entry',
+  route_rule: 'Route rule',
   node: 'Node',
   replica: 'Replica',
 };

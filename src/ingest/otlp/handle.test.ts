@@ -64,7 +64,7 @@ describe('handleOtlp traces', () => {
         rejectedSpans: 2,
         errorMessage:
           '2 spans rejected: span 1: (span id a000000000000002) no model: set gen_ai.request.model (or inferlens.model) on the span; ' +
-          'span 2: output_tokens: expected an integer ≥ 0',
+          'span 2: output_tokens: expected an integer 0 ≤ x ≤ 2147483647',
       },
     });
   });

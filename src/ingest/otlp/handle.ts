@@ -1,16 +1,17 @@
 /**
- * The OTLP/HTTP receiver body handler: decode → map → write to the sink → encode the reply.
- * The HTTP layer (gzip, body size limits, status codes) mounts it on POST /v1/traces and
- * POST /v1/metrics.
+ * The OTLP/HTTP receiver body handler: decode → map (on the decode worker, offload.ts) → write to
+ * the sink → encode the reply. The HTTP layer (gzip, body size limits, status codes) mounts it on
+ * POST /v1/traces and POST /v1/metrics.
  */
 import type { EventSink, ResourceSink } from '../../pipeline/index.ts';
-import { decodeMetricsRequest, decodeTraceRequest, encodingOf } from './decode.ts';
-import { metricsToSamples } from './metrics-to-samples.ts';
+import type { ResourceSample } from '../../schema/index.ts';
+import { parseNdjsonText } from '../json/rows.ts';
+import { encodingOf } from './decode.ts';
+import type { OtlpSignal } from './map-request.ts';
+import { decodeOtlpOffThread } from '../worker/offload.ts';
 import { encodeMetricsReply, encodeTraceReply, metricsReply, replyContentType, traceReply } from './reply.ts';
-import { spansToEvents } from './spans-to-events.ts';
 
-/** The two OTLP/HTTP signals inferlens receives. */
-export type OtlpSignal = 'traces' | 'metrics';
+export type { OtlpSignal } from './map-request.ts';
 
 /** The reply to send with HTTP 200. */
 export interface OtlpResponse {
@@ -46,32 +47,19 @@ export async function handleOtlp(
   sink: EventSink & ResourceSink,
 ): Promise<OtlpResponse> {
   const encoding = encodingOf(contentType);
-  const rejected = new Map<number, string>();
-  if (kind === 'traces') {
-    const mapped = spansToEvents(decodeTraceRequest(body, contentType));
-    for (const d of mapped.dropped) rejected.set(d.index, d.spanId === '' ? d.reason : `(span id ${d.spanId}) ${d.reason}`);
-    if (mapped.events.length > 0) {
-      const reply = await sink.writeEvents(mapped.events);
-      for (const r of reply.rejected) {
-        const index = mapped.spanIndex[r.index];
-        if (index !== undefined && !rejected.has(index)) rejected.set(index, r.path === '' ? r.message : `${r.path}: ${r.message}`);
-      }
-    }
-    const sorted = new Map([...rejected].sort((a, b) => a[0] - b[0]));
-    return { body: encodeTraceReply(traceReply(sorted.size, summarize(sorted, 'span')), encoding), contentType: replyContentType(encoding) };
-  }
-  const mapped = metricsToSamples(decodeMetricsRequest(body, contentType));
-  for (const d of mapped.dropped) rejected.set(d.index, d.metric === '' ? d.reason : `(${d.metric}) ${d.reason}`);
-  if (mapped.samples.length > 0) {
-    const reply = await sink.writeResources(mapped.samples);
+  const mapped = await decodeOtlpOffThread(kind, body, contentType);
+  const rejected = new Map<number, string>(mapped.dropped);
+  // The worker's rows are JSON.stringify output, one per line: parse them back a slice at a time.
+  const rows = await parseNdjsonText(mapped.ndjson);
+  if (rows.rows.length > 0) {
+    const reply = kind === 'traces' ? await sink.writeEvents(rows.rows, rows.lines ? { lines: rows.lines } : {}) : await sink.writeResources(rows.rows as ResourceSample[]);
     for (const r of reply.rejected) {
-      const index = mapped.pointIndex[r.index];
+      const index = mapped.itemIndex[r.index];
       if (index !== undefined && !rejected.has(index)) rejected.set(index, r.path === '' ? r.message : `${r.path}: ${r.message}`);
     }
   }
   const sorted = new Map([...rejected].sort((a, b) => a[0] - b[0]));
-  return {
-    body: encodeMetricsReply(metricsReply(sorted.size, summarize(sorted, 'data point')), encoding),
-    contentType: replyContentType(encoding),
-  };
+  return kind === 'traces'
+    ? { body: encodeTraceReply(traceReply(sorted.size, summarize(sorted, 'span')), encoding), contentType: replyContentType(encoding) }
+    : { body: encodeMetricsReply(metricsReply(sorted.size, summarize(sorted, 'data point')), encoding), contentType: replyContentType(encoding) };
 }

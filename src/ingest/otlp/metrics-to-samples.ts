@@ -18,6 +18,7 @@
  * `gpu.index` / `gpu` (or `hw.id` on `hw.gpu.*` metrics), pool from `inferlens.pool`.
  */
 import type { ResourceSample } from '../../schema/index.ts';
+import { truncate } from '../../schema/index.ts';
 import { attrString, firstOf } from './attrs.ts';
 import type { Attrs, ExponentialHistogramPoint, HistogramPoint, MetricsRequest, OtlpMetric, SummaryPoint } from './model.ts';
 import { FLAG_NO_RECORDED_VALUE, TEMPORALITY_DELTA } from './model.ts';
@@ -60,7 +61,7 @@ function labelsOf(attrs: Attrs, extra?: Record<string, string>): Record<string, 
   for (const [k, v] of attrs) {
     const s = attrString(v);
     if (s === undefined || k.length > MAX_LABEL_KEY_CHARS) continue;
-    out[k] = s.slice(0, MAX_LABEL_VALUE_CHARS);
+    out[k] = truncate(s, MAX_LABEL_VALUE_CHARS);
     n++;
   }
   if (extra) {
@@ -148,11 +149,11 @@ export function metricsToSamples(request: MetricsRequest): MetricsMapping {
         continue;
       }
       const base: Omit<ResourceSample, 'metric' | 'value'> = { ts: Number(p.timeUnixNano / 1_000_000n), node };
-      if (replica !== undefined) base.replica = replica.slice(0, 256);
+      if (replica !== undefined) base.replica = truncate(replica, 256);
       const gpu = attrString(firstOf([p.attributes], gpuKeys));
-      if (gpu !== undefined) base.gpu = gpu.slice(0, 64);
+      if (gpu !== undefined) base.gpu = truncate(gpu, 64);
       const pool = attrString(firstOf([p.attributes, r], ['inferlens.pool']));
-      if (pool !== undefined) base.pool = pool.slice(0, 256);
+      if (pool !== undefined) base.pool = truncate(pool, 256);
 
       const rows: ResourceSample[] = [];
       const add = (suffix: string, value: number | null, extra?: Record<string, string>): void => {

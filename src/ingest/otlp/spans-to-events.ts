@@ -12,7 +12,7 @@
  * Never throws for one bad span: it is dropped with a reason and the rest is mapped. The events are
  * unvalidated rows; the pipeline validates them.
  */
-import { ERROR_TYPES, STAGES, STATUSES } from '../../schema/index.ts';
+import { ERROR_TYPES, STAGES, STATUSES, truncate } from '../../schema/index.ts';
 import type { ErrorType, EventInput, Stage, Status } from '../../schema/index.ts';
 import { attrBool, attrNumber, attrString, firstOf, nanosToMs, roundMs } from './attrs.ts';
 import type { AttrValue, OtlpSpan, TraceRequest } from './model.ts';
@@ -152,7 +152,7 @@ function extraAttributes(span: OtlpSpan, model: string): Record<string, string> 
   const put = (k: string, v: AttrValue | undefined): void => {
     const s = attrString(v);
     if (s === undefined || k.length > 64 || n >= MAX_EVENT_ATTRIBUTES || k in out) return;
-    out[k] = s.slice(0, 256);
+    out[k] = truncate(s, 256);
     n++;
   };
   put('service.name', span.resource.get('service.name'));

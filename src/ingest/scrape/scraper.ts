@@ -9,7 +9,7 @@
  */
 import type { ResourceSink } from '../../pipeline/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
-import { InferlensError, zodIssues } from '../../schema/index.ts';
+import { InferlensError, truncate, zodIssues } from '../../schema/index.ts';
 import type { Component, Logger } from './component.ts';
 import { silentLogger } from './component.ts';
 import type { Engine } from './engines.ts';
@@ -270,14 +270,14 @@ export function toResourceSample(d: DerivedSample, tsMs: number, target: Pick<Sc
   const { node, replica, pool, ...extra } = target.labels;
   const { gpu, ...rest } = d.labels;
   const labels: Record<string, string> = {};
-  for (const [k, v] of Object.entries({ ...extra, ...rest })) labels[k] = v.length > MAX_LABEL_VALUE ? v.slice(0, MAX_LABEL_VALUE) : v;
+  for (const [k, v] of Object.entries({ ...extra, ...rest })) labels[k] = truncate(v, MAX_LABEL_VALUE);
   const gpuId = gpu ?? rest.gpu_uuid;
   return {
     ts: tsMs,
     node,
     replica: replica ?? null,
     pool: pool ?? null,
-    gpu: gpuId === undefined ? null : gpuId.slice(0, 64),
+    gpu: gpuId === undefined ? null : truncate(gpuId, 64),
     metric: d.metric,
     labels,
     value: d.value,

@@ -120,6 +120,17 @@ describe('ClickHouse store', () => {
     await expect(store.aggregate(spec(['count']))).rejects.toThrow(/closed/);
   });
 
+  it('says when the rows themselves cannot be stored (invalid_argument), and stores nothing of that append', async () => {
+    const db = database();
+    const store = createClickHouseStore({ connection: await openChdbConnection(':memory:'), database: db });
+    await store.migrate();
+    const good = JSON.stringify({ ts: Date.parse('2026-11-30T10:00:00Z'), request_id: 'ok-1', model: 'm', total_ms: 1 });
+    const bad = JSON.stringify({ ts: Date.parse('2026-11-30T10:00:01Z'), request_id: 'bad-1', model: 'm', total_ms: 'not a number' });
+    await expect(store.appendEvents([good, bad])).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^the store cannot hold this row: /) });
+    expect((await store.stats()).events).toBe(0);
+    await store.close();
+  });
+
   it('refuses a database written by a newer schema', async () => {
     const db = database();
     const a = createClickHouseStore({ connection: await openChdbConnection(':memory:'), database: db });

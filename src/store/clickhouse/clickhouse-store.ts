@@ -56,6 +56,7 @@ import { feedbackStatsSql, orphanFeedbackSql } from './feedback-sql.ts';
 import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSelectSql, rollupTable, sketchIndexSql } from './rollup-sql.ts';
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { sliceGroupingSets, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
+import { driverMessage, storeWriteError } from '../write-errors.ts';
 import { Params, aggregateSql, bucketSql, ident, literal, tsParam, whereClause, W } from './sql.ts';
 
 /** What `createClickHouseStore` needs: where ClickHouse is, and how the tables are laid out. */
@@ -85,6 +86,16 @@ const MAP_COLUMNS = new Set(EVENT_FIELDS.filter((f) => f.kind === 'attributes' |
 const ARRAY_COLUMNS = new Set(EVENT_FIELDS.filter((f) => f.kind === 'tags').map((f) => f.name));
 const LATENCY_SET: ReadonlySet<string> = new Set(LATENCY_FIELDS);
 
+/**
+ * ClickHouse errors of an insert that mean the rows themselves cannot be stored (a value the
+ * JSONEachRow reader or a cast refuses): CANNOT_PARSE_TEXT, CANNOT_PARSE_QUOTED_STRING,
+ * CANNOT_PARSE_INPUT_ASSERTION_FAILED, CANNOT_PARSE_DATE, CANNOT_PARSE_DATETIME, TYPE_MISMATCH,
+ * ARGUMENT_OUT_OF_BOUND, CANNOT_CONVERT_TYPE, CANNOT_PARSE_NUMBER, INCORRECT_DATA,
+ * TOO_LARGE_STRING_SIZE, VALUE_IS_OUT_OF_RANGE_OF_DATA_TYPE, DECIMAL_OVERFLOW.
+ */
+const ROW_CODES = new Set(['6', '26', '27', '38', '41', '53', '69', '70', '72', '117', '131', '321', '407']);
+/** NOT_ENOUGH_SPACE: ClickHouse's disks are full. */
+const NO_SPACE_CODE = '243';
 /** ClickHouse errors that mean "too busy now": retry later. */
 const BUSY_CODES = new Set(['202', '252', '241', '164']); // TOO_MANY_SIMULTANEOUS_QUERIES, TOO_MANY_PARTS, MEMORY_LIMIT_EXCEEDED, READONLY
 /** Error codes of the network, not of ClickHouse: the request may not have arrived. */
@@ -166,6 +177,11 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     const code = String((e as { code?: unknown } | null)?.code ?? '');
     const message = e instanceof Error ? e.message : String(e);
     if (isNetworkError(e)) return new InferlensError('unavailable', `ClickHouse at ${where} is unreachable (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
+    // The Store contract for a failed append (write-errors.ts): rows it cannot hold, a full disk, the rest retryable.
+    if (what === 'insert') {
+      if (code === NO_SPACE_CODE) return new InferlensError('unavailable', `ClickHouse at ${where} has no space left on its disks: free space there; writes resume by themselves (${driverMessage(e)})`, { cause: e, retryAfterS: 30 });
+      return storeWriteError(e, (x) => ROW_CODES.has(String((x as { code?: unknown } | null)?.code ?? '')));
+    }
     if (code === '516' || code === '192' || code === '194') return new InferlensError('unavailable', `ClickHouse at ${where} refused the credentials (${what}): ${message}; check storage.clickhouse.username and the password`, { cause: e, retryAfterS: 30 });
     if (BUSY_CODES.has(code)) return new InferlensError('unavailable', `ClickHouse is overloaded (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
     if (code === '159') return new InferlensError('deadline_exceeded', `ClickHouse did not answer in time (${what}): ${message}`, { cause: e });

@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -59,6 +59,30 @@ describe('DuckDB store', () => {
     await expect(b.migrate()).rejects.toThrow(/newer than this inferlens knows/);
     await b.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('removes staging files a killed process left, and only those', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inferlens-stage-'));
+    const stage = join(dir, '.stage');
+    mkdirSync(stage, { recursive: true });
+    writeFileSync(join(stage, 'stage-4242-17.ndjson'), '{"half a row"');
+    writeFileSync(join(stage, 'keep-me.txt'), 'not ours');
+    const store = await createDuckDBStore({ path: join(dir, 'inferlens.duckdb') });
+    expect(existsSync(join(stage, 'stage-4242-17.ndjson'))).toBe(false);
+    expect(existsSync(join(stage, 'keep-me.txt'))).toBe(true);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('answers a row it cannot read with invalid_argument (the pipeline isolates it), not a retryable error', async () => {
+    const store = await createDuckDBStore({ path: ':memory:' });
+    await store.migrate();
+    // A duplicate key: JSON.parse tolerates it, DuckDB's reader does not.
+    const dup = `{"ts":${Date.UTC(2026, 10, 30)},"model":"a","model":"b","status":"ok"}`;
+    await expect(store.appendEvents([dup])).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^the store cannot hold this row: .*duplicate key/) });
+    // The message names no server path (the staging file).
+    await expect(store.appendEvents([dup])).rejects.toSatisfy((e: Error) => !/\/tmp|stage-/.test(e.message));
+    await store.close();
   });
 
   it('keeps data in its file across reopen', async () => {

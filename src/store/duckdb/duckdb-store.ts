@@ -6,12 +6,12 @@
  * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One statement
  * (one transaction) per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
  */
-import { mkdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
-import { InferlensError } from '../../schema/index.ts';
+import { InferlensError, tsMillis } from '../../schema/index.ts';
 import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
   BucketCountRow,
@@ -37,6 +37,25 @@ import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
 import { sliceGroupingSets, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
+import { storeWriteError } from '../write-errors.ts';
+
+/**
+ * DuckDB errors that mean the rows themselves cannot be stored: its JSON reader refuses the text
+ * ("Invalid Input Error: … duplicate key", "… no low surrogate in string") or a value does not fit
+ * its column ("Conversion Error", "Out of Range Error"). Retrying the same rows cannot help.
+ */
+const DUCKDB_ROW_ERROR = /^(?:Error: )?(?:Invalid Input Error|Conversion Error|Out of Range Error|Constraint Error|Mismatch Type Error)\b/;
+const isDuckDBRowError = (e: unknown): boolean => DUCKDB_ROW_ERROR.test(String((e as Error | null)?.message ?? e));
+/** Runs a write; a failure becomes the coded error of the Store contract (store.ts, write-errors.ts). */
+async function coded<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (e) {
+    throw storeWriteError(e, isDuckDBRowError);
+  }
+}
+/** Staging files this process writes (`stage-<pid>-<seq>.ndjson`); ones left by a killed process are removed at open. */
+const STAGE_FILE = /^stage-\d+-\d+\.ndjson$/;
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -71,6 +90,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   } catch (e) {
     throw new InferlensError('unavailable', `cannot open DuckDB database ${options.path}: ${String(e)}`, { cause: e });
   }
+  // The database file is locked to this process now, so staging files in its folder are leftovers
+  // of a process that was killed mid-write (their rows were never acknowledged).
+  if (!memory) for (const f of readdirSync(stageDir)) if (STAGE_FILE.test(f)) rmSync(join(stageDir, f), { force: true });
   // One connection serialises writes (the pipeline has a single writer); reads get their own.
   const writer = await instance.connect();
   // Four read connections: a query runs on one connection at a time, so with two the small panel
@@ -131,10 +153,15 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     }
   }
 
-  /** Writes lines to a staging file and returns its path; the caller removes it. */
+  /** Writes lines to a staging file and returns its path; the caller removes it (a failed write removes it here). */
   function stageFile(lines: readonly string[]): string {
     const file = join(stageDir, `stage-${process.pid}-${++stageSeq}.ndjson`);
-    writeFileSync(file, lines.join('\n'));
+    try {
+      writeFileSync(file, lines.join('\n'));
+    } catch (e) {
+      rmSync(file, { force: true });
+      throw e;
+    }
     return file;
   }
 
@@ -206,15 +233,15 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     appendEvents(lines, hint): Promise<AppendResult> {
       if (lines.length === 0) return Promise.resolve({ inserted: 0 });
-      return exclusive(() => appendEventsNow(lines, hint));
+      return exclusive(() => coded(() => appendEventsNow(lines, hint)));
     },
 
     appendResources(samples: readonly ResourceSample[]) {
-      return exclusive(async () => {
+      return exclusive(() => coded(async () => {
         if (samples.length === 0) return;
         const lines = samples.map((s) =>
           JSON.stringify({
-            ts: typeof s.ts === 'number' ? s.ts : Date.parse(s.ts),
+            ts: tsMillis(s.ts),
             node: s.node,
             replica: s.replica ?? null,
             gpu: s.gpu ?? null,
@@ -235,15 +262,15 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         } finally {
           rmSync(file, { force: true });
         }
-      });
+      }));
     },
 
     appendFeedback(rows: readonly Feedback[]) {
-      return exclusive(async () => {
+      return exclusive(() => coded(async () => {
         if (rows.length === 0) return;
         const lines = rows.map((f) =>
           JSON.stringify({
-            ts: typeof f.ts === 'number' ? f.ts : Date.parse(f.ts),
+            ts: tsMillis(f.ts),
             request_id: f.request_id,
             kind: f.kind,
             value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
@@ -261,7 +288,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         } finally {
           rmSync(file, { force: true });
         }
-      });
+      }));
     },
 
     async aggregate(spec: QuerySpec): Promise<QueryRow[]> {
@@ -448,7 +475,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     feedbackStats: (spec) => feedbackStats(read, spec),
 
-    appendSamples: (rows) => exclusive(() => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows)),
+    appendSamples: (rows) => exclusive(() => coded(() => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows))),
     listSamples: (spec) => listSamples(read, spec),
 
     async close() {

@@ -57,6 +57,23 @@ function stackValues(series: SeriesSpec[]): (number | null)[][] {
   return acc;
 }
 
+/**
+ * Which stacked series' band holds the value `y`: the first series (bottom of the stack first)
+ * whose cumulative top is at or above y; a click above the stack hits the top series; −1 when no
+ * series has a value there. `tops` are the cumulative values at one bucket (null: no value).
+ * Worked: tops [80, 82, 100] (ok 80, error 2, rejected 18) and a click at y = 40 → 0 (ok).
+ */
+export function stackedHit(tops: readonly (number | null)[], y: number): number {
+  let lastWithValue = -1;
+  for (let i = 0; i < tops.length; i++) {
+    const t = tops[i];
+    if (t == null) continue;
+    lastWithValue = i;
+    if (y <= t) return i;
+  }
+  return lastWithValue;
+}
+
 /** Creates or updates the chart in `el` (reused when the series labels are unchanged). */
 export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
   const xs = o.xs.map((t) => t / 1000);
@@ -90,7 +107,9 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
     legend: { live: true },
     scales: {
       x: { time: true, range: () => [o.xRange[0] / 1000, o.xRange[1] / 1000] },
-      y: o.logY ? { distr: 3, log: 10 } : { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      // Log: whole decades (ticks at 1, 10, 100 ms …), with room below the smallest value so the
+      // lowest line is off the floor.
+      y: o.logY ? { distr: 3, log: 10, range: (_u, min, max) => (min > 0 && max > 0 ? [10 ** Math.floor(Math.log10(min / 2)), 10 ** Math.ceil(Math.log10(max * 1.2))] : [0.1, 1]) } : { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       ...(o.series.some((s) => s.y2) ? { y2: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, max > 0 ? max * 1.1 : 1] } } : {}),
     },
     axes: [
@@ -137,6 +156,13 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
       const idx = u.cursor.idx;
       const top = u.cursor.top;
       if (idx == null || top == null || top < 0) return;
+      if (o.stacked) {
+        // A stacked area is hit where the click falls inside its band (between the cumulative
+        // value below it and its own): the nearest line would be the top edge of the band above.
+        const k = stackedHit(stacked.map((c) => c[idx] ?? null), u.posToVal(top, 'y'));
+        if (k >= 0) onPoint({ idx, series: k });
+        return;
+      }
       // The series whose value at this bucket is drawn nearest the click.
       let best = -1;
       let bestDist = Infinity;

@@ -1,7 +1,7 @@
 /**
  * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
  * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
- * audit trail and an approve button, the loaded rules with their health and what they could judge
+ * audit trail, approve and reject (dismiss, once the alert resolved) buttons, the loaded rules with their health and what they could judge
  * (`GET /v1/rules`), and a backtest of those rules over a past range (`./backtest.ts`).
  */
 import { ApiError, call, field, num, records, str } from '../api.ts';
@@ -206,56 +206,56 @@ export function alertsView(root: HTMLElement): ViewHandle {
 
   async function loadActions(ctx: ViewContext): Promise<void> {
     const { signal } = ctx;
-    const data = await call('GET', '/v1/actions', undefined, signal);
+    const [data, current] = await Promise.all([call('GET', '/v1/actions', undefined, signal), call('GET', '/v1/alerts', undefined, signal).catch(() => null)]);
     const mode = str(field(data, 'mode')) ?? 'unknown';
     const rows = records(field(data, 'actions')).sort((a, b) => (str(b['proposedAt']) ?? '').localeCompare(str(a['proposedAt']) ?? ''));
+    // A proposal whose alert is no longer firing or pending is stale: say so, offer to reject it.
+    const live = current === null ? null : new Set(records(current).filter((a) => a['state'] === 'firing' || a['state'] === 'pending').map((a) => str(a['fingerprint']) ?? ''));
+    const stale = (r: Rec) => live !== null && r['state'] === 'awaiting_approval' && !live.has(str(field(r['alert'], 'fingerprint')) ?? '');
     const modeLine = h('p', { class: 'panel-sub', data: { mode } }, 'Mode ', tag(mode), mode === 'dry_run' ? ' · proposed and audited, never sent' : mode === 'approval' ? ' · sent once approved here' : ' · sent at once');
-    actions.setMeta(`${rows.length} action${rows.length === 1 ? '' : 's'}`);
+    const waiting = rows.filter((r) => r['state'] === 'awaiting_approval').length;
+    actions.setMeta(`${rows.length} action${rows.length === 1 ? '' : 's'}${waiting ? ` · ${waiting} awaiting approval` : ''}`);
     if (rows.length === 0) return actions.ready(modeLine, h('div', { class: 'placeholder' }, 'No actions proposed (a firing alert whose rule has an action proposes one).'));
     const trail = (r: Rec): Child => {
       const steps: Child[] = [h('li', null, `proposed ${when(r['proposedAt'])}`)];
       if (r['approvedAt']) steps.push(h('li', null, `approved ${when(r['approvedAt'])} by ${str(r['approvedBy']) ?? '?'}`));
+      if (r['rejectedAt']) steps.push(h('li', null, `rejected ${when(r['rejectedAt'])} by ${str(r['rejectedBy']) ?? '?'}${str(r['rejectReason']) ? `: ${str(r['rejectReason'])}` : ''}`));
       if (r['sentAt']) steps.push(h('li', null, `sent ${when(r['sentAt'])}${str(r['url']) ? ` to ${str(r['url'])}` : ''}`));
       const answer = r['answer'];
       if (r['answeredAt']) steps.push(h('li', null, `answered ${when(r['answeredAt'])}: HTTP ${fmtNum(num(field(answer, 'status')), 0)} ${str(field(answer, 'bodyExcerpt')) ?? ''}`));
       if (r['error']) steps.push(h('li', { class: 'bad' }, `error: ${str(r['error']) ?? ''}`));
       return h('ul', { class: 'trail' }, ...steps);
     };
-    actions.ready(
-      modeLine,
-      table(
-        ['action', 'params', 'alert', 'incident', 'state', 'audit trail', ''],
-        rows.map((r) => {
-          const params = field(r, 'params');
-          const id = str(r['id']) ?? '';
-          return [
-            h('strong', null, str(r['action']) ?? ''),
-            h('span', null, ...(typeof params === 'object' && params !== null ? Object.entries(params as Rec).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`)) : [])),
-            h('span', null, str(field(r['alert'], 'alertname')) ?? '', ' ', ...labelChips(field(r['alert'], 'labels'))),
-            str(r['incident']) ?? '',
-            tag(str(r['state']) ?? ''),
-            trail(r),
-            r['state'] === 'awaiting_approval'
-              ? h(
-                  'button',
-                  {
-                    class: 'approve',
-                    data: { action: id },
-                    on: {
-                      click: () =>
-                        void call('POST', `/v1/actions/${encodeURIComponent(id)}/approve`, { by: 'dashboard' }, signal)
-                          .then(reload)
-                          .catch((err: unknown) => actions.setMeta(`approve failed: ${(err as Error).message}`)),
-                    },
-                  },
-                  'approve',
-                )
-              : '',
-          ];
-        }),
-        (i) => ({ action: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '' }),
-      ),
+    const decide = (id: string, verb: 'approve' | 'reject', body: Rec) =>
+      void call('POST', `/v1/actions/${encodeURIComponent(id)}/${verb}`, body, signal)
+        .then(reload)
+        .catch((err: unknown) => actions.setMeta(`${verb} failed: ${(err as Error).message}`));
+    const el = table(
+      ['', 'action', 'state', 'alert', 'audit trail'],
+      rows.map((r) => {
+        const params = field(r, 'params');
+        const id = str(r['id']) ?? '';
+        const isStale = stale(r);
+        return [
+          // The decision first: at any width the buttons are in view.
+          r['state'] === 'awaiting_approval'
+            ? h(
+                'span',
+                { class: 'decide' },
+                h('button', { class: 'approve', data: { action: id }, on: { click: () => decide(id, 'approve', { by: 'dashboard' }) } }, 'approve'),
+                h('button', { class: 'reject', data: { action: id }, on: { click: () => decide(id, 'reject', { by: 'dashboard', reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) } }, isStale ? 'dismiss' : 'reject'),
+              )
+            : '',
+          h('span', null, h('strong', null, str(r['action']) ?? ''), ' ', ...(typeof params === 'object' && params !== null ? Object.entries(params as Rec).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`)) : [])),
+          h('span', null, tag(str(r['state']) ?? ''), isStale ? h('div', { class: 'stale' }, 'stale: its alert is no longer firing') : null),
+          h('span', null, h('strong', null, str(field(r['alert'], 'alertname')) ?? ''), ' ', ...labelChips(field(r['alert'], 'labels')), str(r['incident']) ? h('div', { class: 'panel-sub' }, `incident ${str(r['incident'])}`) : null),
+          trail(r),
+        ];
+      }),
+      (i) => ({ action: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '', stale: String(stale(rows[i]!)) }),
     );
+    el.querySelector('table')?.classList.add('actions');
+    actions.ready(modeLine, el);
   }
 
   async function loadRules(ctx: ViewContext): Promise<void> {

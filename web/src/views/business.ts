@@ -8,6 +8,7 @@ import { h, replace } from '../dom.ts';
 import { colorFor, fmtNum, fmtPct } from '../format.ts';
 import { Panel } from '../panel.ts';
 import { onGrid, timeSeries } from '../charts/timeseries.ts';
+import type { SeriesSpec } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 import { guard, shareBar, table } from './common.ts';
 
@@ -44,10 +45,48 @@ function feedbackTable(rows: Rec[], dims: string[]): { el: HTMLElement; missing:
   return { el, missing };
 }
 
+/** Fewest requests in a bucket for its conversion rate to be drawn. */
+const MIN_BUCKET_REQUESTS = 10;
+
+/**
+ * Conversion rate per version and bucket, with the evidence: buckets under MIN_BUCKET_REQUESTS
+ * requests are gaps, the requests per bucket are a line on the right axis, and the trailing
+ * buckets whose feedback coverage (requests with any feedback / requests) is under half the
+ * median coverage of the older buckets are drawn dashed as incomplete: their conversions have not
+ * arrived yet, so they read low. Worked: coverage 0.62, 0.60, 0.61, 0.20, 0.05 → median of the
+ * complete ones 0.61; the last two are under 0.305 → 2 incomplete buckets.
+ */
+function conversionSeries(versions: string[], gridOf: (v: string) => (Rec | undefined)[]): { series: SeriesSpec[]; incomplete: number } {
+  const series: SeriesSpec[] = [];
+  let incomplete = 0;
+  versions.forEach((v, i) => {
+    const grid = gridOf(v);
+    const n = grid.map((r) => num(r?.['requests']) ?? 0);
+    const coverage = grid.map((r, k) => ((n[k] ?? 0) > 0 ? (num(r?.['withFeedback']) ?? 0) / (n[k] ?? 1) : null));
+    // Trailing run of low coverage against the median of the rest.
+    const known = coverage.map((c, k) => ({ c, k })).filter((x): x is { c: number; k: number } => x.c != null);
+    let tail = 0;
+    for (let t = known.length - 1; t > 0; t--) {
+      const older = known.slice(0, t).map((x) => x.c).sort((a, b) => a - b);
+      const median = older[Math.floor(older.length / 2)] ?? 0;
+      if (known[t]!.c < median / 2) tail = known.length - t;
+      else break;
+    }
+    const firstIncomplete = tail > 0 ? known[known.length - tail]!.k : grid.length;
+    incomplete = Math.max(incomplete, tail);
+    const rate = grid.map((r, k) => ((n[k] ?? 0) >= MIN_BUCKET_REQUESTS ? num(r?.['conversionRate']) : null));
+    const color = colorFor(v, i);
+    series.push({ label: v, color, values: rate.map((x, k) => (k < firstIncomplete ? x : null)), width: 2 });
+    if (tail > 0) series.push({ label: `${v} (feedback arriving)`, color, values: rate.map((x, k) => (k >= firstIncomplete - 1 ? x : null)), dash: true });
+    series.push({ label: `${v} requests`, color: '#c8c8c8', values: n.map((x) => (x > 0 ? x : null)), y2: true, width: 1, dash: true });
+  });
+  return { series, incomplete };
+}
+
 export function businessView(root: HTMLElement): ViewHandle {
   const byVersion = new Panel('business-versions', 'Conversion and feedback by version', 'window totals, feedback joined to requests by request_id', true);
   const conv = new Panel('business-feedback', 'By version and tenant', 'the same rates per version × tenant', true);
-  const trend = new Panel('business-trend', 'Conversion rate over time', 'by version, per request-time bucket', true);
+  const trend = new Panel('business-trend', 'Conversion rate over time', `by version, per request-time bucket · a bucket with fewer than ${MIN_BUCKET_REQUESTS} requests is not drawn (one request would read 0 or 100 %); requests per bucket on the right; dashed: recent buckets whose feedback is still arriving`, true);
   const all = [byVersion, conv, trend];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   return {
@@ -76,10 +115,12 @@ export function businessView(root: HTMLElement): ViewHandle {
           const rows = records(field(await fetch(['model_version'], win.step), 'rows'));
           if (!rows.some((r) => (num(r['conversions']) ?? 0) > 0)) return trend.needs(['conversion feedback'], 'Send conversion events (kind conversion) keyed by request_id.');
           const versions = [...new Set(rows.map((r) => str(r['model_version'])).filter((v): v is string => v != null))].sort();
-          const series = versions.map((v, i) => ({ label: v, color: colorFor(v, i), values: onGrid(win.buckets, rows.filter((r) => r['model_version'] === v)).map((r) => num(r?.['conversionRate'])) }));
+          const { series, incomplete } = conversionSeries(versions, (v) => onGrid(win.buckets, rows.filter((r) => r['model_version'] === v)));
+          trend.setMeta(incomplete > 0 ? `last ${incomplete} bucket${incomplete === 1 ? '' : 's'}: feedback still arriving` : '');
+          trend.el.dataset['incomplete'] = String(incomplete);
           if (!trend.body.querySelector(':scope > .chart')) trend.ready(h('div', { class: 'chart' }));
           else trend.ready();
-          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'business-trend', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: (v) => fmtPct(v, 0), syncKey: 'business', height: 200 });
+          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'business-trend', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: (v) => fmtPct(v, 0), fmt2: (v) => fmtNum(v, 0), syncKey: 'business', height: 220 });
         }),
       ]);
     },

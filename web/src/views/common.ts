@@ -22,12 +22,34 @@ function cell(v: unknown): string {
   return String(v);
 }
 
+/**
+ * A scroll box for a long table that says what it hides: a line under the box, "↓ 12 more rows
+ * below (32 in all)" while rows are out of view, kept current on scroll and resize (a box that
+ * hides rows without a cue reads as the whole list). `data-hidden` holds the count (tests).
+ */
+export function scrollBox(table: HTMLTableElement): HTMLElement {
+  const wrap = h('div', { class: 'table-wrap' }, table);
+  const cue = h('div', { class: 'scroll-cue', data: { hidden: '0' } });
+  const box = h('div', { class: 'table-box' }, wrap, cue);
+  const update = () => {
+    const rows = table.tBodies[0]?.rows ?? [];
+    const bottom = wrap.scrollTop + wrap.clientHeight;
+    let below = 0;
+    for (const r of rows) if (r.offsetTop + r.offsetHeight / 2 > bottom) below++;
+    const right = wrap.scrollWidth - wrap.clientWidth - wrap.scrollLeft > 4;
+    cue.dataset['hidden'] = String(below);
+    cue.dataset['right'] = String(right);
+    cue.textContent = [below > 0 ? `↓ ${below} more row${below === 1 ? '' : 's'} below (${rows.length} in all): scroll the table` : '', right ? '→ more columns to the right' : ''].filter(Boolean).join(' · ');
+  };
+  wrap.addEventListener('scroll', update, { passive: true });
+  new ResizeObserver(update).observe(wrap);
+  return box;
+}
+
 /** A table of whatever records an endpoint returns: columns are the union of their keys. */
 export function recordTable(rows: Record<string, unknown>[], columns?: string[]): HTMLElement {
   const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return scrollBox(
     h(
       'table',
       { class: 'compact' },
@@ -39,9 +61,7 @@ export function recordTable(rows: Record<string, unknown>[], columns?: string[])
 
 /** A table from header labels and rows of cells; `rowData` sets data-* on each row (test hooks). */
 export function table(head: string[], rows: Child[][], rowData?: (i: number) => Record<string, string>, rowClass?: (i: number) => string): HTMLElement {
-  return h(
-    'div',
-    { class: 'table-wrap' },
+  return scrollBox(
     h(
       'table',
       { class: 'compact' },

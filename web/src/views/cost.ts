@@ -1,6 +1,8 @@
 /**
  * Cost: requests and tokens per model and tenant (`/v1/query`), and busy GPU-seconds per node
- * (`/v1/resources/query`: Σ mean utilisation × step; 0.5 busy for one 60 s bucket = 30 GPU-s).
+ * (`/v1/resources/query` per node and GPU: Σ over the node's GPUs of Σ mean utilisation × step;
+ * 0.5 busy for one 60 s bucket = 30 GPU-s). Summed over GPUs, never averaged: a node with three
+ * GPUs at 50 % for a minute is 90 GPU-s, not 30.
  */
 import { call, field, num, query, records, str } from '../api.ts';
 import { h, replace } from '../dom.ts';
@@ -11,7 +13,7 @@ import { guard } from './common.ts';
 
 export function costView(root: HTMLElement): ViewHandle {
   const usage = new Panel('cost-usage', 'Requests and tokens by model and tenant', 'window totals', true);
-  const gpu = new Panel('cost-gpu', 'GPU-seconds by node', 'busy GPU-seconds = Σ mean utilisation × step', true);
+  const gpu = new Panel('cost-gpu', 'GPU-seconds by node', 'busy GPU-seconds = Σ over the node\'s GPUs of mean utilisation × step', true);
   replace(root, h('div', { class: 'grid' }, usage.el, gpu.el));
   return {
     async update(ctx: ViewContext) {
@@ -56,15 +58,16 @@ export function costView(root: HTMLElement): ViewHandle {
           );
         }),
         guard(gpu, signal, 'POST /v1/resources/query', 'GPU-seconds come from the resource series.', async () => {
-          const data = await call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: ['gpu_utilization_ratio'], group_by: ['node'] }, signal);
+          const data = await call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: ['gpu_utilization_ratio'], group_by: ['node', 'gpu'] }, signal);
           const rows = records(field(data, 'rows'));
           if (rows.length === 0) return gpu.needs(['gpu_utilization_ratio'], 'Send GPU utilisation readings (DCGM scrape or the collector).');
-          const byNode = new Map<string, { s: number; sim: boolean }>();
+          const byNode = new Map<string, { s: number; sim: boolean; gpus: Set<string> }>();
           for (const r of rows) {
             const node = str(r['node']) ?? 'all';
-            const cur = byNode.get(node) ?? { s: 0, sim: false };
+            const cur = byNode.get(node) ?? { s: 0, sim: false, gpus: new Set<string>() };
             cur.s += (num(r['avg']) ?? 0) * (win.stepMs / 1000);
             cur.sim ||= r['simulated'] === true;
+            cur.gpus.add(str(r['gpu']) ?? '');
             byNode.set(node, cur);
           }
           gpu.setBadges(...([...byNode.values()].some((v) => v.sim) ? ['simulated'] : []));
@@ -72,8 +75,8 @@ export function costView(root: HTMLElement): ViewHandle {
             h(
               'table',
               { class: 'compact' },
-              h('thead', null, h('tr', null, h('th', null, 'node'), h('th', null, 'busy GPU-seconds'), h('th', null, ''))),
-              h('tbody', null, ...[...byNode.entries()].map(([n, v]) => h('tr', null, h('td', null, n), h('td', null, fmtNum(v.s, 0)), h('td', null, v.sim ? 'simulated' : '')))),
+              h('thead', null, h('tr', null, h('th', null, 'node'), h('th', null, 'GPUs'), h('th', null, 'busy GPU-seconds'), h('th', null, ''))),
+              h('tbody', null, ...[...byNode.entries()].map(([n, v]) => h('tr', { data: { node: n, gpuSeconds: String(Math.round(v.s)) } }, h('td', null, n), h('td', null, fmtNum(v.gpus.size, 0)), h('td', null, fmtNum(v.s, 0)), h('td', null, v.sim ? 'simulated' : '')))),
             ),
           );
         }),

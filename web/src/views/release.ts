@@ -104,6 +104,8 @@ function renderVerdict(panel: Panel, evidencePanel: Panel, data: unknown, baseli
   const v = str(field(data, 'verdict')) ?? 'unknown';
   const score = num(field(data, 'score'));
   const reasons = (Array.isArray(field(data, 'reasons')) ? (field(data, 'reasons') as unknown[]) : []).map(String);
+  // What may make the comparison unfair (the sides serve different tenant mixes).
+  const warnings = (Array.isArray(field(data, 'warnings')) ? (field(data, 'warnings') as unknown[]) : []).map(String);
   const side = (k: string) => {
     const s = field(data, k);
     const sample = field(s, 'sample');
@@ -117,6 +119,7 @@ function renderVerdict(panel: Panel, evidencePanel: Panel, data: unknown, baseli
       h('div', { class: 'verdict-score' }, h('div', { class: 'kpi-label' }, 'score'), h('div', { class: 'kpi-value', data: { score: score == null ? '' : String(score) } }, score == null ? '–' : `${score.toFixed(1)} / 100`)),
       h('div', { class: 'verdict-sides' }, h('div', null, side('baseline')), h('div', null, side('candidate'))),
     ),
+    warnings.length ? h('div', { class: 'needs small warnings', data: { warnings: String(warnings.length) } }, ...warnings.map((w) => h('p', null, h('strong', null, 'Careful: '), w))) : null,
     reasons.length ? h('ul', { class: 'reasons' }, ...reasons.map((r) => h('li', null, r))) : null,
   );
   const rows = records(field(data, 'evidence'));

@@ -4,10 +4,10 @@
  * quantiles within ~1 %, said on the panel whenever the rollup answered; the slice finder counts a
  * sample on large windows, also said. Panels draw as their own reply arrives (the KPIs do not wait
  * for the charts; the heatmap draws first and adds the P99 overlay when the bucket query lands).
- * First render is one batch of 7 parallel requests: one
- * bucketed `/v1/query` with every measure the charts need (33 of the 40 allowed; the heatmap's P99
+ * First render is one batch of 8 parallel requests: one
+ * bucketed `/v1/query` with every measure the charts need (34 of the 40 allowed; the heatmap's P99
  * overlay reuses it), one totals query, the histogram, the slice finder, the saturation check, the
- * stage attribution and the resources. Filter dropdown values load beside it, never blocking. Field
+ * stage attribution, the per-replica exec latency and the resources. Filter dropdown values load beside it, never blocking. Field
  * presence (staged adoption) is read off the same rows: a stage whose mean is null in every bucket
  * that has requests was not sent.
  */
@@ -16,6 +16,7 @@ import type { ErrorType, Filters, Row, Status } from '../api.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtBytes, fmtMs, fmtNum, fmtPct, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
+import { table } from './common.ts';
 import { heatmap } from '../charts/heatmap.ts';
 import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { SeriesSpec } from '../charts/timeseries.ts';
@@ -29,11 +30,12 @@ const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as c
 const PCTS = [
   ['p50', 'P50'],
   ['p90', 'P90'],
+  ['p95', 'P95'],
   ['p99', 'P99'],
   ['p999', 'P99.9'],
 ] as const;
 
-/** 33 measures: the whole runtime view from one query. */
+/** 34 measures: the whole runtime view from one query. */
 const BUCKET_MEASURES = [
   'count',
   'n',
@@ -74,24 +76,27 @@ export function runtimeView(root: HTMLElement): ViewHandle {
   const p = {
     summary: h('div', { class: 'kpis', data: { panel: 'summary' } }),
     saturation: h('div', { class: 'banner', data: { panel: 'saturation', state: 'loading' } }),
-    latency: new Panel('latency', 'Latency percentiles', 'total_ms per bucket · click a point for the requests at or above it'),
+    latency: new Panel('latency', 'Latency percentiles', 'total_ms per bucket, log scale (max dashed, request count on the right) · click a point for the requests at or above it'),
     stages: new Panel('stages', 'Where the time goes', 'mean ms per stage, stacked (ingress → queue → batch → exec → post)'),
     heatmap: new Panel('heatmap', 'Latency heatmap', 'requests per latency bucket (log scale) with P99 · click a cell for its requests'),
     qps: new Panel('qps', 'Throughput by status', 'requests per second, stacked by status · click for the requests'),
-    queue: new Panel('queue', 'Queue time and batch size', 'queue_ms P99 and mean (left), mean and max batch size (right)'),
+    queue: new Panel('queue', 'Queue time, queue length and batch size', 'queue_ms P99 and mean (left); queue length = arrivals/s × mean queue time (Little\'s law), mean and max batch size (right)'),
     rejects: new Panel('rejects', 'Rejected, rate-limited, timed out', 'share of requests per bucket'),
     errors: new Panel('errors', 'Errors by cause', 'error share per bucket by error_type, and the window totals'),
-    concentration: new Panel('concentration', 'Where it concentrates', 'slices whose failure rate is above the rest, with 95 % intervals and BH q-values', true),
-    stageShift: new Panel('stage-shift', 'Which stage grew', 'P99 per stage, this window vs the one before'),
+    concentration: new Panel('concentration', 'Where it concentrates', 'slices whose rate is significantly above the rest (BH q < 0.05), with 95 % intervals', true),
+    stageShift: new Panel('stage-shift', 'Which stage grew', 'P99 per stage, this window vs the one before; a stage is named when its growth is significant (Holm) and ≥ ×1.1'),
+    replicas: new Panel('replicas', 'Exec latency by replica', 'exec_ms P50 (solid) and P99 (dashed) per replica · a slow replica stands out from its peers'),
     generative: new Panel('generative', 'Time to first token / per output token', 'generative models: TTFT and TPOT P50 / P99'),
-    resources: new Panel('resources', 'Resources on the same time axis', 'GPU and CPU utilisation, GPU memory, host memory per node', true),
+    resources: new Panel('resources', 'Resources on the same time axis', 'GPU utilisation and memory per GPU, CPU and host memory per node', true),
   };
-  const concentrationKind = { value: 'errors' as 'errors' | 'slow' };
+  const concentrationKind = { value: 'errors' as 'errors' | 'slow' | 'shed' };
   let last: ViewContext | null = null;
+  /** The slow replica the stage attribution named, shown on the per-replica panel too. */
+  const replicaNote = { value: '' };
 
   replace(
     root,
-    h('div', { class: 'view-runtime' }, p.saturation, p.summary, h('div', { class: 'grid' }, ...[p.latency, p.stages, p.heatmap, p.qps, p.queue, p.rejects, p.errors, p.stageShift, p.concentration, p.generative, p.resources].map((x) => x.el))),
+    h('div', { class: 'view-runtime' }, p.saturation, p.summary, h('div', { class: 'grid' }, ...[p.latency, p.stages, p.heatmap, p.qps, p.queue, p.rejects, p.errors, p.stageShift, p.replicas, p.concentration, p.generative, p.resources].map((x) => x.el))),
   );
 
   const sliceAt = (ctx: ViewContext, idx: number) => {
@@ -130,18 +135,20 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     p.latency.setMeta(`n = ${fmtNum(nTotal, 0)} stored rows${approxNote(answer.relativeError)}`);
 
     // Latency percentiles: n per bucket shows in the legend next to the percentiles.
-    const pcts = PCTS.map(([k, label]) => ({ label, color: colorFor(k, 0), values: col(grid, `${k}(total_ms)`) }));
+    // Log scale: P50 and the max differ by orders of magnitude; a zero cannot be drawn on it.
+    const positive = (c: Col): Col => c.map((v) => (v != null && v > 0 ? v : null));
+    const pcts = PCTS.map(([k, label]) => ({ label, color: colorFor(k, 0), values: positive(col(grid, `${k}(total_ms)`)) }));
     if (!pcts.some((s) => hasAny(s.values))) {
       p.latency.needs(['total_ms'], 'Send the end-to-end latency of each request to see percentiles over time.');
     } else {
-      const series: SeriesSpec[] = [...pcts, { label: 'max', color: colorFor('max', 0), values: col(grid, 'max(total_ms)'), dash: true, width: 1 }, { label: 'n', color: '#bbbbbb', values: nRows, y2: true, width: 1 }];
+      const series: SeriesSpec[] = [...pcts, { label: 'max', color: colorFor('max', 0), values: positive(col(grid, 'max(total_ms)')), dash: true, width: 1 }, { label: 'n', color: '#cccccc', values: nRows, y2: true, width: 1, dash: true }];
       ensureChartBox(p.latency);
       timeSeries(chartBox(p.latency), {
         id: 'latency',
         xs,
         xRange,
         series,
-        logY: false,
+        logY: true,
         fmt: fmtMs,
         fmt2: (v) => fmtNum(v, 0),
         syncKey: SYNC,
@@ -208,6 +215,9 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     const batchMax = col(grid, 'max(batch_size)');
     const qs: SeriesSpec[] = [];
     if (hasAny(queueP99)) qs.push({ label: 'queue P99', color: colorFor('queue_ms', 0), values: queueP99 }, { label: 'queue mean', color: '#f6b26b', values: queueMean, dash: true });
+    // Little's law: mean requests waiting = arrival rate × mean time in the queue.
+    const queueLength = queueMean.map((v, i) => (v == null || qps[i] == null ? null : (qps[i]! * v) / 1000));
+    if (hasAny(queueMean)) qs.push({ label: 'queue length', color: '#8e7cc3', values: queueLength, y2: true, width: 2 });
     if (hasAny(batchMean)) qs.push({ label: 'batch mean', color: '#3d85c6', values: batchMean, y2: true }, { label: 'batch max', color: '#9fc5e8', values: batchMax, y2: true, dash: true });
     if (qs.length === 0) {
       p.queue.needs(['queue_ms', 'batch_size'], 'Send the time each request waited in the queue and the size of the batch it ran in.');
@@ -390,14 +400,17 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     const data = await call('POST', '/v1/analysis/errors', { from: win.from, to: win.to, filters, kind, approx: true }, signal);
     if (signal.aborted) return;
     const total = field(data, 'total');
-    const slices = records(field(data, 'slices'));
+    // Only slices significantly above the rest (BH q < 0.05 and rate > rest): a slice at lift < 1,
+    // or one whose interval includes the rest's rate, is not "above the rest".
+    const slices = records(field(data, 'slices')).filter((s) => field(s, 'significant') === true && (num(field(s, 'rate')) ?? 0) > (num(field(s, 'restRate')) ?? 0));
     const threshold = num(field(data, 'thresholdMs'));
     const sampled = num(field(field(data, 'sample'), 'fraction'));
     p.concentration.setMeta(sampled != null ? `counted on a ${fmtPct(sampled, 0)} sample of ${fmtNum(num(field(field(data, 'sample'), 'window_rows')), 0)} rows` : '');
+    const KINDS = { errors: 'failures (error + timeout)', slow: 'slow requests', shed: 'turned away (rejected + rate-limited)' } as const;
     const toggle = h(
       'div',
       { class: 'toggle' },
-      ...(['errors', 'slow'] as const).map((k) =>
+      ...(Object.keys(KINDS) as (keyof typeof KINDS)[]).map((k) =>
         h(
           'button',
           {
@@ -411,40 +424,41 @@ export function runtimeView(root: HTMLElement): ViewHandle {
               },
             },
           },
-          k === 'errors' ? 'failures (error + timeout)' : 'slow requests',
+          KINDS[k],
         ),
       ),
     );
+    const what = kind === 'slow' ? 'slow' : kind === 'shed' ? 'turned away' : 'failed';
     const totalLine = h(
       'p',
       { class: 'panel-sub' },
-      `overall: ${fmtNum(num(field(total, 'k')), 0)} of ${fmtNum(num(field(total, 'n')), 0)} (${fmtPct(num(field(total, 'rate')))})`,
-      kind === 'slow' && threshold != null ? ` slower than ${fmtMs(threshold)} (the window's P99)` : '',
+      `overall: ${fmtNum(num(field(total, 'k')), 0)} of ${fmtNum(num(field(total, 'n')), 0)} ${what} (${fmtPct(num(field(total, 'rate')))})`,
+      kind === 'slow' && threshold != null ? `, slower than ${fmtMs(threshold)} (the window's P95)` : '',
     );
     if (slices.length === 0) {
-      p.concentration.ready(toggle, totalLine, h('div', { class: 'placeholder' }, num(field(total, 'n')) ? 'Nothing stands out: no slice is above the rest.' : 'No requests in this window.'));
+      const n = num(field(total, 'n'));
+      const k = num(field(total, 'k'));
+      const message = !n ? 'No requests in this window.' : !k ? `Nothing stands out: no request ${what} in this window.` : 'Nothing stands out: no slice is significantly above the rest (BH q < 0.05).';
+      p.concentration.ready(toggle, totalLine, h('div', { class: 'placeholder', data: { nothing: 'true' } }, message));
       return;
     }
+    const statusFilter = kind === 'errors' ? { status: ['error', 'timeout'] } : kind === 'shed' ? { status: ['rejected', 'rate_limited'] } : {};
     const rows = slices.slice(0, 15).map((s) => {
       const slice = field(s, 'slice');
       const parts = Object.entries(slice && typeof slice === 'object' ? (slice as Record<string, unknown>) : {}).map(([k, v]) => [k, String(v)] as const);
-      const significant = field(s, 'significant') === true;
       const rate = num(field(s, 'rate'));
       const rest = num(field(s, 'restRate'));
       const sliceFilters: Filters = Object.fromEntries(parts);
       const filterable = parts.every(([k]) => (FILTER_DIMS as readonly string[]).includes(k));
-      return h(
-        'tr',
-        { class: significant ? 'significant' : '', data: { slice: parts.map(([k, v]) => `${k}=${v}`).join(',') } },
-        h('td', null, ...parts.map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))),
-        h('td', null, `${fmtNum(num(field(s, 'k')), 0)} / ${fmtNum(num(field(s, 'n')), 0)}`),
-        h('td', null, fmtPct(rate, 1), h('span', { class: 'ci' }, ` [${fmtPct(num(field(s, 'lo')), 1)} – ${fmtPct(num(field(s, 'hi')), 1)}]`)),
-        h('td', null, fmtPct(rest, 1)),
-        h('td', null, rate != null && rest ? `${(rate / rest).toFixed(1)}×` : '–'),
-        h('td', null, fmtNum(num(field(s, 'qValue')))),
-        h('td', null, significant ? h('span', { class: 'badge badge-significant' }, 'significant') : ''),
+      return [
+        h('span', null, ...parts.map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))),
+        `${fmtNum(num(field(s, 'k')), 0)} / ${fmtNum(num(field(s, 'n')), 0)}`,
+        h('span', null, fmtPct(rate, 1), h('span', { class: 'ci' }, ` [${fmtPct(num(field(s, 'lo')), 1)} – ${fmtPct(num(field(s, 'hi')), 1)}]`)),
+        fmtPct(rest, 1),
+        rate != null && rest ? `${(rate / rest).toFixed(1)}×` : rest === 0 ? 'only here' : '–',
+        fmtNum(num(field(s, 'qValue'))),
         h(
-          'td',
+          'span',
           null,
           h(
             'button',
@@ -452,38 +466,31 @@ export function runtimeView(root: HTMLElement): ViewHandle {
               on: {
                 click: () =>
                   ctx.openSamples({
-                    title: `${kind === 'slow' ? 'Slow' : 'Failed'} requests in ${parts.map(([k, v]) => `${k}=${v}`).join(', ')}`,
+                    title: `${kind === 'slow' ? 'Slow' : kind === 'shed' ? 'Turned-away' : 'Failed'} requests in ${parts.map(([k, v]) => `${k}=${v}`).join(', ')}`,
                     fromMs: win.fromMs,
                     toMs: win.toMs,
-                    filters: { ...filters, ...sliceFilters, ...(kind === 'errors' ? { status: ['error', 'timeout'] } : {}) },
+                    filters: { ...filters, ...sliceFilters, ...statusFilter },
                     ...(kind === 'slow' && threshold != null ? { min: { column: 'total_ms', value: threshold } } : {}),
                   }),
               },
             },
             'samples',
           ),
-          filterable
-            ? h(
-                'button',
-                { on: { click: () => ctx.setFilters(Object.fromEntries(parts) as Partial<Record<FilterDim, string>>) } },
-                'filter',
-              )
-            : null,
+          filterable ? h('button', { on: { click: () => ctx.setFilters(Object.fromEntries(parts) as Partial<Record<FilterDim, string>>) } }, 'filter') : null,
         ),
-      );
+      ];
     });
     p.concentration.ready(
       toggle,
       totalLine,
-      h(
-        'div',
-        { class: 'table-wrap' },
-        h(
-          'table',
-          { class: 'compact' },
-          h('thead', null, h('tr', null, ...['slice', 'failed / n', 'rate [95 % CI]', 'rest', 'lift', 'q-value', '', ''].map((t) => h('th', null, t)))),
-          h('tbody', null, ...rows),
-        ),
+      table(
+        ['slice', `${what} / n`, 'rate [95 % CI]', 'rest', 'lift', 'q-value', ''],
+        rows,
+        (i) => {
+          const slice = field(slices[i]!, 'slice');
+          return { slice: Object.entries(slice && typeof slice === 'object' ? (slice as Record<string, unknown>) : {}).map(([k, v]) => `${k}=${String(v)}`).join(',') };
+        },
+        () => 'significant',
       ),
     );
   }
@@ -496,8 +503,18 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       if (signal.aborted) return;
       const saturated = field(data, 'saturated') === true;
       el.dataset['state'] = saturated ? 'saturated' : 'ok';
-      const reason = str(field(data, 'reason')) ?? str(field(data, 'summary')) ?? '';
-      replace(el, saturated ? h('span', null, h('strong', null, 'Saturating: '), 'throughput is flat while queue time and tail latency grow. ', reason) : null);
+      const signals = (field(data, 'signals') as unknown[] | undefined)?.filter((x): x is string => typeof x === 'string') ?? [];
+      el.dataset['signals'] = signals.join(',');
+      const reasons = (field(data, 'reasons') as unknown[] | undefined)?.filter((x): x is string => typeof x === 'string') ?? [];
+      const head = signals.includes('shedding') && signals.includes('queueing') ? 'queues grow and requests are turned away. ' : signals.includes('shedding') ? 'requests are turned away at the limit. ' : 'throughput is flat while queue time and tail latency grow. ';
+      const base = field(data, 'baselineWindow');
+      const since = str(field(base, 'from'));
+      replace(
+        el,
+        saturated
+          ? h('span', null, h('strong', null, 'Saturating: '), head, reasons.join('; '), since ? h('span', { class: 'ci' }, ` (judged against the window before, from ${fmtTime(Date.parse(since))})`) : null)
+          : null,
+      );
     } catch (e) {
       if (signal.aborted) return;
       el.dataset['state'] = e instanceof ApiError && e.missingEndpoint ? 'missing-api' : 'error';
@@ -512,6 +529,18 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     p.stageShift.setMeta(approxNote(approxError(data)).replace(/^ · /, ''));
     const stages = records(field(data, 'stages'));
     const grew = str(field(data, 'grewMost'));
+    const slow = field(data, 'slowReplica');
+    const slowLine =
+      slow && typeof slow === 'object'
+        ? h(
+            'p',
+            { class: 'panel-sub bad', data: { slowReplica: str(field(slow, 'replica')) ?? '' } },
+            h('strong', null, `Replica ${str(field(slow, 'replica')) ?? ''}`),
+            `: ${str(field(slow, 'stage'))?.replace('_ms', '') ?? ''} median ${fmtMs(num(field(slow, 'ms')))}, ${fmtNum(num(field(slow, 'ratio')), 1)}× its peers' ${fmtMs(num(field(slow, 'peersMs')))}`,
+          )
+        : null;
+    replicaNote.value = slow && typeof slow === 'object' ? `${str(field(slow, 'replica')) ?? ''}: ${str(field(slow, 'stage')) ?? ''} ${fmtNum(num(field(slow, 'ratio')), 1)}× its peers` : '';
+    p.replicas.setMeta(replicaNote.value);
     if (stages.length === 0) {
       p.stageShift.needs([...STAGES], 'Per-stage timings show which stage made the tail grow.');
       return;
@@ -519,36 +548,82 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     const cur = (s: Record<string, unknown>) => num(s['currentMs'] ?? s['current']);
     const base = (s: Record<string, unknown>) => num(s['baselineMs'] ?? s['baseline']);
     p.stageShift.ready(
-      h('p', { class: 'panel-sub' }, grew ? `Grew most: ${grew.replace('_ms', '')}` : 'No stage grew against the previous window.'),
-      h(
-        'table',
-        { class: 'compact' },
-        h('thead', null, h('tr', null, ...['stage', 'P99 now', 'before', 'Δ', 'n now / before'].map((t) => h('th', null, t)))),
-        h(
-          'tbody',
-          null,
-          ...stages.map((s) =>
-            h(
-              'tr',
-              { class: str(s['stage']) === grew ? 'significant' : '' },
-              h('td', null, str(s['stage']) ?? ''),
-              h('td', null, fmtMs(cur(s))),
-              h('td', null, fmtMs(base(s))),
-              h('td', null, num(s['deltaMs']) == null ? '–' : `${num(s['deltaMs'])! >= 0 ? '+' : ''}${fmtMs(num(s['deltaMs']))}`),
-              h('td', null, `${fmtNum(num(s['nCurrent']), 0)} / ${fmtNum(num(s['nBaseline']), 0)}`),
-            ),
-          ),
-        ),
+      h('p', { class: 'panel-sub', data: { grew: grew ?? '' } }, grew ? `Grew most: ${grew.replace('_ms', '')} (significant, ≥ ×1.1)` : 'No stage grew significantly (Holm p < 0.05) and by ×1.1 or more against the previous window.'),
+      slowLine,
+      table(
+        ['stage', 'P99 now', 'before', 'Δ', 'above old P99 now / before', 'p (Holm)'],
+        stages.map((s) => [
+          str(s['stage']) ?? '',
+          fmtMs(cur(s)),
+          fmtMs(base(s)),
+          num(s['deltaMs']) == null ? '–' : `${num(s['deltaMs'])! >= 0 ? '+' : ''}${fmtMs(num(s['deltaMs']))}`,
+          `${fmtNum(num(s['aboveCurrent']), 0)} of ${fmtNum(num(s['nCurrent']), 0)} / ${fmtNum(num(s['aboveBaseline']), 0)} of ${fmtNum(num(s['nBaseline']), 0)}`,
+          num(s['pValue']) == null ? '–' : num(s['pValue'])! < 1e-4 ? '< 0.0001' : fmtNum(num(s['pValue'])),
+        ]),
+        (i) => ({ stage: str(stages[i]!['stage']) ?? '' }),
+        (i) => (stages[i]!['grew'] === true ? 'significant' : ''),
       ),
     );
   }
 
+  /** exec_ms P50 and P99 per replica over time (one query grouped by replica). */
+  async function loadReplicas(ctx: ViewContext): Promise<void> {
+    const { win, filters, signal } = ctx;
+    const { rows } = await queryApprox({ from: win.from, to: win.to, filters, step: win.step, group_by: ['replica'], measures: ['n', 'p50(exec_ms)', 'p99(exec_ms)'] }, signal);
+    if (signal.aborted) return;
+    const byReplica = new Map<string, Row[]>();
+    for (const r of rows) {
+      const name = str(r['replica']);
+      if (name == null || num(r['n']) == null) continue;
+      byReplica.set(name, [...(byReplica.get(name) ?? []), r]);
+    }
+    const names = [...byReplica.keys()].sort();
+    if (names.length === 0 || !rows.some((r) => num(r['p50(exec_ms)']) != null)) {
+      p.replicas.needs(['replica', 'exec_ms'], 'Send the replica that served each request and its execution time to compare replicas.');
+      return;
+    }
+    const series: SeriesSpec[] = names.flatMap((name, i) => {
+      const grid = onGrid(win.buckets, byReplica.get(name)!);
+      const color = colorFor(name, i);
+      const pos = (c: Col): Col => c.map((v) => (v != null && v > 0 ? v : null));
+      return [
+        { label: `${name} P50`, color, values: pos(col(grid, 'p50(exec_ms)')), width: 2 },
+        { label: `${name} P99`, color, values: pos(col(grid, 'p99(exec_ms)')), dash: true, width: 1 },
+      ];
+    });
+    ensureChartBox(p.replicas);
+    timeSeries(chartBox(p.replicas), {
+      id: 'replicas',
+      xs: win.buckets,
+      xRange: [win.fromMs, win.toMs],
+      series,
+      logY: true,
+      fmt: fmtMs,
+      syncKey: SYNC,
+      onPoint: ({ idx, series: si }) => {
+        const replica = names[Math.floor(si / 2)]!;
+        const t = win.buckets[idx]!;
+        ctx.openSamples({ title: `Requests on ${replica} in ${fmtTime(t)}`, fromMs: t, toMs: t + win.stepMs, filters: { ...filters, replica } });
+      },
+    });
+    p.replicas.ready();
+    p.replicas.setMeta(replicaNote.value);
+  }
+
   async function loadResources(ctx: ViewContext): Promise<void> {
     const { win, state, signal } = ctx;
-    const rf: Record<string, string> = {};
+    const rf: Record<string, string | string[]> = {};
     if (state.filters.node) rf['node'] = state.filters.node;
-    if (state.filters.replica) rf['replica'] = state.filters.replica;
-    const data = await call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node'] }, signal);
+    else if (Object.keys(ctx.filters).length > 0) {
+      // Host and GPU readings carry a node, rarely a replica or model: the nodes the filtered
+      // requests ran on stand for the slice.
+      const { rows: nodes } = await queryApprox({ from: win.from, to: win.to, filters: ctx.filters, group_by: ['node'], measures: ['n'] }, signal);
+      const names = nodes.map((r) => str(r['node'])).filter((v): v is string => v != null);
+      if (names.length > 0) rf['node'] = names;
+      p.resources.setMeta(names.length ? `nodes of the filtered requests: ${names.join(', ')}` : 'the filtered requests name no node');
+    } else p.resources.setMeta('');
+    // Per GPU: a node's GPUs are separate lines, never averaged (one at 96 % of its memory is not 54 %).
+    const data = await call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] }, signal);
     if (signal.aborted) return;
     const rows = records(field(data, 'rows'));
     if (rows.length === 0) {
@@ -557,29 +632,30 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     }
     const simulated = rows.some((r) => r['simulated'] === true);
     p.resources.setBadges(...(simulated ? ['simulated'] : []));
+    const unit = (r: Record<string, unknown>) => (str(r['gpu']) != null ? `${str(r['node']) ?? '?'}/gpu${str(r['gpu'])}` : (str(r['node']) ?? 'all'));
     const series = (metric: string, value: (r: Record<string, unknown>) => number | null) => {
-      const byNode = new Map<string, Record<string, unknown>[]>();
+      const byUnit = new Map<string, Record<string, unknown>[]>();
       for (const r of rows) {
         if (r['metric'] !== metric) continue;
-        const node = str(r['node']) ?? 'all';
-        byNode.set(node, [...(byNode.get(node) ?? []), r]);
+        byUnit.set(unit(r), [...(byUnit.get(unit(r)) ?? []), r]);
       }
-      return [...byNode.entries()].map(([node, rs], i) => {
+      return [...byUnit.entries()].map(([name, rs], i) => {
         const sim = rs.some((r) => r['simulated'] === true);
         const grid = onGrid(win.buckets, rs);
-        return { label: `${node}${sim ? ' (simulated)' : ''}`, color: colorFor(node, i), values: grid.map((r) => (r ? value(r) : null)) };
+        return { label: `${name}${sim ? ' (simulated)' : ''}`, color: colorFor(name, i), values: grid.map((r) => (r ? value(r) : null)) };
       });
     };
     const avg = (r: Record<string, unknown>) => num(r['avg']);
+    // Each GPU's used / its own total.
     const memTotal = new Map<string, number>();
-    for (const r of rows) if (r['metric'] === 'gpu_memory_total_bytes') memTotal.set(`${String(r['node'])}|${String(r['bucket'])}`, num(r['avg']) ?? 0);
+    for (const r of rows) if (r['metric'] === 'gpu_memory_total_bytes') memTotal.set(`${unit(r)}|${String(r['bucket'])}`, num(r['avg']) ?? 0);
     const charts: { id: string; title: string; s: SeriesSpec[]; fmt: (v: number) => string; needs: string }[] = [
       { id: 'res-gpu', title: 'GPU utilisation', s: series('gpu_utilization_ratio', avg), fmt: (v) => fmtPct(v, 0), needs: 'gpu_utilization_ratio' },
       {
         id: 'res-gpumem',
         title: 'GPU memory used',
         s: series('gpu_memory_used_bytes', (r) => {
-          const t = memTotal.get(`${String(r['node'])}|${String(r['bucket'])}`);
+          const t = memTotal.get(`${unit(r)}|${String(r['bucket'])}`);
           const v = avg(r);
           return v == null ? null : t ? v / t : v;
         }),
@@ -627,6 +703,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
         guard(p.heatmap, 'POST /v1/histogram', 'The heatmap reads log-spaced latency bucket counts from the histogram endpoint.', () => loadHeatmap(ctx, buckets)),
         guard(p.concentration, 'POST /v1/analysis/errors', 'The slice finder ranks where failures concentrate.', () => loadConcentration(ctx)),
         guard(p.stageShift, 'POST /v1/analysis/stages', 'Stage attribution compares per-stage P99 with the previous window.', () => loadStageShift(ctx)),
+        guard(p.replicas, 'POST /v1/query', 'Per-replica exec latency comes from the query endpoint.', () => loadReplicas(ctx)),
         guard(p.resources, 'POST /v1/resources/query', 'Resource series come from the resources query endpoint.', () => loadResources(ctx)),
         loadSaturation(ctx),
       ]);
