@@ -4,7 +4,8 @@
  * captured samples, and the feedback join's statistics.
  */
 import type { Dimension, FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec, QueryRow, QuerySpec } from '../schema/index.ts';
-import type { HistogramRow, HistogramSpec, SliceCount, StoredSample } from './store.ts';
+import { InferlensError } from '../schema/index.ts';
+import type { BucketCountRow, BucketCountSpec, HistogramRow, HistogramSpec, SliceCount, StoredSample } from './store.ts';
 
 export type Row = Record<string, unknown>;
 
@@ -113,4 +114,13 @@ export function toStoredSample(r: Row): StoredSample {
     input: str(r.input),
     output: str(r.output),
   };
+}
+
+/**
+ * Bucket-count rows (bucket, the group-by columns, idx, n), read with a limit of `spec.limit + 1`:
+ * more than `spec.limit` of them is the caller's `resource_exhausted`, as the contract says.
+ */
+export function toBucketCountRows(spec: BucketCountSpec, dims: readonly string[], rows: Row[]): BucketCountRow[] {
+  if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
+  return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
 }

@@ -55,7 +55,7 @@ import type { ClickHouseLayout } from './ddl.ts';
 import { feedbackStatsSql, orphanFeedbackSql } from './feedback-sql.ts';
 import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSelectSql, rollupTable, sketchIndexSql } from './rollup-sql.ts';
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
-import { sliceGroupingSets, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
+import { sliceGroupingSets, toBucketCountRows, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
 import { driverMessage, storeWriteError } from '../write-errors.ts';
 import { Params, aggregateSql, bucketSql, ident, literal, tsParam, whereClause, W } from './sql.ts';
 
@@ -405,8 +405,7 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
          FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY bucket${g}, idx ORDER BY bucket LIMIT ${p.int(spec.limit + 1)}`,
         p.values,
       );
-      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
-      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+      return toBucketCountRows(spec, dims, rows);
     },
 
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {

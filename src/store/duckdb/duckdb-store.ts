@@ -36,7 +36,7 @@ import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, ro
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
-import { sliceGroupingSets, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
+import { sliceGroupingSets, toBucketCountRows, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
 import { storeWriteError } from '../write-errors.ts';
 
 /**
@@ -363,8 +363,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
          FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket LIMIT ${p.add(spec.limit + 1)}`,
         p.values,
       );
-      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
-      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+      return toBucketCountRows(spec, dims, rows);
     },
 
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
