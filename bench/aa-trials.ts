@@ -3,6 +3,7 @@
  * many times with different seeds. Prints the share of each verdict (rollback must stay ≤ 5 %)
  * and the time per comparison. Usage: node --import tsx bench/aa-trials.ts [trials] [rowsPerSide]
  */
+import { CompareRequestSchema, decode } from '../src/schema/index.ts';
 import { createQueries } from '../src/query/index.ts';
 import { createComparer } from '../src/release/index.ts';
 import { syntheticTraffic } from '../src/release/synthetic-traffic.ts';
@@ -25,13 +26,19 @@ const counts: Record<string, number> = {};
 const worse: Record<string, number> = {};
 const tCompare = performance.now();
 for (let t = 0; t < trials; t++) {
-  const r = await comparer.compare({
-    baseline: { filters: { model: 'm', model_version: 'v1', replica: 'r1' } },
-    candidate: { filters: { model: 'm', model_version: 'v1', replica: 'r2' } },
-    from: new Date(T0).toISOString(),
-    to: new Date(T0 + HOUR).toISOString(),
-    tenant: `aa-${t}`,
-  });
+  const r = await comparer.compare(
+    decode(
+      CompareRequestSchema,
+      {
+        baseline: { filters: { model: 'm', model_version: 'v1', replica: 'r1' } },
+        candidate: { filters: { model: 'm', model_version: 'v1', replica: 'r2' } },
+        from: new Date(T0).toISOString(),
+        to: new Date(T0 + HOUR).toISOString(),
+        tenant: `aa-${t}`,
+      },
+      'compare request',
+    ),
+  );
   counts[r.verdict] = (counts[r.verdict] ?? 0) + 1;
   for (const row of r.evidence) if (row.direction === 'worse') worse[row.metric] = (worse[row.metric] ?? 0) + 1;
 }

@@ -220,7 +220,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   config.alerting.ruleFiles = [...config.alerting.ruleFiles, DEMO_RULE_FILE];
   const seed = o.seed ?? 7;
   const node = config.node;
-  const target: IngestTarget = { url: '', ...(config.server.apiKeys[0] && { apiKey: config.server.apiKeys[0] }) };
+  const target: IngestTarget = { url: '' };
   const groundTruthFile = o.groundTruthFile ?? join(config.storage.dataDir === ':memory:' ? join(tmpdir(), `inferlens-demo-${process.pid}`) : config.storage.dataDir, GROUND_TRUTH_FILE);
 
   // The service listens before inferlens starts, so the golden probes' first run (at server start)
@@ -268,6 +268,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     throw err;
   }
   target.url = server.url;
+  // With API keys configured, the demo's own traffic and queries use a key valid only in this process.
+  if (server.keyring.enabled()) target.apiKey = server.keyring.ephemeral('demo traffic', 'admin');
 
   // From here on, a failure must not leave the server or the service running.
   try {

@@ -10,7 +10,6 @@ import type { Browser } from 'playwright-core';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/analysis/index.ts';
-import { mountUi } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
@@ -45,7 +44,7 @@ describe.skipIf(!existsSync(CHROMIUM))('backtest in the Alerts view (Chromium)',
 `,
     );
     const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, defaultRules: false, ruleFiles: [rules] } } });
-    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)], now: () => T0 + 121 * MIN });
+    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, uiDir: dist, now: () => T0 + 121 * MIN });
     // Two hours: tenant t7 (a request every 20 s) fails half its requests from minute 90 to 105.
     const rnd = mulberry32(3);
     const rows: string[] = [];

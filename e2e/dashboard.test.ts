@@ -12,7 +12,6 @@ import type { Browser, Page } from 'playwright-core';
 import type uPlot from 'uplot';
 import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { mountUi } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
@@ -118,7 +117,7 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
     const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/switch_route`;
     const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval', endpoints: { switch_route: { url: stubUrl } } } } } });
-    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, ui: false, mounts: [(app) => mountUi(app, dist)] });
+    server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, uiDir: dist });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
     await post('/v1/events', events);
@@ -398,11 +397,15 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const row = `[data-panel="alerts-actions"] tr[data-action="${id}"]:not([data-state="awaiting_approval"])`;
     await page.waitForSelector(row);
     expect(await page.textContent(`${row} ul.trail`)).toContain('approved');
-    expect(await page.textContent(`${row} ul.trail`)).toContain('by dashboard');
+    expect(await page.textContent(`${row} ul.trail`)).toContain('by anonymous'); // the approver is whoever is signed in: here, without keys, the anonymous principal
 
     await page.click('[data-panel="alerts-silences"] tr[data-state="active"] button.expire');
     await page.waitForSelector('[data-panel="alerts-silences"] tr[data-state="expired"]');
     expect(await page.$$eval('[data-panel="alerts-silences"] tr[data-state="active"]', (els) => els.length)).toBe(0);
+    // The audit log shows the three changes, newest first.
+    await page.waitForFunction(() => document.querySelectorAll('[data-panel="alerts-audit"] tr[data-audit]').length >= 3);
+    expect(await page.$$eval('[data-panel="alerts-audit"] tr[data-audit]', (els) => els.slice(0, 3).map((e) => (e as HTMLElement).dataset['audit']))).toEqual(['silence.expire', 'action.approve', 'silence.create']);
+    expect(await page.textContent('#principal')).toBe('open server (no API keys)');
 
     // Nothing fires for a model that sent nothing (the legacy model can raise ReplicaNoData once the
     // forced evaluation 6 minutes ahead finds it silent): the panel says so instead of an empty table.

@@ -19,31 +19,36 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, mountUi, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
 import { InferlensError, isInferlensError } from './schema/index.ts';
+import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
-import { databasePath } from './config/index.ts';
+import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
 import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
-import { createComparer, feedbackFromStats } from './release/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
-import { openStore, probeWritable } from './store/index.ts';
+import { openStore, probeWritable, scopeStore } from './store/index.ts';
 import type { Store, StoreOptions } from './store/index.ts';
 
 export interface ServerOptions {
   logger?: Logger;
   now?: () => number;
-  /** Extra route groups mounted on the API app. */
-  mounts?: ((app: Hono) => void)[];
+  /** Extra route groups, each route declared with its access. */
+  routes?: Route[][];
+  /** Raw mounts on the API app: every route they add must be declared (startServer throws otherwise). */
+  mounts?: ((app: Hono<ApiEnv>) => void)[];
   /** Serve the dashboard from web/dist (default true). */
   ui?: boolean;
+  /** Serve the dashboard from this folder instead of web/dist. */
+  uiDir?: string;
   /** Start the host/GPU collectors and scrapers of the config (default true). */
   collectors?: boolean;
   /** The store, opened by the caller, instead of the one the config names (tests put a fault injector in front). */
@@ -56,7 +61,11 @@ const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */
   url: string;
-  app: Hono;
+  app: Hono<ApiEnv>;
+  /** Every declared route with its access (test/route-matrix.test.ts iterates them). */
+  routes: readonly Route[];
+  keyring: Keyring;
+  audit: AuditLog;
   store: Store;
   pipeline: Pipeline;
   queries: Queries;
@@ -96,11 +105,23 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens', role: config.role } });
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+  const now = options.now ?? Date.now;
   const role = config.role;
   const ingests = role === 'all' || role === 'ingest';
   const serves = role === 'all' || role === 'query';
   const alerts = role === 'all' || role === 'alerting';
   const duckdb = config.storage.backend === 'duckdb';
+
+  // Who may call: hashed keys from the keys file and the config. Without any, the server is open
+  // and stays on loopback unless told otherwise.
+  const keyring = createKeyring({ ...(keysFilePath(config) ? { file: keysFilePath(config)! } : {}), keys: config.server.keys, now });
+  if (!keyring.enabled() && !isLoopbackName(config.server.host) && !config.server.insecure) {
+    throw new InferlensError(
+      'invalid_argument',
+      `refusing to listen on ${config.server.host} without API keys: anyone who reaches it could read everything and approve actions. Create a key (inferlens keys create --role admin --data ${config.storage.dataDir}), or pass --insecure`,
+    );
+  }
+  const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
 
   const store = options.store ?? (await openStore(storeOptions(config)));
   // The local folder the store writes, when there is one (DuckDB's file, chdb's folder): the
@@ -194,8 +215,21 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       : undefined;
   const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
+  // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
+  const readsCache = new Map<string, Reads>();
+  const readsFor = (scope: ReadScope): Reads => {
+    const key = JSON.stringify(scope.tenants);
+    let r = readsCache.get(key);
+    if (!r) {
+      if (readsCache.size >= 1000) readsCache.clear();
+      r = readsOver(scopeStore(store, scope));
+      readsCache.set(key, r);
+    }
+    return r;
+  };
+  const audit = createAuditLog(dataDir ? { file: join(dataDir, 'audit.jsonl') } : {});
+
   const quality = qualityRoutes({
-    reads: { aggregate: queries.aggregate, events: queries.events, feedbackStats: (s) => store.feedbackStats(s) },
     golden,
     ...(probes ? { probes } : {}),
     maxBodyBytes: config.server.maxBodyBytes,
@@ -203,26 +237,29 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     lowConfidence: config.quality.lowConfidence,
   });
   let ready = false;
-  // The rule backtest is a read: the query role serves it, with the alerting rules when this
-  // process evaluates them and the default pack otherwise.
-  const reads = serves
-    ? [
-        releaseRoutes({ comparer: createComparer(queries, { feedback: feedbackFromStats((s) => store.feedbackStats(s)) }) }),
-        quality,
-        samplesRoutes({ queries }),
-        backtestRoutes({ reads: typedReads(store), defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
-      ]
-    : [];
-  const app = createApi({
-    ...(ingests ? { sink: pipeline } : {}),
-    ...(serves ? { queries } : {}),
+  const allowedHosts = config.server.allowedHosts;
+  const { app, routes } = createApi({
+    sink: pipeline,
+    reads: readsFor,
+    keyring,
+    sessions: createSessions({ ttlMs: config.server.sessionTtlMs, now }),
+    audit,
     logger: logger.child({ component: 'api' }),
     registry,
     maxBodyBytes: config.server.maxBodyBytes,
-    apiKeys: config.server.apiKeys,
     ready: () => ready && storeUp,
     notReadyReason: () => pipeline.writeFailure(),
-    mounts: [...reads, ...(alerting ? [alertRoutes({ alerting })] : []), ...(options.mounts ?? []), ...(options.ui === false || !serves ? [] : [(a: Hono) => mountUi(a, WEB_DIST)])],
+    now,
+    core: { ingest: ingests, reads: serves },
+    ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
+    // The reads, the rule backtest among them, are the query role's; the alert routes the alerting role's.
+    routes: [
+      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
+      ...(alerting ? [alertRoutes({ alerting })] : []),
+      ...(options.routes ?? []),
+    ],
+    ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...((options.ui === false && !options.uiDir) || !serves ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
@@ -256,6 +293,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   return {
     url,
     app,
+    routes,
+    keyring,
+    audit,
     store,
     pipeline,
     queries,
@@ -283,6 +323,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         retention?.stop();
         await rollup?.stop();
         await store.close();
+        audit.close();
         logger.info('inferlens stopped');
       })();
       return stopped;

@@ -2,7 +2,7 @@
 import { execFile } from 'node:child_process';
 import { createServer } from 'node:net';
 import type { AddressInfo } from 'node:net';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { promisify } from 'node:util';
@@ -85,7 +85,9 @@ describe('inferlens CLI', () => {
     // the demo; each command now imports what it needs when it runs.
     const src = readFileSync(join(ROOT, 'src/cli/main.ts'), 'utf8');
     const staticImports = [...src.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]);
-    expect(staticImports.sort()).toEqual(['../schema/index.ts', './demo.ts', './reach.ts', './table.ts', './time.ts', 'commander']);
+    expect(staticImports.sort()).toEqual(['../schema/index.ts', './demo.ts', './keys.ts', './reach.ts', './table.ts', './time.ts', 'commander']);
+    const keys = readFileSync(join(ROOT, 'src/cli/keys.ts'), 'utf8');
+    expect([...keys.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../schema/index.ts', './table.ts', 'commander']);
     const demo = readFileSync(join(ROOT, 'src/cli/demo.ts'), 'utf8');
     expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../../demo/scenario/incidents.ts', '../schema/index.ts', 'commander']);
   });
@@ -106,5 +108,68 @@ describe('inferlens CLI', () => {
     expect(stderr).toMatch(/colour/);
     expect(stderr).toMatch(/storage.retentionDays/);
     expect(stderr).toMatch(/log.level/);
+  });
+});
+
+describe('inferlens keys and a server that needs them', () => {
+  const data = join(dir, 'keyed');
+  let keyed: ServeProcess;
+  const keys: Record<string, string> = {};
+  beforeAll(async () => {
+    for (const [name, args] of Object.entries({ reader: ['--role', 'read'], ingest: ['--role', 'ingest', '--name', 'loader'], acme: ['--role', 'read', '--tenant', 'acme'] })) {
+      const r = await run(process.execPath, [BIN, 'keys', 'create', '--data', data, ...args]);
+      keys[name] = r.stdout.trim();
+      expect(r.stderr).toMatch(/created key [0-9a-f]{12} .* it is shown once/);
+    }
+    keyed = await serveProcess(['--port', '0', '--data', data, '--log-level', 'warn']);
+  });
+  afterAll(async () => {
+    keyed.child.kill('SIGTERM');
+    await waitExit(keyed.child);
+  });
+
+  it('stores only hashes, prints each key once, lists and revokes', async () => {
+    expect(keys.reader).toMatch(/^ilk_[0-9a-f]{12}_[A-Za-z0-9_-]{43}$/);
+    const file = readFileSync(join(data, 'keys.json'), 'utf8');
+    for (const k of Object.values(keys)) expect(file).not.toContain(k.slice(17));
+    expect(statSync(join(data, 'keys.json')).mode & 0o777).toBe(0o600);
+    const list = await run(process.execPath, [BIN, 'keys', 'list', '--data', data]);
+    expect(list.stdout).toMatch(/loader\s+ingest\s+\*/);
+    expect(list.stdout).toMatch(/read-acme\s+read\s+acme/);
+  });
+
+  it('query and import send --api-key or INFERLENS_API_KEY; without one the server answers 401', async () => {
+    const now = Date.now();
+    const file = join(dir, 'keyed.ndjson');
+    writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ ts: now - 1000 + i, model: 'k-m', tenant: i ? 'acme' : 'other', total_ms: 10 + i, status: 'ok' })).join('\n'));
+    const refused = await run(process.execPath, [BIN, 'import', file, '--url', keyed.url], { env: { ...process.env, INFERLENS_API_KEY: '' } }).catch((e: { stderr: string }) => e);
+    expect((refused as { stderr: string }).stderr).toMatch(/401.*API key/);
+    const imp = await run(process.execPath, [BIN, 'import', file, '--url', keyed.url], { env: { ...process.env, INFERLENS_API_KEY: keys.ingest } });
+    expect(imp.stdout).toMatch(/imported 3 events/);
+    const args = ['query', '--url', keyed.url, '--from', '-1h', '-f', 'model=k-m', '-m', 'count'];
+    const noKey = await run(process.execPath, [BIN, ...args], { env: { ...process.env, INFERLENS_API_KEY: '' } }).catch((e: { stderr: string }) => e);
+    expect((noKey as { stderr: string }).stderr).toMatch(/query failed \(401\)/);
+    const all = await run(process.execPath, [BIN, ...args, '--api-key', keys.reader!]);
+    expect(all.stdout.split('\n')[2]).toBe('3');
+    // The tenant-scoped key counts its tenant's two requests only.
+    const mine = await run(process.execPath, [BIN, ...args], { env: { ...process.env, INFERLENS_API_KEY: keys.acme } });
+    expect(mine.stdout.split('\n')[2]).toBe('2');
+    const wrongRole = await run(process.execPath, [BIN, ...args, '--api-key', keys.ingest!]).catch((e: { stderr: string }) => e);
+    expect((wrongRole as { stderr: string }).stderr).toMatch(/query failed \(403\).*role ingest/);
+    const id = /^ilk_([0-9a-f]{12})_/.exec(keys.reader!)![1]!;
+    expect((await run(process.execPath, [BIN, 'keys', 'revoke', id, '--data', data])).stdout).toMatch(/revoked/);
+    // The server re-reads the keys file within a second.
+    let status = 200;
+    for (let i = 0; i < 50 && status === 200; i++) {
+      status = (await fetch(`${keyed.url}/v1/labels/model`, { headers: { authorization: `Bearer ${keys.reader}` } })).status;
+      if (status === 200) await new Promise((r) => setTimeout(r, 100));
+    }
+    expect(status).toBe(401);
+  });
+
+  it('refuses to listen beyond loopback without keys unless --insecure', async () => {
+    const err = await run(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0', '--data', join(dir, 'open')]).catch((e: { code: number; stderr: string }) => e);
+    expect((err as { code: number }).code).toBe(2);
+    expect((err as { stderr: string }).stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without API keys.*--insecure/);
   });
 });

@@ -4,12 +4,11 @@
 import pino from 'pino';
 import { Registry } from 'prom-client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createApi, samplesRoutes } from '../src/api/index.ts';
+import { createApi, createKeyring, readsOver, samplesRoutes } from '../src/api/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { createCapturePolicy, createPipeline } from '../src/pipeline/index.ts';
-import { createQueries } from '../src/query/index.ts';
 import { createDuckDBStore } from '../src/store/index.ts';
 
 const NOW = Date.now();
@@ -89,8 +88,8 @@ describe('samples over HTTP (injected RNG)', () => {
     // rng 0.5 ≥ baselineRate 0.01: never drawn. firstPerVersion 0: no new-version keeps.
     const capture = createCapturePolicy({ config: { firstPerVersion: 0 }, registry, rng: () => 0.5 });
     const pipeline = createPipeline({ store, logger, registry, retentionDays: 7, cardinalityCap: 100, maxQueueRows: 10_000, maxBatchRows: 1000, capture });
-    const queries = createQueries(store);
-    const app = createApi({ sink: pipeline, queries, logger, registry, maxBodyBytes: 1 << 20, apiKeys: [], ready: () => true, mounts: [samplesRoutes({ queries })] });
+    const reads = readsOver(store);
+    const { app } = createApi({ sink: pipeline, reads: () => reads, keyring: createKeyring({}), logger, registry, maxBodyBytes: 1 << 20, ready: () => true, routes: [samplesRoutes()] });
     try {
       const rows = [
         { ts: NOW - 2000, request_id: 'quiet', model: 'cls', model_version: 'v1', status: 'ok', confidence: 0.97, input: 'a quiet secret 4111 1111 1111 1111', output: 'positive' },

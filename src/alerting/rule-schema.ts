@@ -141,6 +141,12 @@ export const ResourceConditionSchema = z
     agg: z.enum(['avg', 'max', 'last', 'increase', 'trend', 'time_to_limit']).default('max'),
     /** time_to_limit: the level (of the ratio, with divide_by) that counts as full. */
     limit: z.number().positive().default(1),
+    /**
+     * trend, time_to_limit: a load metric of the same slice (gpu_utilization_ratio) whose share of
+     * the movement is taken out first: memory that follows the load up and down (a KV cache) is not
+     * a leak; what rises beside it is.
+     */
+    control: z.string().min(1).max(128).optional(),
     /** Bucket for last / increase / trend / time_to_limit (default 1m, trend: window / 20; the whole window for avg / max). */
     step: duration.optional(),
     /** trend, time_to_limit: level of the Mann–Kendall test (two-sided). */

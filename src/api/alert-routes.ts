@@ -1,11 +1,16 @@
 /**
  * Alerting routes: alerts, incidents, silences, the action audit trail and approvals, rules.
- * Answers use the `{ status: 'success', data }` envelope; errors go through the app's one table.
+ * What they answer is narrowed to the caller's tenants (tenant-scope.ts); the silencer and the
+ * approver are the caller, never a body field. Answers use the `{ status: 'success', data }`
+ * envelope; errors go through the app's one table.
  */
-import type { Context, Hono } from 'hono';
+import type { Context } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
-import { InferlensError } from '../schema/index.ts';
+import { AlertsRequestSchema, ApproveRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
+import type { Principal } from '../schema/index.ts';
 import { readJson } from './json-body.ts';
+import type { Route } from './routes.ts';
+import { checkSilenceScope, parseMatchers, scopeActions, scopeAlerts, scopeIncidents, scopeRules, silenceInScope, silenceTenants } from './tenant-scope.ts';
 
 export interface AlertRoutesDeps {
   alerting: Alerting;
@@ -13,37 +18,103 @@ export interface AlertRoutesDeps {
 
 /** Alerting request bodies are small JSON objects. */
 const jsonBody = (c: Context) => readJson(c, 64 * 1024, { emptyAs: {} });
+const ok = (c: Context, data: unknown) => c.json({ status: 'success', data });
 
-export function alertRoutes(deps: AlertRoutesDeps): (app: Hono) => void {
+/** How a principal is written where alerting records who acted: `name (key id)`. */
+export const actorOf = (p: Principal): string => (p.id === 'anonymous' ? 'anonymous' : `${p.name} (${p.id})`);
+
+export function alertRoutes(deps: AlertRoutesDeps): Route[] {
   const a = deps.alerting;
-  return (app) => {
-    app.get('/v1/alerts', (c) => {
-      const state = c.req.query('state');
-      const severity = c.req.query('severity');
-      const alertname = c.req.query('alertname');
-      if (state && !['pending', 'firing', 'resolved'].includes(state)) throw new InferlensError('invalid_argument', 'state must be pending, firing or resolved');
-      const data = a
-        .alerts({ includeResolved: state === 'resolved' })
-        .filter((x) => (!state || x.state === state) && (!severity || x.severity === severity) && (!alertname || x.alertname === alertname));
-      return c.json({ status: 'success', data });
-    });
-    app.get('/v1/incidents', (c) => c.json({ status: 'success', data: a.incidents() }));
-    app.get('/v1/silences', (c) => c.json({ status: 'success', data: a.silences.list() }));
-    app.post('/v1/silences', async (c) => c.json({ status: 'success', data: a.silences.create(await jsonBody(c)) }));
-    app.delete('/v1/silences/:id', (c) => c.json({ status: 'success', data: a.silences.expire(c.req.param('id')) }));
-    app.get('/v1/actions', (c) => c.json({ status: 'success', data: { mode: a.actions.mode(), actions: a.actions.list() } }));
-    app.post('/v1/actions/:id/approve', async (c) => {
-      const body = (await jsonBody(c)) as { by?: unknown };
-      const by = typeof body === 'object' && body !== null && typeof body.by === 'string' && body.by.length > 0 ? body.by.slice(0, 256) : 'api';
-      return c.json({ status: 'success', data: a.actions.approve(c.req.param('id'), by) });
-    });
-    app.post('/v1/actions/:id/reject', async (c) => {
-      const body = (await jsonBody(c)) as { by?: unknown; reason?: unknown };
-      const ok = typeof body === 'object' && body !== null;
-      const by = ok && typeof body.by === 'string' && body.by.length > 0 ? body.by.slice(0, 256) : 'api';
-      const reason = ok && typeof body.reason === 'string' && body.reason.length > 0 ? body.reason.slice(0, 1024) : undefined;
-      return c.json({ status: 'success', data: a.actions.reject(c.req.param('id'), by, reason) });
-    });
-    app.get('/v1/rules', (c) => c.json({ status: 'success', data: { groups: a.rules() } }));
-  };
+  return [
+    {
+      method: 'GET',
+      path: '/v1/alerts',
+      access: 'read',
+      handler: (c) => {
+        const q = decode(AlertsRequestSchema, c.req.query(), 'alerts request');
+        const data = scopeAlerts(c.var.scope, a.alerts({ includeResolved: q.state === 'resolved' })).filter(
+          (x) => (!q.state || x.state === q.state) && (!q.severity || x.severity === q.severity) && (!q.alertname || x.alertname === q.alertname),
+        );
+        return ok(c, data);
+      },
+    },
+    { method: 'GET', path: '/v1/incidents', access: 'read', handler: (c) => ok(c, scopeIncidents(c.var.scope, a.incidents())) },
+    { method: 'GET', path: '/v1/silences', access: 'read', handler: (c) => ok(c, a.silences.list().filter((s) => silenceInScope(c.var.scope, s))) },
+    {
+      method: 'POST',
+      path: '/v1/silences',
+      access: 'operate',
+      audit: 'silence.create',
+      handler: async (c) => {
+        const req = decode(SilenceRequestSchema, await jsonBody(c), 'silence');
+        const matchers = parseMatchers(req.matchers);
+        checkSilenceScope(c.var.scope, matchers);
+        const silence = a.silences.create({
+          matchers,
+          ...(req.startsAt !== undefined ? { startsAt: new Date(req.startsAt).toISOString() } : {}),
+          ...(req.endsAt !== undefined ? { endsAt: new Date(req.endsAt).toISOString() } : {}),
+          ...(req.duration_s !== undefined ? { duration_s: req.duration_s } : {}),
+          comment: req.comment,
+          createdBy: actorOf(c.var.principal),
+        });
+        const tenants = silenceTenants(silence.matchers);
+        c.set('audit', { target: silence.id, tenants: tenants.length ? tenants : null, details: { matchers: silence.matchers, startsAt: silence.startsAt, endsAt: silence.endsAt, comment: silence.comment } });
+        return ok(c, silence);
+      },
+    },
+    {
+      method: 'DELETE',
+      path: '/v1/silences/:id',
+      access: 'operate',
+      audit: 'silence.expire',
+      handler: (c) => {
+        const id = decode(PathIdSchema, c.req.param('id'), 'silence id');
+        const current = a.silences.list().find((s) => s.id === id);
+        if (!current || !silenceInScope(c.var.scope, current)) throw new InferlensError('not_found', `no silence ${id}: GET /v1/silences lists them`);
+        const silence = a.silences.expire(id);
+        const tenants = silenceTenants(silence.matchers);
+        c.set('audit', { target: id, tenants: tenants.length ? tenants : null });
+        return ok(c, silence);
+      },
+    },
+    { method: 'GET', path: '/v1/actions', access: 'read', handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()) }) },
+    {
+      method: 'POST',
+      path: '/v1/actions/:id/approve',
+      access: 'operate',
+      audit: 'action.approve',
+      handler: async (c) => {
+        const id = decode(PathIdSchema, c.req.param('id'), 'action id');
+        decode(ApproveRequestSchema, await jsonBody(c), 'approval');
+        const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
+        if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
+        const approved = a.actions.approve(id, actorOf(c.var.principal));
+        const tenant = approved.alert.labels.tenant;
+        c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details: { action: approved.action, params: approved.params, alert: approved.alert.alertname, state: approved.state } });
+        return ok(c, approved);
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/actions/:id/reject',
+      access: 'operate',
+      audit: 'action.reject',
+      handler: async (c) => {
+        const id = decode(PathIdSchema, c.req.param('id'), 'action id');
+        const req = decode(RejectRequestSchema, await jsonBody(c), 'rejection');
+        const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
+        if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
+        const rejected = a.actions.reject(id, actorOf(c.var.principal), req.reason);
+        const tenant = rejected.alert.labels.tenant;
+        c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details: { action: rejected.action, alert: rejected.alert.alertname, state: rejected.state, ...(req.reason ? { reason: req.reason } : {}) } });
+        return ok(c, rejected);
+      },
+    },
+    {
+      method: 'GET',
+      path: '/v1/rules',
+      access: 'read',
+      handler: (c) => ok(c, { groups: scopeRules(c.var.scope, a.rules(), scopeAlerts(c.var.scope, a.alerts())) }),
+    },
+  ];
 }

@@ -8,6 +8,7 @@ export const HTTP_STATUS: Record<ErrorCode, number> = {
   permission_denied: 403,
   not_found: 404,
   payload_too_large: 413,
+  unsupported_media_type: 415,
   resource_exhausted: 429,
   internal: 500,
   unavailable: 503,

@@ -1,23 +1,19 @@
-import { Hono } from 'hono';
+import type { Hono } from 'hono';
 import { describe, expect, it } from 'vitest';
-import { createQueries } from '../query/index.ts';
-import { createComparer, feedbackFromStats, mixWarnings } from '../release/index.ts';
-import type { Comparer } from '../release/index.ts';
+import { mixWarnings } from '../release/index.ts';
 import { createDuckDBStore } from '../store/index.ts';
-import { toErrorResponse } from './errors.ts';
+import type { Store } from '../store/index.ts';
+import { readsOver } from './reads.ts';
 import { releaseRoutes } from './release-routes.ts';
+import type { ApiEnv } from './routes.ts';
+import { testApi } from './testing.ts';
 
-function appWith(comparer: Comparer): Hono {
-  const app = new Hono();
-  app.onError((e, c) => {
-    const { status, body } = toErrorResponse(e);
-    return c.json(body, status as 400);
-  });
-  releaseRoutes({ comparer })(app);
-  return app;
+function appWith(store: Store): Hono<ApiEnv> {
+  const reads = readsOver(store);
+  return testApi({ routes: [releaseRoutes()], reads: () => reads }).app;
 }
 
-const post = (app: Hono, body: string) => app.request('/v1/compare', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
+const post = (app: Hono<ApiEnv>, body: string) => app.request('/v1/compare', { method: 'POST', body, headers: { 'content-type': 'application/json' } });
 
 describe('POST /v1/compare', () => {
   it('answers the success envelope with verdict, score, reasons, evidence and both sides', async () => {
@@ -29,7 +25,7 @@ describe('POST /v1/compare', () => {
       JSON.stringify({ ts: t0 + 2000, model: 'm', model_version: 'v2', total_ms: 12, status: 'ok' }),
     ]);
     try {
-      const app = appWith(createComparer(createQueries(store)));
+      const app = appWith(store);
       const res = await post(app, JSON.stringify({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }));
       expect(res.status).toBe(200);
       const body = (await res.json()) as { status: string; data: Record<string, unknown> };
@@ -43,7 +39,7 @@ describe('POST /v1/compare', () => {
   });
   it('400 with field paths for a bad body, and for malformed JSON', async () => {
     const store = await createDuckDBStore({ path: ':memory:' });
-    const app = appWith(createComparer(createQueries(store)));
+    const app = appWith(store);
     const bad = await post(app, JSON.stringify({ baseline: {}, candidate: {} }));
     expect(bad.status).toBe(400);
     expect(await bad.json()).toMatchObject({ status: 'error', error_type: 'invalid_argument', issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }] });
@@ -72,7 +68,7 @@ describe('POST /v1/compare', () => {
     await store.appendEvents(events);
     await store.appendFeedback(feedback);
     try {
-      const app = appWith(createComparer(createQueries(store), { feedback: feedbackFromStats((q) => store.feedbackStats(q)) }));
+      const app = appWith(store);
       const res = await post(app, JSON.stringify({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }));
       const data = ((await res.json()) as { data: { verdict: string; warnings: string[]; evidence: { metric: string; baseline: number; candidate: number; classification: string; n: { baseline: number } }[] } }).data;
       const hit = data.evidence.find((r) => r.metric === 'feedback_hit_rate')!;

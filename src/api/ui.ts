@@ -11,6 +11,7 @@
 import { readFile, stat } from 'node:fs/promises';
 import path from 'node:path';
 import type { Context, Hono } from 'hono';
+import type { Route } from './routes.ts';
 
 const CONTENT_TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -64,8 +65,8 @@ async function fileOrNull(file: string): Promise<Buffer | null> {
   }
 }
 
-/** Mounts the dashboard built into `distDir` on `app`. */
-export function mountUi(app: Hono, distDir: string): void {
+/** The handler that serves the dashboard built into `distDir`. */
+function uiHandler(distDir: string): (c: Context) => Promise<Response> {
   const root = path.resolve(distDir);
 
   const send = (c: Context, body: Buffer, file: string, cache: string) => {
@@ -107,6 +108,15 @@ export function mountUi(app: Hono, distDir: string): void {
     if (path.extname(urlPath) !== '') return c.text('not found\n', 404);
     return index(c);
   };
+  return handler;
+}
 
-  app.get('*', handler);
+/** Mounts the dashboard built into `distDir` on a bare app (tests of the file serving itself). */
+export function mountUi(app: Hono, distDir: string): void {
+  app.get('*', uiHandler(distDir));
+}
+
+/** The dashboard as a declared route: public, since the page itself holds no data (it signs in). */
+export function uiRoute(distDir: string): Route {
+  return { method: 'GET', path: '*', access: 'public', handler: uiHandler(distDir) };
 }

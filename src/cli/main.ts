@@ -1,6 +1,7 @@
 /**
- * The `inferlens` command: serve | query | import | rules | demo. `serve` wires the server through
- * main.ts; the other commands talk only to the public HTTP API.
+ * The `inferlens` command: serve | query | import | keys | rules | demo. `serve` wires the server
+ * through main.ts; the other commands talk only to the public HTTP API (`query` and `import` with
+ * `--api-key`, or INFERLENS_API_KEY, when the server needs one) or to files.
  *
  * Each command loads what it needs when it runs (`await import`): the server, DuckDB, the alerting
  * rules and the demo take seconds to load through tsx, and `inferlens --help` needs none of them
@@ -11,6 +12,7 @@ import { Command, InvalidArgumentError, Option } from 'commander';
 import type { ConfigInput } from '../config/index.ts';
 import { isInferlensError, parseDurationMs } from '../schema/index.ts';
 import { registerDemoCommand } from './demo.ts';
+import { registerKeysCommand } from './keys.ts';
 import type { BacktestCommandOptions } from './backtest.ts';
 import { serverUnreachable } from './reach.ts';
 import { formatTable } from './table.ts';
@@ -31,14 +33,15 @@ program
   .description('run the inferlens server (storage.backend: the embedded DuckDB file, or ClickHouse)')
   .option('-c, --config <file>', 'YAML configuration file')
   .option('-p, --port <n>', 'port to listen on (default 7070)', int('port'))
-  .option('--host <addr>', 'address to bind (default 127.0.0.1)')
+  .option('--host <addr>', 'address to bind (default 127.0.0.1); beyond loopback it needs API keys (inferlens keys create) or --insecure')
+  .option('--insecure', 'listen beyond loopback without API keys: anyone who can reach the port can read everything and approve actions')
   .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
   .option('--retention-days <n>', 'delete data older than this', int('retention-days'))
   .addOption(new Option('--role <role>', 'what this process runs: all, or ingest / query / alerting on a shared ClickHouse').choices(ROLES))
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-  .action(async (o: { config?: string; port?: number; host?: string; data?: string; retentionDays?: number; role?: (typeof ROLES)[number]; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
+  .action(async (o: { config?: string; port?: number; host?: string; insecure?: boolean; data?: string; retentionDays?: number; role?: (typeof ROLES)[number]; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
     const flags: ConfigInput = {};
-    if (o.port !== undefined || o.host !== undefined) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}) };
+    if (o.port !== undefined || o.host !== undefined || o.insecure) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}), ...(o.insecure ? { insecure: true } : {}) };
     if (o.data !== undefined || o.retentionDays !== undefined) flags.storage = { ...(o.data ? { dataDir: o.data } : {}), ...(o.retentionDays !== undefined ? { retentionDays: o.retentionDays } : {}) };
     if (o.role) flags.role = o.role;
     if (o.logLevel) flags.log = { level: o.logLevel };
@@ -91,7 +94,8 @@ program
   .option('-s, --step <duration>', 'time bucket, e.g. 1m (relative times are aligned to whole steps)')
   .option('-m, --measures <list>', 'semicolon-separated measures', 'count;error_rate;p50(total_ms);p99(total_ms)')
   .option('--json', 'print the JSON answer instead of a table')
-  .action(async (o: { url: string; from: string; to: string; filter: string[]; groupBy?: string; step?: string; measures: string; json?: boolean }) => {
+  .option('--api-key <key>', 'API key with the read role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
+  .action(async (o: { url: string; from: string; to: string; filter: string[]; groupBy?: string; step?: string; measures: string; json?: boolean; apiKey?: string }) => {
     const now = Date.now();
     const filters: Record<string, string | string[]> = {};
     for (const f of o.filter) {
@@ -113,7 +117,7 @@ program
       ...(o.step ? { step: o.step } : {}),
       measures: o.measures.split(';').map((s) => s.trim()).filter(Boolean),
     };
-    const res = await fetch(`${o.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }).catch((e: unknown) => {
+    const res = await fetch(`${o.url}/v1/query`, { method: 'POST', headers: { 'content-type': 'application/json', ...(o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {}) }, body: JSON.stringify(body) }).catch((e: unknown) => {
       throw serverUnreachable(o.url, e);
     });
     const answer = (await res.json()) as { status: string; data?: { rows: Record<string, unknown>[] }; error?: string };
@@ -130,7 +134,7 @@ program
   .description('send an NDJSON file (optionally .gz) of events to a server, with a progress bar')
   .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
   .option('--batch <rows>', 'rows per request', int('batch'), 5000)
-  .option('--api-key <key>', 'API key')
+  .option('--api-key <key>', 'API key with the ingest role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
   .action(async (file: string, o: { url: string; batch: number; apiKey?: string }) => {
     const { importFile, printImport } = await import('./import.ts');
     const r = await importFile(file, { url: o.url, batchRows: o.batch, apiKey: o.apiKey, quiet: !process.stderr.isTTY });
@@ -177,6 +181,7 @@ rules
   });
 
 registerDemoCommand(program);
+registerKeysCommand(program, process.env);
 
 program.parseAsync(process.argv).catch((e: unknown) => {
   console.error(isInferlensError(e) ? e.message : e instanceof Error ? e.message : String(e));

@@ -7,7 +7,7 @@ import { databasePath, loadConfig } from './config.ts';
 describe('loadConfig', () => {
   it('has safe defaults', () => {
     const c = loadConfig();
-    expect(c.server).toEqual({ host: '127.0.0.1', port: 7070, maxBodyBytes: 16 * 1024 * 1024, apiKeys: [] });
+    expect(c.server).toEqual({ host: '127.0.0.1', port: 7070, maxBodyBytes: 16 * 1024 * 1024, keys: [], insecure: false, sessionTtlMs: 12 * 3_600_000 });
     expect(c.storage.retentionDays).toBe(7);
     expect(databasePath(c)).toMatch(/data\/inferlens\.duckdb$/);
   });

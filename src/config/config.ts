@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { ScrapeTargetSchema } from '../ingest/index.ts';
 import { CapturePolicySchema } from '../pipeline/index.ts';
 import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
-import { DEFAULT_LOW_CONFIDENCE, InferlensError, zodIssues } from '../schema/index.ts';
+import { DEFAULT_LOW_CONFIDENCE, InferlensError, KeyRecordSchema, zodIssues } from '../schema/index.ts';
 
 const MiB = 1024 * 1024;
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -78,7 +78,23 @@ export const ConfigSchema = z
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(7070),
         maxBodyBytes: z.number().int().min(1024).max(1024 * MiB).default(16 * MiB),
-        apiKeys: z.array(z.string().min(8)).default([]),
+        /**
+         * API keys as stored records (hashes, never keys): `inferlens keys create` writes them to
+         * the keys file; records copied here work the same. No key at all: the server is open,
+         * and refuses to listen beyond loopback unless `insecure`.
+         */
+        keys: z.array(KeyRecordSchema).max(10_000).default([]),
+        /** The keys file, re-read when it changes (default: `<dataDir>/keys.json`). */
+        keysFile: z.string().min(1).optional(),
+        /** Listen on a non-loopback address without API keys (anyone who can reach it can do anything). */
+        insecure: z.boolean().default(false),
+        /**
+         * Host names the server answers to (a page on a rebinding DNS name is refused). Default:
+         * loopback names when bound to loopback, any name otherwise.
+         */
+        allowedHosts: z.array(z.string().min(1).max(253)).max(100).optional(),
+        /** How long a dashboard sign-in lasts. */
+        sessionTtlMs: z.number().int().min(60_000).max(30 * 86_400_000).default(12 * 3_600_000),
       })
       .strict()
       .prefault({}),
@@ -191,7 +207,7 @@ export const ENV_VARS: Record<string, { path: string[]; type: 'string' | 'number
   INFERLENS_HOST: { path: ['server', 'host'], type: 'string' },
   INFERLENS_PORT: { path: ['server', 'port'], type: 'number' },
   INFERLENS_MAX_BODY_BYTES: { path: ['server', 'maxBodyBytes'], type: 'number' },
-  INFERLENS_API_KEYS: { path: ['server', 'apiKeys'], type: 'list' },
+  INFERLENS_KEYS_FILE: { path: ['server', 'keysFile'], type: 'string' },
   INFERLENS_DATA: { path: ['storage', 'dataDir'], type: 'string' },
   INFERLENS_RETENTION_DAYS: { path: ['storage', 'retentionDays'], type: 'number' },
   INFERLENS_MEMORY_LIMIT: { path: ['storage', 'memoryLimit'], type: 'string' },
@@ -272,6 +288,12 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
     });
   }
   return r.data;
+}
+
+/** The keys file of a config: `server.keysFile`, else `<dataDir>/keys.json`; none for ':memory:'. */
+export function keysFilePath(c: Config): string | undefined {
+  if (c.server.keysFile) return resolve(c.server.keysFile);
+  return c.storage.dataDir === ':memory:' ? undefined : join(resolve(c.storage.dataDir), 'keys.json');
 }
 
 /** The database file for a config: `<dataDir>/inferlens.duckdb`, or ':memory:'. */

@@ -4,6 +4,10 @@ import type { Store } from '../store/index.ts';
 import { MAX_NUMERIC_ROWS, STRATA, driftQuery, expandCounts, numericValues } from './drift.ts';
 import type { QualityReads } from './reads.ts';
 import { MIN, T0, iso, lines, readsOver } from './testing.ts';
+import { DriftRequestSchema, decode } from '../schema/index.ts';
+
+/** The route's path: decode the body, then answer. */
+const drift = async (reads: QualityReads, input: unknown) => driftQuery(reads, decode(DriftRequestSchema, input, 'drift request'));
 
 const HOUR = 60 * MIN;
 /** 200 evenly spaced confidences lo, lo + 1/512, …: dyadic, so shifted copies compare exactly. */
@@ -27,7 +31,7 @@ describe('drift query', () => {
     const label = (i: number) => ['a', 'b', 'c'][i % 3]!;
     await store.appendEvents(rows(T0 - HOUR, spread(0.5), 'v1', label));
     await store.appendEvents(rows(T0, spread(0.5), 'v1', label));
-    const r = await driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence', 'label'] });
+    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence', 'label'] });
     expect(r.reference).toMatchObject({ from: iso(T0 - HOUR), to: iso(T0) });
     const [conf, lab] = r.fields;
     // 200 reference rows ≤ 1000 → KS; identical samples: D = 0, p = 1.
@@ -43,7 +47,7 @@ describe('drift query', () => {
   it('detects confidence shifted down by 0.25', async () => {
     await store.appendEvents(rows(T0 - HOUR, spread(0.5), 'v1', () => 'a'));
     await store.appendEvents(rows(T0, spread(0.25), 'v1', () => 'a'));
-    const r = await driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence'] });
+    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence'] });
     const [conf] = r.fields;
     // Reference k/512 for k = 256..455, current k = 128..327: the shift is 128 steps, so the ECDFs
     // differ by at most 128/200 = 0.64 = D (n = m = 200: Kolmogorov p ≈ 2·e^(−2·100·0.64²) ≈ 1e-35).
@@ -61,20 +65,20 @@ describe('drift query', () => {
   it('compares one version with another over the same window', async () => {
     await store.appendEvents(rows(T0, spread(0.5), 'v1', (i) => (i < 100 ? 'a' : 'b')));
     await store.appendEvents(rows(T0, spread(0.25), 'v2', (i) => (i < 100 ? 'a' : 'b')));
-    const r = await driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), filters: { model_version: 'v2' }, reference: { kind: 'version', model_version: 'v1' }, fields: ['confidence', 'label'] });
+    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), filters: { model_version: 'v2' }, reference: { kind: 'version', model_version: 'v1' }, fields: ['confidence', 'label'] });
     expect(r.reference.filters).toEqual({ model_version: 'v1' });
     expect(r.fields[0]!.test.verdict).toBe('drift');
     // Two labels, same split 100/100 → z-test, z = 0, p = 1.
     expect(r.fields[1]!.test).toMatchObject({ method: 'z', statistic: 0, pValue: 1, verdict: 'no_drift' });
     // BH over the two p-values (tiny, 1): q of the larger stays 1.
     expect(r.fields[1]!.qValue).toBe(1);
-    await expect(driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'version', model_version: 'v1' } })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'filters.model_version' }] });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'version', model_version: 'v1' } })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'filters.model_version' }] });
   });
 
   it('says not_enough_data below the minimum sample size, for the test and PSI', async () => {
     await store.appendEvents(rows(T0 - HOUR, spread(0.5).slice(0, 10), 'v1', () => 'a'));
     await store.appendEvents(rows(T0, spread(0.25).slice(0, 10), 'v1', () => 'a'));
-    const r = await driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence', 'score'] });
+    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence', 'score'] });
     expect(r.fields[0]!.test).toMatchObject({ verdict: 'not_enough_data', nRef: 10, nCur: 10 });
     expect(r.fields[0]!.psi.verdict).toBe('not_enough_data');
     expect(r.fields[1]!.test).toMatchObject({ verdict: 'not_enough_data', nRef: 0, nCur: 0 });
@@ -82,9 +86,9 @@ describe('drift query', () => {
   });
 
   it('pinned reference windows and bad input', async () => {
-    await expect(driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0), to: iso(T0 - 1) } })).rejects.toMatchObject({ code: 'invalid_argument' });
-    await expect(driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['latency'] })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'fields.0' }] });
-    const r = await driftQuery(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0 - 3 * HOUR), to: iso(T0 - 2 * HOUR) } });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0), to: iso(T0 - 1) } })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['latency'] })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'fields.0' }] });
+    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0 - 3 * HOUR), to: iso(T0 - 2 * HOUR) } });
     expect(r.reference).toMatchObject({ from: iso(T0 - 3 * HOUR), to: iso(T0 - 2 * HOUR) });
   });
 

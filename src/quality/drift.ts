@@ -12,19 +12,13 @@
  * of each). Categorical values come from grouped row counts; above MAX_CATEGORICAL_ROWS per side
  * the counts are scaled down proportionally (shares kept) before the test.
  */
-import { z } from 'zod';
 import { benjaminiHochberg, driftTest, psi, psiNumeric } from '../analysis/index.ts';
 import type { DriftResult, PsiResult } from '../analysis/index.ts';
-import { FiltersSchema, InferlensError } from '../schema/index.ts';
-import type { Filters } from '../schema/index.ts';
-import { parseOrThrow, timeRange } from '../query/index.ts';
+import { InferlensError } from '../schema/index.ts';
+import type { DriftField, DriftRequest, Filters } from '../schema/index.ts';
 import type { QualityReads } from './reads.ts';
-import { rfc3339, specOf } from './reads.ts';
+import { specOf } from './reads.ts';
 
-export const NUMERIC_DRIFT_FIELDS = ['confidence', 'output_length', 'score'] as const;
-export const CATEGORICAL_DRIFT_FIELDS = ['label', 'finish_reason'] as const;
-export const DRIFT_FIELDS = [...NUMERIC_DRIFT_FIELDS, ...CATEGORICAL_DRIFT_FIELDS] as const;
-export type DriftField = (typeof DRIFT_FIELDS)[number];
 
 export const MAX_NUMERIC_ROWS = 20_000;
 export const STRATA = 20;
@@ -36,24 +30,6 @@ export const MAX_CATEGORICAL_ROWS = 200_000;
  * values below −2^51 are outside any confidence, length or score we expect.
  */
 const NOT_NULL_BOUND = -(2 ** 51) - 0.5;
-
-export const DriftQuerySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    filters: FiltersSchema.default({}),
-    reference: z
-      .discriminatedUnion('kind', [
-        z.object({ kind: z.literal('previous') }).strict(),
-        z.object({ kind: z.literal('window'), from: rfc3339, to: rfc3339 }).strict(),
-        z.object({ kind: z.literal('version'), model_version: z.string().min(1).max(256) }).strict(),
-      ])
-      .default({ kind: 'previous' }),
-    fields: z.array(z.enum(DRIFT_FIELDS)).min(1).max(DRIFT_FIELDS.length).default([...DRIFT_FIELDS]),
-    /** Fewest rows on each side for a verdict (default 30, as driftTest). */
-    min_samples: z.number().int().min(2).max(100_000).default(30),
-  })
-  .strict();
 
 interface Window {
   fromMs: number;
@@ -124,12 +100,12 @@ function guardedPsi(result: PsiResult, minSamples: number): PsiResult {
 }
 
 /** Resolves the reference window of a request. */
-export function referenceWindow(cur: Window, ref: z.infer<typeof DriftQuerySchema>['reference']): Window {
+export function referenceWindow(cur: Window, ref: DriftRequest['reference']): Window {
   switch (ref.kind) {
     case 'previous':
       return { fromMs: 2 * cur.fromMs - cur.toMs, toMs: cur.fromMs, filters: cur.filters };
     case 'window':
-      return { ...timeRange(ref.from, ref.to), filters: cur.filters };
+      return { fromMs: ref.fromMs, toMs: ref.toMs, filters: cur.filters };
     case 'version':
       if (cur.filters.model_version === undefined) {
         throw new InferlensError('invalid_argument', "filters.model_version: required with reference kind 'version' (the version to compare against the reference version)", {
@@ -141,9 +117,8 @@ export function referenceWindow(cur: Window, ref: z.infer<typeof DriftQuerySchem
 }
 
 /** Answers the drift request. */
-export async function driftQuery(reads: QualityReads, input: unknown): Promise<DriftReply> {
-  const o = parseOrThrow(DriftQuerySchema, input, 'drift request');
-  const cur: Window = { ...timeRange(o.from, o.to), filters: o.filters as Filters };
+export async function driftQuery(reads: QualityReads, o: DriftRequest): Promise<DriftReply> {
+  const cur: Window = { fromMs: o.fromMs, toMs: o.toMs, filters: o.filters as Filters };
   const ref = referenceWindow(cur, o.reference);
   const opts = { minSamples: o.min_samples };
   const fields: FieldDrift[] = [];

@@ -3,24 +3,10 @@
  * group and request-time bucket, from feedback joined to requests at query time, plus the count of
  * orphan feedback (rows whose request is not stored yet; they match once it arrives).
  */
-import { z } from 'zod';
-import { DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
-import type { Filters } from '../schema/index.ts';
-import { parseOrThrow, timeRange } from '../query/index.ts';
+import type { FeedbackQualityRequest, Filters } from '../schema/index.ts';
 import type { FeedbackStatsQuery, FeedbackStatsRow, QualityReads } from './reads.ts';
-import { STEP, isoBucket, rfc3339 } from './reads.ts';
+import { isoBucket } from './reads.ts';
 
-
-export const FeedbackQuerySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    filters: FiltersSchema.default({}),
-    group_by: z.array(z.enum([...DIMENSIONS, 'label'])).max(4).default([]),
-    step: STEP.optional(),
-    limit: z.number().int().min(1).max(10_000).default(10_000),
-  })
-  .strict();
 
 /** One group of the answer: the store row with the bucket as RFC 3339 and the group flattened. */
 export type FeedbackReplyRow = Omit<FeedbackStatsRow, 'bucketMs' | 'group'> & { bucket?: string } & Record<string, unknown>;
@@ -31,11 +17,9 @@ export interface FeedbackReply {
   orphans: number;
 }
 
-/** Validates the body, runs the join and flattens each group for the API. */
-export async function feedbackQuality(reads: QualityReads, input: unknown): Promise<FeedbackReply> {
-  const o = parseOrThrow(FeedbackQuerySchema, input, 'feedback quality request');
-  const stepMs = o.step ? parseDurationMs(o.step) : undefined;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+/** Runs the join and flattens each group for the API. */
+export async function feedbackQuality(reads: QualityReads, o: FeedbackQualityRequest): Promise<FeedbackReply> {
+  const { fromMs, toMs, stepMs } = o;
   const spec: FeedbackStatsQuery = { fromMs, toMs, filters: o.filters as Filters, groupBy: o.group_by, limit: o.limit };
   if (stepMs !== undefined) spec.stepMs = stepMs;
   const { rows, orphans } = await reads.feedbackStats(spec);

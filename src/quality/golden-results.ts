@@ -3,23 +3,10 @@
  * and which golden samples fail, from the probe events the runner recorded. Reads at most
  * MAX_PROBE_ROWS probe events, newest first (`truncated` says when there were more).
  */
-import { z } from 'zod';
-import { parseDurationMs } from '../schema/index.ts';
-import { parseOrThrow, timeRange } from '../query/index.ts';
-import { STEP, rfc3339 } from './reads.ts';
+import type { GoldenResultsRequest } from '../schema/index.ts';
 import type { QualityReads } from './reads.ts';
 
 export const MAX_PROBE_ROWS = 20_000;
-
-export const GoldenResultsQuerySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    set: z.string().min(1).max(64).optional(),
-    model: z.string().min(1).max(256).optional(),
-    step: STEP.optional(),
-  })
-  .strict();
 
 export interface PassCount {
   runs: number;
@@ -58,11 +45,9 @@ export interface GoldenResults {
 
 const rate = (c: { runs: number; passed: number }): number | null => (c.runs > 0 ? c.passed / c.runs : null);
 
-/** Answers the results request; `input` is the query string as an object. */
-export async function goldenResults(reads: QualityReads, input: unknown): Promise<GoldenResults> {
-  const o = parseOrThrow(GoldenResultsQuerySchema, input, 'golden results request');
-  const stepMs = o.step ? parseDurationMs(o.step) : undefined;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+/** Answers the results request (decoded from the query string). */
+export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest): Promise<GoldenResults> {
+  const { fromMs, toMs, stepMs } = o;
   const rows = await reads.events({
     fromMs,
     toMs,

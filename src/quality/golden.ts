@@ -21,8 +21,7 @@ import { Ajv } from 'ajv';
 import type { ValidateFunction } from 'ajv';
 import { parse as parseYaml } from 'yaml';
 import { z } from 'zod';
-import { InferlensError } from '../schema/index.ts';
-import { parseOrThrow } from '../query/index.ts';
+import { InferlensError, decode } from '../schema/index.ts';
 
 /**
  * Bounds on a golden set upload, checked before anything is kept (an unbounded set blocked the
@@ -204,7 +203,7 @@ export function compileChecker(checker: Checker, expected: unknown, path: string
 /** Validates and compiles a set; every problem is an invalid_argument with its field path. */
 export function compileGoldenSet(input: unknown): CompiledSet {
   checkGoldenBounds(input);
-  const def = parseOrThrow(GoldenSetSchema, input, 'golden set');
+  const def = decode(GoldenSetSchema, input, 'golden set');
   const samples = def.samples.map((s, i): CompiledSample => {
     const checker = s.checker ?? def.checker;
     const check = compileChecker(checker, s.expected, `samples.${i}.expected`);

@@ -10,6 +10,10 @@ import { ProbeTargetSchema, atPath, createProbeRunner, renderTemplate } from './
 import type { ProbeEventSink } from './probe-runner.ts';
 import type { QualityReads } from './reads.ts';
 import { MIN, T0, iso, readsOver } from './testing.ts';
+import { GoldenResultsRequestSchema, decode } from '../schema/index.ts';
+
+/** The route's path: decode the query string, then answer. */
+const results = async (reads: QualityReads, input: unknown) => goldenResults(reads, decode(GoldenResultsRequestSchema, input, 'golden results request'));
 
 /**
  * A model server on 127.0.0.1: /v1 classifies right (spam when the text says "win"), /v2 always
@@ -86,7 +90,7 @@ describe('probe runner', () => {
     expect(await reads.aggregate(spec)).toEqual([{ count: 0 }]);
     expect(await reads.aggregate({ ...spec, includeProbes: true })).toEqual([{ count: 6 }]);
 
-    const r = await goldenResults(reads, { from: iso(T0), to: iso(T0 + 60 * MIN), step: '1h' });
+    const r = await results(reads, { from: iso(T0), to: iso(T0 + 60 * MIN), step: '1h' });
     // v1 answers both right (2/2); v2 says ham for "win money now" (1/2); v3 errors (0/2).
     expect(r.versions.map((v) => [v.model_version, v.runs, v.passed, v.passRate, v.errors])).toEqual([
       ['v1', 2, 2, 1, 0],
@@ -100,7 +104,7 @@ describe('probe runner', () => {
       ['g2', 'v3', 1, 'HTTP 500'],
     ]);
     expect(r.truncated).toBe(false);
-    expect((await goldenResults(reads, { from: iso(T0), to: iso(T0 + 60 * MIN), set: 'nope' })).versions).toEqual([]);
+    expect((await results(reads, { from: iso(T0), to: iso(T0 + 60 * MIN), set: 'nope' })).versions).toEqual([]);
   });
 
   it('records a refused connection as an error event', async () => {

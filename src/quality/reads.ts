@@ -3,7 +3,6 @@
  * raw-event list, and the store's feedback join (its types are the shared contract in src/schema;
  * main.ts wires the store method in).
  */
-import { z } from 'zod';
 import { parseMeasure } from '../schema/index.ts';
 import type { FeedbackStatsRow, FeedbackStatsSpec as FeedbackStatsQuery, Filters, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import type { Queries } from '../query/index.ts';
@@ -44,8 +43,3 @@ function parseMeasureOrThrow(name: string): Measure {
 export function isoBucket(ms: number | undefined): { bucket?: string } {
   return ms === undefined ? {} : { bucket: new Date(ms).toISOString() };
 }
-
-/** An RFC 3339 timestamp in a request body or query string. */
-export const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-/** A time-bucket step such as 10s, 1m, 1h. */
-export const STEP = z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 10s, 1m, 1h' });

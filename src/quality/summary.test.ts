@@ -5,6 +5,11 @@ import type { QualityReads } from './reads.ts';
 import { qualitySummary } from './summary.ts';
 import { inferModelType } from './model-type.ts';
 import { MIN, T0, iso, lines, readsOver } from './testing.ts';
+import { QualitySummaryRequestSchema, decode } from '../schema/index.ts';
+import type { SummaryOptions } from './summary.ts';
+
+/** The route's path: decode the body, then answer. */
+const summary = async (reads: QualityReads, input: unknown, options?: SummaryOptions) => qualitySummary(reads, decode(QualitySummaryRequestSchema, input, 'quality summary request'), options);
 
 const CONF = [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95];
 
@@ -62,7 +67,7 @@ describe('quality summary', () => {
   });
 
   it('gives each model the measures of its type', async () => {
-    const r = await qualitySummary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN) }, { modelTypes: { rk: 'ranker' } });
+    const r = await summary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN) }, { modelTypes: { rk: 'ranker' } });
     expect(r.models.map((m) => [m.model, m.type, m.source])).toEqual([
       ['clf', 'classifier', 'inferred'],
       ['gen', 'generative', 'inferred'],
@@ -71,7 +76,7 @@ describe('quality summary', () => {
     const [clf, gen, rk] = r.models;
     expect(r.lowConfidence).toBe(0.6);
     // The server's cut-off is the default; the request may still name its own.
-    const strict = await qualitySummary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' } }, { lowConfidence: 0.9 });
+    const strict = await summary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' } }, { lowConfidence: 0.9 });
     expect(strict.lowConfidence).toBe(0.9);
     expect(Object.keys(strict.models[0]!.measures[0]!)).toContain('below_rate(confidence, 0.9)');
 
@@ -111,7 +116,7 @@ describe('quality summary', () => {
   });
 
   it('splits by version and time bucket', async () => {
-    const r = await qualitySummary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' }, group_by: ['model_version'], step: '10m' });
+    const r = await summary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' }, group_by: ['model_version'], step: '10m' });
     expect(r.models).toHaveLength(1);
     // v1 holds confidences 0.05..0.45 (all low), v2 0.55..0.95 (one low).
     expect(r.models[0]!.measures.map((m) => [m.bucket, m.model_version, m['below_rate(confidence, 0.6)']])).toEqual([
@@ -127,7 +132,7 @@ describe('quality summary', () => {
   });
 
   it('answers bad input with field paths', async () => {
-    await expect(qualitySummary(reads, { from: iso(T0), to: 'soon' })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'to' }] });
-    await expect(qualitySummary(reads, { from: iso(T0 + MIN), to: iso(T0) })).rejects.toMatchObject({ code: 'invalid_argument' });
+    await expect(summary(reads, { from: iso(T0), to: 'soon' })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'to' }] });
+    await expect(summary(reads, { from: iso(T0 + MIN), to: iso(T0) })).rejects.toMatchObject({ code: 'invalid_argument' });
   });
 });

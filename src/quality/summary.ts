@@ -8,31 +8,15 @@
  * - ranker: score quantiles, and click / conversion rate from joined feedback.
  * Everything is built from the query API's measures (src/schema/query.ts); nothing new is stored.
  */
-import { z } from 'zod';
 import { benjaminiHochberg, proportionTest } from '../analysis/index.ts';
-import { DEFAULT_LOW_CONFIDENCE, DIMENSIONS, FiltersSchema, parseDurationMs } from '../schema/index.ts';
-import type { Dimension, Filters, GroupKey, QueryRow } from '../schema/index.ts';
-import { parseOrThrow, timeRange } from '../query/index.ts';
+import { DEFAULT_LOW_CONFIDENCE } from '../schema/index.ts';
+import type { Dimension, Filters, GroupKey, QualitySummaryRequest, QueryRow } from '../schema/index.ts';
 import { flattenFeedbackRow } from './feedback.ts';
 import type { FeedbackReplyRow } from './feedback.ts';
 import { detectModelTypes } from './model-type.ts';
 import type { ModelType, ModelTypeInfo } from './model-type.ts';
 import type { QualityReads } from './reads.ts';
-import { STEP, rfc3339, specOf } from './reads.ts';
-
-export const SummarySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    filters: FiltersSchema.default({}),
-    group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
-    step: STEP.optional(),
-    /** Confidence below this counts as low (default: the server's `quality.lowConfidence`, 0.6). */
-    low_confidence: z.number().gt(0).lt(1).optional(),
-    /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
-    key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),
-  })
-  .strict();
+import { specOf } from './reads.ts';
 
 /** Upper edges of the confidence histogram's bins: [0, 0.1), [0.1, 0.2), …, [0.9, 1]. */
 export const CONFIDENCE_EDGES = [0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1] as const;
@@ -194,11 +178,9 @@ export function classShift(now: readonly QueryRow[], before: readonly QueryRow[]
 }
 
 /** Answers the summary request. */
-export async function qualitySummary(reads: QualityReads, input: unknown, options: SummaryOptions = {}): Promise<SummaryReply> {
-  const o = parseOrThrow(SummarySchema, input, 'quality summary request');
+export async function qualitySummary(reads: QualityReads, o: QualitySummaryRequest, options: SummaryOptions = {}): Promise<SummaryReply> {
+  const { fromMs, toMs, stepMs } = o;
   const lowConfidence = o.low_confidence ?? options.lowConfidence ?? DEFAULT_LOW_CONFIDENCE;
-  const stepMs = o.step ? parseDurationMs(o.step) : undefined;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
   const filters = o.filters as Filters;
   const dims: Dimension[] = o.group_by.filter((d) => d !== 'model');
   const models = await detectModelTypes(reads, fromMs, toMs, filters, options.modelTypes ?? {});

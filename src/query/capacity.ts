@@ -7,26 +7,11 @@
  * node's eight GPUs shows one at 96 % of its memory as 54 %. The slice's nodes come from its
  * requests, so a replica (or model, or tenant) filter still finds its host's CPU and memory.
  */
-import { z } from 'zod';
 import { spearman } from '../analysis/index.ts';
 import type { Correlation } from '../analysis/index.ts';
-import { FiltersSchema, parseDurationMs, parseMeasure } from '../schema/index.ts';
-import type { Filters, Measure, QuerySpec } from '../schema/index.ts';
-import type { ResourceRow, Store } from '../store/index.ts';
-import { parseOrThrow, timeRange } from './spec.ts';
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-
-export const CapacitySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    filters: FiltersSchema.default({}),
-    step: z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 30s, 1m' }).default('1m'),
-    /** A correlation counts when |ρ| ≥ this and p < 0.05. */
-    min_rho: z.number().gt(0).max(1).default(0.5),
-  })
-  .strict();
+import { parseMeasure } from '../schema/index.ts';
+import type { CapacityRequest, Filters, Measure, QuerySpec } from '../schema/index.ts';
+import type { ResourceRow, StoreReads } from '../store/index.ts';
 
 const REQUEST_SIGNALS = { p99_total_ms: 'p99(total_ms)', mean_queue_ms: 'mean(queue_ms)', qps: 'qps' } as const;
 const RESOURCE_METRICS = ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes', 'cpu_utilization_ratio', 'memory_used_bytes', 'memory_total_bytes'];
@@ -102,10 +87,8 @@ function resourceSignals(rows: ResourceRow[]): Map<number, Record<string, UnitRe
   return byBucket;
 }
 
-export async function capacity(store: Store, input: unknown): Promise<CapacityResult> {
-  const o = parseOrThrow(CapacitySchema, input, 'capacity request');
-  const stepMs = parseDurationMs(o.step)!;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+export async function capacity(store: StoreReads, o: CapacityRequest): Promise<CapacityResult> {
+  const { fromMs, toMs, stepMs } = o;
   const filters = o.filters as Filters;
   const spec: QuerySpec = {
     fromMs,

@@ -1,10 +1,10 @@
-/** Queries: validated specs → store reads → results, plus the runtime analyses. */
-/** Builds the query service over a Store. */
+/** Queries: typed specs → store reads → results, plus the runtime analyses. */
+/** Builds the query service over a Store's reads. */
 export { createQueries } from './queries.ts';
 export type { Queries } from './queries.ts';
 export type { QueryFn } from './runtime.ts';
-/** Validates a `POST /v1/query` body into a QuerySpec (throws invalid_argument with field paths). */
-export { toQuerySpec, parseOrThrow, timeRange } from './spec.ts';
+/** Throws invalid_argument unless from < to (for specs built in code). */
+export { checkRange } from './spec.ts';
 /** The typed reads alerting and reports use (no HTTP bodies), over a store. */
 export { typedReads } from './reads.ts';
 export type { TypedReads } from './reads.ts';

@@ -17,7 +17,7 @@ export interface TypedReads {
   resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
 }
 
-export function typedReads(store: Store): TypedReads {
+export function typedReads(store: Pick<Store, 'aggregate' | 'bucketCounts' | 'listEvents' | 'resources'>): TypedReads {
   return {
     aggregate: (spec) => store.aggregate(spec),
     bucketCounts: (spec) => store.bucketCounts(spec),

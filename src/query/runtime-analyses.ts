@@ -3,21 +3,13 @@
  * stage made the tail grow, whether a slice is saturating, the latency heatmap, the samples behind
  * a chart point, and resource series on the request buckets. Statistics come from src/analysis.
  */
-import { z } from 'zod';
 import { compareReplicas, compareTailComposition, detectSaturation, judgeStageShifts, logBuckets, rankSlices } from '../analysis/index.ts';
 import type { RankedSlice, SaturationResult, SlowReplica, StageShiftInput, TailCompositionComparison } from '../analysis/index.ts';
-import { DIMENSIONS, EVENT_FIELD_NAMES, FiltersSchema, LATENCY_FIELDS, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
-import type { Dimension, Filters, Measure, QuerySpec, StoredEvent } from '../schema/index.ts';
+import { STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
+import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, HistogramRequest, Measure, QuerySpec, ResourceQueryRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
-import type { Approximation, ResourceRow, Store } from '../store/index.ts';
+import type { Approximation, ResourceRow, StoreReads } from '../store/index.ts';
 import { answer } from './runtime.ts';
-import { parseOrThrow, timeRange } from './spec.ts';
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-const Window = { from: rfc3339, to: rfc3339, filters: FiltersSchema.default({}) };
-const step = z.string().regex(/^\d+(ms|s|m|h|d)$/, { error: 'expected a duration such as 10s, 1m, 1h' });
-/** Allow quantiles (and histogram counts) from the per-minute rollup; the reply's `approx` says if it answered. */
-const approx = z.boolean().default(false);
 
 function measures(names: string[]): QuerySpec['measures'] {
   return names.map((name) => ({ name, measure: parseMeasure(name) as Measure }));
@@ -28,32 +20,6 @@ function baseSpec(fromMs: number, toMs: number, filters: Filters, names: string[
 }
 
 // ---------- where errors (or slow requests) concentrate ----------
-
-export const ErrorSlicesSchema = z
-  .object({
-    ...Window,
-    dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
-    /** errors: error + timeout; slow: above threshold_ms; shed: rejected + rate-limited (turned away). */
-    kind: z.enum(['errors', 'slow', 'shed']).default('errors'),
-    /** The latency a slow request is judged on (kind slow); default total_ms. */
-    field: z.enum(LATENCY_FIELDS).default('total_ms'),
-    /**
-     * What counts as slow; default: the window's P95 of `field`. P95, not P99: a slow replica
-     * serving a third of the traffic fills the top 5 % (tens of requests in a few minutes) but
-     * only 1 % are above the P99, too few to tell it apart from the rest (measured on the demo:
-     * 8 of 283, q = 0.07).
-     */
-    threshold_ms: z.number().positive().optional(),
-    min_support: z.number().int().min(1).default(20),
-    pairs: z.boolean().default(true),
-    limit: z.number().int().min(1).max(500).default(50),
-    /**
-     * The slow threshold (the window's P95) may come from the rollup, and a window of more than
-     * SLICE_SAMPLE_ROWS rows is counted on a sample (reply: `sample`).
-     */
-    approx,
-  })
-  .strict();
 
 /**
  * Dimensions searched by default: 7 singles and 21 pairs. Node and service tier are left out
@@ -89,9 +55,8 @@ export interface ErrorSlicesResult {
   slices: RankedSlice[];
 }
 
-export async function errorSlices(store: Store, input: unknown): Promise<ErrorSlicesResult> {
-  const o = parseOrThrow(ErrorSlicesSchema, input, 'error localisation request');
-  const { fromMs, toMs } = timeRange(o.from, o.to);
+export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Promise<ErrorSlicesResult> {
+  const { fromMs, toMs } = o;
   const filters = o.filters as Filters;
   let thresholdMs: number | undefined;
   let approxUsed: Approximation | null = null;
@@ -141,16 +106,6 @@ export async function errorSlices(store: Store, input: unknown): Promise<ErrorSl
 
 // ---------- stage attribution ----------
 
-export const StagesSchema = z
-  .object({
-    ...Window,
-    /** The window to compare with; default: the same length just before. */
-    baseline: z.object({ from: rfc3339, to: rfc3339, filters: FiltersSchema.optional() }).strict().optional(),
-    q: z.number().gt(0).lt(1).default(0.99),
-    approx,
-  })
-  .strict();
-
 export interface StageShiftRow {
   stage: string;
   currentMs: number | null;
@@ -191,10 +146,9 @@ const TAIL_ROWS = 5_000;
 /** Most replicas compared (the busiest). */
 const MAX_REPLICAS = 200;
 
-export async function stageAttribution(store: Store, input: unknown): Promise<StagesResult> {
-  const o = parseOrThrow(StagesSchema, input, 'stage attribution request');
-  const cur = timeRange(o.from, o.to);
-  const base = o.baseline ? timeRange(o.baseline.from, o.baseline.to) : { fromMs: 2 * cur.fromMs - cur.toMs, toMs: cur.fromMs };
+export async function stageAttribution(store: StoreReads, o: StagesRequest): Promise<StagesResult> {
+  const cur = { fromMs: o.fromMs, toMs: o.toMs };
+  const base = o.baseline ? { fromMs: o.baseline.fromMs, toMs: o.baseline.toMs } : { fromMs: 2 * cur.fromMs - cur.toMs, toMs: cur.fromMs };
   const filters = o.filters as Filters;
   const baseFilters = (o.baseline?.filters ?? o.filters) as Filters;
   const qName = `p${Math.round(o.q * 1000) / 10}`.replace('.', '');
@@ -301,16 +255,6 @@ export async function stageAttribution(store: Store, input: unknown): Promise<St
 
 // ---------- saturation ----------
 
-export const SaturationSchema = z
-  .object({
-    ...Window,
-    step: step.default('1m'),
-    /** Length of the baseline read before `from`; default the window's length, at least 10 steps. */
-    baseline: step.optional(),
-    approx,
-  })
-  .strict();
-
 export interface SaturationAnswer extends SaturationResult {
   baselineWindow: { from: string; to: string };
   /** Per bucket, baseline first: offered and served rates, the shed share, queue time, P99. */
@@ -323,10 +267,8 @@ export interface SaturationAnswer extends SaturationResult {
  * just before it, so a window that starts at the onset still shows the step up. Throughput is the
  * served rate (offered minus rejected and rate-limited); the shed share is tested too.
  */
-export async function saturation(store: Store, input: unknown): Promise<SaturationAnswer> {
-  const o = parseOrThrow(SaturationSchema, input, 'saturation request');
-  const stepMs = parseDurationMs(o.step)!;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+export async function saturation(store: StoreReads, o: SaturationRequest): Promise<SaturationAnswer> {
+  const { fromMs, toMs, stepMs } = o;
   const baselineMs = o.baseline ? parseDurationMs(o.baseline)! : Math.max(toMs - fromMs, 10 * stepMs);
   // Whole steps before `from`, so the baseline's buckets line up with the window's.
   const baseFromMs = fromMs - Math.ceil(baselineMs / stepMs) * stepMs;
@@ -355,15 +297,11 @@ export async function saturation(store: Store, input: unknown): Promise<Saturati
 
 // ---------- latency heatmap ----------
 
-export const HistogramSchema = z.object({ ...Window, step: step.default('1m'), field: z.enum(LATENCY_FIELDS).default('total_ms'), approx }).strict();
-
 /** Log-spaced bucket bounds: 0.1 ms … 60 s, 10 per decade. */
 export const HEATMAP_BOUNDS_MS = logBuckets(0.1, 60_000, 10);
 
-export async function histogram(store: Store, input: unknown): Promise<{ field: string; bounds_ms: number[]; rows: { bucket: string; counts: number[] }[]; approx?: Approximation | null }> {
-  const o = parseOrThrow(HistogramSchema, input, 'histogram request');
-  const stepMs = parseDurationMs(o.step)!;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+export async function histogram(store: StoreReads, o: HistogramRequest): Promise<{ field: string; bounds_ms: number[]; rows: { bucket: string; counts: number[] }[]; approx?: Approximation | null }> {
+  const { fromMs, toMs, stepMs } = o;
   const hspec = { fromMs, toMs, stepMs, filters: o.filters as Filters, column: o.field, boundsMs: HEATMAP_BOUNDS_MS };
   const fromRollup = o.approx ? await store.approxHistogram(hspec) : null;
   const rows = fromRollup ?? (await store.histogram(hspec));
@@ -373,41 +311,16 @@ export async function histogram(store: Store, input: unknown): Promise<{ field: 
 
 // ---------- the events behind a chart point ----------
 
-export const EventSearchSchema = z
-  .object({
-    ...Window,
-    limit: z.number().int().min(1).max(1000).default(100),
-    columns: z.array(z.string().refine((c) => EVENT_FIELD_NAMES.has(c), { error: 'unknown event field' })).optional(),
-    min: z.object({ column: z.enum(LATENCY_FIELDS), value: z.number() }).strict().optional(),
-    order: z.enum(['ts_desc', 'ts_asc']).default('ts_desc'),
-  })
-  .strict();
-
-export async function searchEvents(store: Store, input: unknown): Promise<{ events: StoredEvent[] }> {
-  const o = parseOrThrow(EventSearchSchema, input, 'event search');
-  const { fromMs, toMs } = timeRange(o.from, o.to);
+export async function searchEvents(store: StoreReads, o: EventSearchRequest): Promise<{ events: StoredEvent[] }> {
+  const { fromMs, toMs } = o;
   const events = await store.listEvents({ fromMs, toMs, filters: o.filters as Filters, limit: o.limit, order: o.order, ...(o.columns ? { columns: o.columns } : {}), ...(o.min ? { minValue: o.min } : {}) });
   return { events };
 }
 
 // ---------- resources on the same buckets ----------
 
-const labelFilter = z.union([z.string(), z.array(z.string()).min(1).max(100)]);
-export const ResourceQuerySchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    step: step.default('1m'),
-    metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
-    filters: z.object({ node: labelFilter, replica: labelFilter, gpu: labelFilter, pool: labelFilter }).partial().strict().default({}),
-    group_by: z.array(z.enum(['node', 'replica', 'gpu', 'pool'])).max(4).default([]),
-  })
-  .strict();
-
-export async function resourceSeries(store: Store, input: unknown): Promise<{ rows: (Omit<ResourceRow, 'bucketMs'> & { bucket: string })[] }> {
-  const o = parseOrThrow(ResourceQuerySchema, input, 'resource query');
-  const stepMs = parseDurationMs(o.step)!;
-  const { fromMs, toMs } = timeRange(o.from, o.to, stepMs);
+export async function resourceSeries(store: StoreReads, o: ResourceQueryRequest): Promise<{ rows: (Omit<ResourceRow, 'bucketMs'> & { bucket: string })[] }> {
+  const { fromMs, toMs, stepMs } = o;
   const rows = await store.resources({ fromMs, toMs, stepMs, metrics: o.metrics, filters: o.filters, groupBy: o.group_by });
   return { rows: rows.map(({ bucketMs, ...r }) => ({ bucket: new Date(bucketMs).toISOString(), ...r })) };
 }

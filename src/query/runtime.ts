@@ -1,9 +1,8 @@
 /** Runtime queries: the aggregate query, request lookup, dimension values. */
-import { DIMENSIONS, InferlensError } from '../schema/index.ts';
+import { InferlensError } from '../schema/index.ts';
 import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import { ROLLUP_APPROXIMATION } from '../store/index.ts';
-import type { Approximation, Store, StoredSample } from '../store/index.ts';
-import { toQuerySpec } from './spec.ts';
+import type { Approximation, StoreReads, StoredSample } from '../store/index.ts';
 
 /** `(spec, at) => result`: the seam alerting, release and reports use. */
 export type QueryFn = (spec: QuerySpec) => Promise<QueryRow[]>;
@@ -17,7 +16,7 @@ export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
  * The aggregate, from the rollup when the spec allows it (`approx`) and the rollup can answer,
  * else exact. `approx` says which: the rollup's error bound, or null for exact.
  */
-export async function answer(store: Store, spec: QuerySpec): Promise<{ rows: QueryRow[]; approx: Approximation | null }> {
+export async function answer(store: StoreReads, spec: QuerySpec): Promise<{ rows: QueryRow[]; approx: Approximation | null }> {
   if (spec.approx) {
     const rows = await store.approxAggregate(spec);
     if (rows) return { rows, approx: ROLLUP_APPROXIMATION };
@@ -26,14 +25,12 @@ export async function answer(store: Store, spec: QuerySpec): Promise<{ rows: Que
 }
 
 /** `POST /v1/query`; the reply carries `approx` (null when exact) when the request allowed it. */
-export async function runQuery(store: Store, input: unknown): Promise<{ rows: QueryRow[]; approx?: Approximation | null }> {
-  const spec = toQuerySpec(input);
+export async function runQuery(store: StoreReads, spec: QuerySpec): Promise<{ rows: QueryRow[]; approx?: Approximation | null }> {
   const { rows, approx } = await answer(store, spec);
   return spec.approx ? { rows: withIsoBuckets(rows), approx } : { rows: withIsoBuckets(rows) };
 }
 
-export async function lookupRequest(store: Store, requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }> {
-  if (!requestId || requestId.length > 128) throw new InferlensError('invalid_argument', 'request id must be 1–128 characters');
+export async function lookupRequest(store: StoreReads, requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }> {
   const events = await store.getEvents(requestId);
   if (events.length === 0) throw new InferlensError('not_found', `no request with id "${requestId}" is stored (it may be older than the retention window)`);
   // Samples carry their event's ts: look in [first event, last event] (to exclusive, so + 1 ms).
@@ -42,9 +39,6 @@ export async function lookupRequest(store: Store, requestId: string): Promise<{ 
   return { events, samples };
 }
 
-export async function dimensionValues(store: Store, dimension: string, fromMs: number, toMs: number, limit = 200): Promise<string[]> {
-  if (!(DIMENSIONS as readonly string[]).includes(dimension)) {
-    throw new InferlensError('invalid_argument', `unknown dimension "${dimension}": expected one of ${DIMENSIONS.join(', ')}`);
-  }
-  return store.distinctValues(dimension as Dimension, fromMs, toMs, Math.min(Math.max(limit, 1), 1000));
+export async function dimensionValues(store: StoreReads, dimension: Dimension, fromMs: number, toMs: number, limit = 200): Promise<string[]> {
+  return store.distinctValues(dimension, fromMs, toMs, Math.min(Math.max(limit, 1), 1000));
 }

@@ -5,10 +5,18 @@ import { createQueries } from '../query/index.ts';
 import type { Queries } from '../query/index.ts';
 import { createDuckDBStore } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
-import { createComparer } from './comparer.ts';
+import { createComparer as createTypedComparer } from './comparer.ts';
+import type { ComparerOptions } from './comparer.ts';
 import type { CompareResult } from './comparer.ts';
 import { syntheticTraffic } from './synthetic-traffic.ts';
 import type { TrafficOptions } from './synthetic-traffic.ts';
+import { CompareRequestSchema, decode } from '../schema/index.ts';
+
+/** The comparer behind the route: decode the body, then compare. */
+function createComparer(q: Queries, options?: ComparerOptions) {
+  const c = createTypedComparer(q, options);
+  return { compare: async (input: unknown) => c.compare(decode(CompareRequestSchema, input, 'compare request')) };
+}
 
 const T0 = Date.parse('2026-01-01T00:00:00Z');
 const HOUR = 3_600_000;

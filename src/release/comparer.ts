@@ -5,8 +5,8 @@
  */
 import { jensenShannonDistance } from '../analysis/index.ts';
 import { LATENCY_FIELDS } from '../schema/index.ts';
-import type { Filters } from '../schema/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { CompareRequest, Filters } from '../schema/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import { toComparePlan } from './input.ts';
 import type { ComparePlan } from './input.ts';
 import { judge } from './judge.ts';
@@ -52,8 +52,8 @@ export interface CompareResult {
 }
 
 export interface Comparer {
-  /** Validates (invalid_argument with field paths) and compares; see src/release/README.md. */
-  compare(input: unknown): Promise<CompareResult>;
+  /** Plans (invalid_argument with field paths) and compares; see src/release/README.md. */
+  compare(request: CompareRequest): Promise<CompareResult>;
 }
 
 export interface ComparerOptions {
@@ -63,7 +63,10 @@ export interface ComparerOptions {
   hodgesLehmannMaxPerSide?: number;
 }
 
-export function createComparer(queries: Queries, options: ComparerOptions = {}): Comparer {
+/** The reads a comparison needs: the aggregate and bounded raw events (the query service or the typed reads). */
+export type ReleaseReads = Pick<TypedReads, 'aggregate' | 'events'>;
+
+export function createComparer(queries: ReleaseReads, options: ComparerOptions = {}): Comparer {
   return {
     async compare(input) {
       const plan = toComparePlan(input);

@@ -3,12 +3,12 @@
  * into promote / hold / rollback / not_enough_data with the evidence table behind it.
  * Rules and worked numbers: src/release/README.md.
  */
-/** Builds the comparer over the query service (`compare(input)` validates with zod). */
+/** Builds the comparer over the query service (`compare(request)` takes a decoded CompareRequest). */
 export { createComparer } from './comparer.ts';
-export type { Comparer, ComparerOptions, CompareResult, SideSummary } from './comparer.ts';
-/** The request body schema of `POST /v1/compare`, and its validated form. */
-export { CompareInputSchema, toComparePlan } from './input.ts';
-export type { CompareInput, ComparePlan, SideWindow } from './input.ts';
+export type { Comparer, ComparerOptions, CompareResult, ReleaseReads, SideSummary } from './comparer.ts';
+/** A decoded compare request → its plan (the checks its schema cannot say). */
+export { toComparePlan } from './input.ts';
+export type { ComparePlan, SideWindow } from './input.ts';
 /** Per-metric classification and the verdict from a list of measurements. */
 export { judge, classify } from './judge.ts';
 export type { Classification, Direction, EvidenceRow, Judgement, Verdict } from './judge.ts';

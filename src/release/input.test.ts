@@ -1,6 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { InferlensError } from '../schema/index.ts';
 import { toComparePlan } from './input.ts';
+import { CompareRequestSchema, decode } from '../schema/index.ts';
+
+/** The route's path: decode the body, then plan. */
+const plan = (input: unknown) => toComparePlan(decode(CompareRequestSchema, input, 'compare request'));
 
 const FROM = '2026-01-01T00:00:00Z';
 const TO = '2026-01-01T01:00:00Z';
@@ -8,7 +12,7 @@ const v = (version: string) => ({ filters: { model: 'm', model_version: version 
 
 function issuesOf(input: unknown): string[] {
   try {
-    toComparePlan(input);
+    plan(input);
   } catch (e) {
     expect(e).toBeInstanceOf(InferlensError);
     return (e as InferlensError).issues.map((i) => `${i.path}: ${i.message}`);
@@ -18,14 +22,14 @@ function issuesOf(input: unknown): string[] {
 
 describe('toComparePlan', () => {
   it('uses the top-level window for both sides and applies the tenant to both', () => {
-    const p = toComparePlan({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, tenant: ['a', 'b'] });
+    const p = plan({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, tenant: ['a', 'b'] });
     expect(p.baseline).toEqual({ fromMs: Date.parse(FROM), toMs: Date.parse(TO), filters: { model: 'm', model_version: 'v1', tenant: ['a', 'b'] } });
     expect(p.candidate.filters.tenant).toEqual(['a', 'b']);
     expect(p.tolerance.latencyRelative).toBe(0.05);
     expect(p.maxEventsPerSide).toBe(20_000);
   });
   it('takes offset windows per side (before/after)', () => {
-    const p = toComparePlan({ baseline: { ...v('v1'), from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, candidate: { ...v('v1'), from: '2026-01-02T00:00:00Z', to: '2026-01-03T00:00:00Z' } });
+    const p = plan({ baseline: { ...v('v1'), from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, candidate: { ...v('v1'), from: '2026-01-02T00:00:00Z', to: '2026-01-03T00:00:00Z' } });
     expect(p.candidate.fromMs - p.baseline.fromMs).toBe(86_400_000);
   });
   it('names every problem by field path', () => {
@@ -41,7 +45,7 @@ describe('toComparePlan', () => {
     expect(issuesOf({ baseline: { filters: { colour: 'red' } }, candidate: v('v2'), from: FROM, to: TO }).join()).toMatch(/baseline.filters/);
   });
   it('accepts families and metric names', () => {
-    const p = toComparePlan({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, metrics: ['rates', 'p99(exec_ms)'] });
+    const p = plan({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, metrics: ['rates', 'p99(exec_ms)'] });
     expect([...(p.metrics ?? [])]).toEqual(['rates', 'p99(exec_ms)']);
   });
 });

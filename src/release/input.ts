@@ -1,68 +1,15 @@
 /**
- * The `POST /v1/compare` body: zod shape, then the rules zod cannot say (each side needs a window,
- * the two sides must differ, the tenant is given once), resolved into a `ComparePlan` in epoch ms.
+ * A decoded `POST /v1/compare` request (`CompareRequestSchema`, src/schema) and the rules its
+ * schema cannot say (each side needs a window, the two sides must differ, the tenant is given
+ * once, metric names are in the catalog), resolved into a `ComparePlan` in epoch ms.
  */
-import { z } from 'zod';
-import { FiltersSchema, InferlensError } from '../schema/index.ts';
-import type { FieldIssue, Filters } from '../schema/index.ts';
-import { parseOrThrow, timeRange } from '../query/index.ts';
+import { InferlensError } from '../schema/index.ts';
+import type { CompareRequest, FieldIssue, Filters } from '../schema/index.ts';
 import { DEFAULT_TOLERANCE, METRIC_FAMILIES, isKnownMetric } from './metrics.ts';
 import type { MetricFamily, Tolerance } from './metrics.ts';
 
-/** Most raw rows read per side (the bound on `queries.events`). */
+/** Most raw rows read per side (the bound on `queries.events`; CompareRequestSchema's max). */
 export const MAX_EVENTS_PER_SIDE = 20_000;
-
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-
-const SideSchema = z
-  .object({
-    filters: FiltersSchema.default({}),
-    from: rfc3339.optional(),
-    to: rfc3339.optional(),
-  })
-  .strict();
-
-const fraction = z.number().min(0).max(1);
-
-const ToleranceSchema = z
-  .object({
-    latency_relative: fraction.optional(),
-    latency_min_ms: z.number().min(0).optional(),
-    error_rate_pp: z.number().min(0).max(100).optional(),
-    reject_rate_pp: z.number().min(0).max(100).optional(),
-    timeout_rate_pp: z.number().min(0).max(100).optional(),
-    accuracy_pp: z.number().min(0).max(100).optional(),
-    confidence_shift: fraction.optional(),
-  })
-  .strict();
-
-export const CompareInputSchema = z
-  .object({
-    baseline: SideSchema,
-    candidate: SideSchema,
-    from: rfc3339.optional(),
-    to: rfc3339.optional(),
-    tenant: z.union([z.string().min(1), z.array(z.string().min(1)).min(1).max(1000)]).optional(),
-    metrics: z
-      .array(z.string().refine((m) => (METRIC_FAMILIES as readonly string[]).includes(m) || isKnownMetric(m), {
-        error: `expected a family (${METRIC_FAMILIES.join(', ')}) or a metric name such as p99(total_ms), shift(exec_ms), error_rate`,
-      }))
-      .min(1)
-      .max(64)
-      .optional(),
-    tolerance: ToleranceSchema.default({}),
-    correction: z.enum(['bh', 'holm']).default('bh'),
-    min_requests: z.number().int().min(1).default(100),
-    min_rate_samples: z.number().int().min(1).default(30),
-    max_events_per_side: z.number().int().min(100).max(MAX_EVENTS_PER_SIDE).default(MAX_EVENTS_PER_SIDE),
-    thresholds: z
-      .object({ promote: z.number().min(0).max(100).default(75), rollback: z.number().min(0).max(100).default(50) })
-      .strict()
-      .default({ promote: 75, rollback: 50 }),
-  })
-  .strict();
-
-export type CompareInput = z.input<typeof CompareInputSchema>;
 
 /** One side of the comparison, resolved. */
 export interface SideWindow {
@@ -86,10 +33,18 @@ export interface ComparePlan {
   rollbackScore: number;
 }
 
-/** Validates a compare body; throws invalid_argument with every field problem listed. */
-export function toComparePlan(input: unknown): ComparePlan {
-  const raw = parseOrThrow(CompareInputSchema, input, 'compare request');
+/**
+ * Resolves a decoded compare request into a plan: each side needs a window (its own or the
+ * top-level one), the two sides must differ, the tenant is given once, metric names must be in
+ * the catalog. Throws invalid_argument with every problem listed.
+ */
+export function toComparePlan(raw: CompareRequest): ComparePlan {
   const issues: FieldIssue[] = [];
+  raw.metrics?.forEach((m, i) => {
+    if (!(METRIC_FAMILIES as readonly string[]).includes(m) && !isKnownMetric(m)) {
+      issues.push({ path: `metrics.${i}`, message: `expected a family (${METRIC_FAMILIES.join(', ')}) or a metric name such as p99(total_ms), shift(exec_ms), error_rate` });
+    }
+  });
   const side = (name: 'baseline' | 'candidate'): SideWindow | undefined => {
     const s = raw[name];
     const from = s.from ?? raw.from;
@@ -103,12 +58,11 @@ export function toComparePlan(input: unknown): ComparePlan {
       if (filters.tenant !== undefined) issues.push({ path: `${name}.filters.tenant`, message: 'given twice: also as the top-level tenant; give it once' });
       filters.tenant = raw.tenant;
     }
-    try {
-      return { ...timeRange(from, to), filters };
-    } catch (e) {
-      if (e instanceof InferlensError) for (const i of e.issues) issues.push({ path: `${name}.${i.path}`, message: i.message });
+    if (!(to > from)) {
+      issues.push({ path: `${name}.to`, message: 'must be after from' });
       return undefined;
     }
+    return { fromMs: from, toMs: to, filters };
   };
   const baseline = side('baseline');
   const candidate = side('candidate');

@@ -7,14 +7,14 @@
  */
 import { InferlensError, LATENCY_FIELDS, parseMeasure } from '../schema/index.ts';
 import type { FeedbackStats, FeedbackStatsSpec, LatencyField, Measure, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
-import type { Queries } from '../query/index.ts';
+import type { TypedReads } from '../query/index.ts';
 import type { SideWindow } from './input.ts';
 import { QUANTILE_OF } from './metrics.ts';
 
 /** Slices of the window when the raw rows are more than the bound. */
 export const STRATA = 10;
 
-type ListSpec = Parameters<Queries['events']>[0];
+type ListSpec = Parameters<TypedReads['events']>[0];
 
 /** Optional source of feedback hit rates: `{ hits, n }` over the side's requests with feedback. */
 export type FeedbackSource = (side: SideWindow) => Promise<{ hits: number; n: number } | null>;
@@ -90,7 +90,7 @@ export function goldenVerdict(e: StoredEvent): boolean | null {
 }
 
 /** Reads one side: one aggregate for user traffic, one for all rows, then the raw sample. */
-export async function readSide(queries: Queries, w: SideWindow, maxRows: number, feedback?: FeedbackSource): Promise<SideData> {
+export async function readSide(queries: Pick<TypedReads, 'aggregate' | 'events'>, w: SideWindow, maxRows: number, feedback?: FeedbackSource): Promise<SideData> {
   const spec = (names: readonly string[], includeProbes: boolean): QuerySpec => ({
     fromMs: w.fromMs,
     toMs: w.toMs,

@@ -9,6 +9,7 @@ export type ErrorCode =
   | 'permission_denied'
   | 'resource_exhausted'
   | 'payload_too_large'
+  | 'unsupported_media_type'
   | 'unavailable'
   | 'deadline_exceeded'
   | 'internal';
@@ -20,6 +21,7 @@ export const ERROR_CODES: readonly ErrorCode[] = [
   'permission_denied',
   'resource_exhausted',
   'payload_too_large',
+  'unsupported_media_type',
   'unavailable',
   'deadline_exceeded',
   'internal',

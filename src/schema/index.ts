@@ -20,8 +20,73 @@ export {
   tsMillis,
 } from './event.ts';
 export type { Status, ErrorType, Dimension, Stage, LatencyField, NumericField, FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
-export { QuerySpecSchema, FiltersSchema, TimeRangeSchema, FILTER_KEYS, GROUP_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure, parseDurationMs } from './query.ts';
-export type { QuerySpec, QuerySpecInput, QueryRow, Measure, Filters, FilterKey, GroupKey } from './query.ts';
+export { FiltersSchema, FILTER_KEYS, GROUP_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure } from './query.ts';
+export type { QuerySpec, QueryRow, Measure, Filters, FilterKey, GroupKey } from './query.ts';
+/** The one RFC 3339 parser and the one duration (step) parser. */
+export { parseRfc3339, parseDurationMs, daysInMonth, MIN_STEP_MS, MAX_STEP_MS } from './time.ts';
+/** Every request body and query string the HTTP API reads, decoded into typed specs. */
+export {
+  decode,
+  Rfc3339,
+  Step,
+  MAX_TIME_MS,
+  QueryRequestSchema,
+  EventSearchRequestSchema,
+  ErrorSlicesRequestSchema,
+  StagesRequestSchema,
+  SaturationRequestSchema,
+  HistogramRequestSchema,
+  ResourceQueryRequestSchema,
+  CapacityRequestSchema,
+  SampleSearchRequestSchema,
+  SAMPLE_REASONS,
+  SAMPLE_FILTER_KEYS,
+  QualitySummaryRequestSchema,
+  DriftRequestSchema,
+  DRIFT_FIELDS,
+  NUMERIC_DRIFT_FIELDS,
+  CATEGORICAL_DRIFT_FIELDS,
+  FeedbackQualityRequestSchema,
+  GoldenResultsRequestSchema,
+  CompareRequestSchema,
+  LabelsRequestSchema,
+  RequestIdSchema,
+  PathIdSchema,
+  AlertsRequestSchema,
+  SilenceRequestSchema,
+  ApproveRequestSchema,
+  RejectRequestSchema,
+  SessionRequestSchema,
+  AuditRequestSchema,
+} from './requests.ts';
+export type {
+  QueryRequestInput,
+  EventSearchRequest,
+  ErrorSlicesRequest,
+  StagesRequest,
+  SaturationRequest,
+  HistogramRequest,
+  ResourceQueryRequest,
+  CapacityRequest,
+  SampleSearchRequest,
+  SampleSearchInput,
+  SampleReason,
+  SampleFilterKey,
+  QualitySummaryRequest,
+  DriftRequest,
+  DriftField,
+  FeedbackQualityRequest,
+  GoldenResultsRequest,
+  CompareRequest,
+  CompareRequestInput,
+  LabelsRequest,
+  AlertsRequest,
+  SilenceRequest,
+  AuditRequest,
+} from './requests.ts';
+/** Principals, roles, what each role may do, and the read scope a principal carries. */
+export { ROLES, PERMISSIONS, ROLE_PERMISSIONS, roleAllows, unscoped, scopeOf, tenantAllowed, KeyRecordSchema } from './auth.ts';
+export type { Role, Permission, Principal, ReadScope, KeyRecord, KeyRecordInput } from './auth.ts';
 export { READ_RESOURCE_METRICS, ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';

@@ -1,6 +1,8 @@
 /**
- * The query spec of `POST /v1/query`: a required time range, filters on any dimension, group-by,
- * an optional step (time buckets) and a list of measures written as strings such as `p99(queue_ms)`.
+ * The query spec every aggregate read takes (decoded from `POST /v1/query` by `QueryRequestSchema`
+ * in requests.ts, or built by alerting, release and quality): a time range, filters on any
+ * dimension, group-by, an optional step (time buckets) and measures written as strings such as
+ * `p99(queue_ms)`, parsed here.
  */
 import { z } from 'zod';
 import { DIMENSIONS, ERROR_TYPES, NUMERIC_FIELDS, STATUSES } from './event.ts';
@@ -9,16 +11,6 @@ import type { ErrorType, NumericField, Status } from './event.ts';
 /** Longest range one query may cover, and most time buckets / groups it may return. */
 export const MAX_BUCKETS = 10_000;
 export const MAX_GROUPS = 10_000;
-
-const DURATION_RE = /^(\d+)(ms|s|m|h|d)$/;
-const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
-
-/** Parses `30s`, `1m`, `6h`, `7d` into milliseconds; undefined if malformed. */
-export function parseDurationMs(s: string): number | undefined {
-  const m = DURATION_RE.exec(s);
-  if (!m) return undefined;
-  return Number(m[1]) * UNIT_MS[m[2]!]!;
-}
 
 /** Quantile names and their q: p50 … p999 (= P99.9). */
 export const QUANTILES: Record<string, number> = { p50: 0.5, p75: 0.75, p90: 0.9, p95: 0.95, p99: 0.99, p999: 0.999 };
@@ -70,8 +62,7 @@ export function parseMeasure(s: string): Measure | string {
   return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>), n(empty|refused|format_ok)`;
 }
 
-const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
-const filterValue = z.union([z.string(), z.array(z.string()).min(1).max(1000)]);
+const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);
 
 /** Filter keys: every dimension, plus status, error_type and probe ('true' | 'false': golden-sample probes or user traffic). */
 export const FILTER_KEYS = [...DIMENSIONS, 'status', 'error_type', 'probe'] as const;
@@ -81,29 +72,7 @@ export type GroupKey = (typeof GROUP_KEYS)[number];
 export type FilterKey = (typeof FILTER_KEYS)[number];
 export type Filters = Partial<Record<FilterKey, string | string[]>>;
 
-export const TimeRangeSchema = z.object({ from: rfc3339, to: rfc3339 });
-
 export const FiltersSchema = z.partialRecord(z.enum(FILTER_KEYS), filterValue);
-
-export const QuerySpecSchema = z
-  .object({
-    from: rfc3339,
-    to: rfc3339,
-    filters: FiltersSchema.default({}),
-    group_by: z.array(z.enum(GROUP_KEYS)).max(4).default([]),
-    step: z.string().regex(DURATION_RE, { error: 'expected a duration such as 10s, 1m, 1h' }).optional(),
-    measures: z.array(z.string()).min(1).max(40),
-    include_probes: z.boolean().default(false),
-    limit: z.number().int().min(1).max(MAX_GROUPS).default(MAX_GROUPS),
-    /**
-     * Allow an answer from the per-minute rollup: quantiles within ~1 % (the reply's
-     * `approx.relative_error`), every other measure exact. Default false: exact quantiles.
-     */
-    approx: z.boolean().default(false),
-  })
-  .strict();
-
-export type QuerySpecInput = z.input<typeof QuerySpecSchema>;
 
 /** A validated query, with times in epoch ms and measures parsed. */
 export interface QuerySpec {

@@ -1,6 +1,7 @@
 /** Storage: the Store seam and its backends. SQL lives only below this folder. */
 export type {
   Store,
+  StoreReads,
   AppendResult,
   ListSpec,
   SliceCountSpec,
@@ -44,3 +45,5 @@ export type { Approximation, RollupLevel } from './rollup.ts';
 export { SKETCH_RELATIVE_ERROR, sketchIndex, sketchValue, sketchQuantile, sketchBoundIndex } from './log-sketch.ts';
 /** The same mapping at another resolution, and linear buckets: what `Store.bucketCounts` returns. */
 export { ZERO_INDEX, logBucketIndex, logBucketUpper, linearBucketIndex } from './log-sketch.ts';
+/** The read scope, applied in one place: the Store's reads limited to a caller's tenants. */
+export { scopeStore, scopeFilters } from './scoped-store.ts';

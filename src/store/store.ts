@@ -19,7 +19,7 @@
  *   full. Validation (src/schema) accepts only what the columns hold, so `invalid_argument` is a
  *   bug caught safely, not a path for ordinary bad input.
  */
-import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats } from '../schema/index.ts';
+import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats, SampleFilterKey, SampleReason } from '../schema/index.ts';
 
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
@@ -219,29 +219,18 @@ export interface Store {
   listSamples(spec: SampleListSpec): Promise<StoredSample[]>;
 }
 
+/** The reads of a Store: all that query/ needs, and what the read-scope decorator (`scopeStore`) wraps. */
+export type StoreReads = Pick<
+  Store,
+  'aggregate' | 'approxAggregate' | 'histogram' | 'approxHistogram' | 'bucketCounts' | 'sliceCounts' | 'listEvents' | 'getEvents' | 'resources' | 'distinctValues' | 'feedbackStats' | 'listSamples'
+>;
+
 /** The feedback join's contract lives in src/schema (quality reads it too). */
 export type { FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from '../schema/index.ts';
 
-/** Why a sample was kept (the capture policy's rules, in priority order). */
-export const SAMPLE_REASONS = [
-  'error',
-  'low_confidence',
-  'refused',
-  'empty',
-  'malformed',
-  'risk_tag',
-  'new_version',
-  'edge_input_long',
-  'edge_input_short',
-  'long_tail_tenant',
-  'baseline',
-] as const;
-export type SampleReason = (typeof SAMPLE_REASONS)[number];
-
-/** Dimensions and outcome fields a sample carries (and can be filtered by). */
-export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
-export type SampleFilterKey = (typeof SAMPLE_FILTER_KEYS)[number];
-
+/** Why a sample was kept, and what samples can be filtered by: request-schema constants (src/schema). */
+export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from '../schema/index.ts';
+export type { SampleReason, SampleFilterKey } from '../schema/index.ts';
 /** One captured request/response, as written. */
 export interface SampleRow {
   /** The request time, epoch ms. */

@@ -30,14 +30,36 @@ function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
 }
 
+/** Called with every 401 (the session ended or was never there): the shell shows the sign-in form. */
+let onUnauthenticated: (() => void) | null = null;
+export function whenUnauthenticated(fn: () => void): void {
+  onUnauthenticated = fn;
+}
+
+/** Where the session's CSRF token comes from (session.ts); kept as a hook to avoid an import cycle. */
+let csrfOf: () => string | null = () => null;
+export function useCsrfToken(fn: () => string | null): void {
+  csrfOf = fn;
+}
+
+/**
+ * One API call. Every change (POST, DELETE) goes as JSON with the session's CSRF token: the
+ * server refuses changes in any body a page on another origin could send (text/plain, forms).
+ */
 export async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, signal?: AbortSignal): Promise<unknown> {
-  const init: RequestInit = { method, headers: { accept: 'application/json' } };
+  const headers: Record<string, string> = { accept: 'application/json' };
+  const init: RequestInit = { method, headers, credentials: 'same-origin' };
   if (signal) init.signal = signal;
-  if (body !== undefined) {
-    init.body = JSON.stringify(body);
-    init.headers = { accept: 'application/json', 'content-type': 'application/json' };
+  if (method !== 'GET') {
+    const token = csrfOf();
+    if (token) headers['x-csrf-token'] = token;
+  }
+  if (body !== undefined || method === 'POST') {
+    init.body = JSON.stringify(body ?? {});
+    headers['content-type'] = 'application/json';
   }
   const res = await fetch(path, init);
+  if (res.status === 401 && path !== '/v1/session') onUnauthenticated?.();
   let json: unknown;
   try {
     json = await res.json();

@@ -4,11 +4,13 @@
  * a view's requests when the filters, window or view change.
  */
 import './style.css';
-import { labels } from './api.ts';
+import { ApiError, labels, whenUnauthenticated } from './api.ts';
 import { charts } from './charts/registry.ts';
 import { form, h, replace } from './dom.ts';
 import { fmtTime } from './format.ts';
 import { Drawer } from './samples.ts';
+import { describePrincipal, loadSession, signIn, signOut } from './session.ts';
+import type { SessionInfo } from './session.ts';
 import { FILTER_DIMS, FILTER_TITLES, REFRESH_CHOICES_S, RELATIVE_WINDOWS, VIEWS, VIEW_TITLES, apiFilters, parseState, resolveWindow, stateUrl } from './state.ts';
 import type { FilterDim, State, View } from './state.ts';
 import type { ViewContext, ViewFactory, ViewHandle } from './view.ts';
@@ -78,12 +80,29 @@ const requestForm = form(
   h('button', { type: 'submit' }, 'open'),
 );
 
+const who = h('span', { class: 'who', id: 'principal' });
+const signOutButton = h(
+  'button',
+  {
+    id: 'sign-out',
+    class: 'link',
+    on: {
+      click: () =>
+        void signOut()
+          .catch(() => undefined)
+          .then(() => location.reload()),
+    },
+  },
+  'sign out',
+);
+const account = h('span', { class: 'account' }, who, signOutButton);
+
 replace(
   document.getElementById('app')!,
-  h('header', { class: 'top' }, h('a', { class: 'brand', href: '/runtime' }, 'inferlens'), tabs, requestForm),
+  h('header', { class: 'top' }, h('a', { class: 'brand', href: '/runtime' }, 'inferlens'), tabs, requestForm, account),
   h(
     'div',
-    { class: 'filters' },
+    { class: 'filters', id: 'filters' },
     ...FILTER_DIMS.map((d) => h('label', null, h('span', null, FILTER_TITLES[d]), filterSelects[d])),
     h('label', null, h('span', null, 'Window'), windowSelect),
     absolute,
@@ -231,5 +250,65 @@ window.addEventListener('resize', () => {
   }, 150);
 });
 
-if (location.pathname === '/' || !(VIEWS as readonly string[]).includes(location.pathname.slice(1))) history.replaceState(null, '', stateUrl(state));
-void render();
+/** Shows who is signed in; sign-out only for a cookie session (a bearer key or an open server has none). */
+function showPrincipal(s: SessionInfo): void {
+  who.textContent = describePrincipal(s);
+  who.title = s.via === 'anonymous' ? 'This server has no API keys: it answers anyone on this machine.' : `key ${s.principal.id}`;
+  signOutButton.hidden = s.via !== 'session';
+  document.body.dataset['principal'] = s.principal.id;
+}
+
+/** The sign-in form: an API key is exchanged for an HttpOnly session cookie; the page never keeps the key. */
+function showSignIn(): void {
+  ctl?.abort();
+  if (timer) clearInterval(timer);
+  timer = null;
+  current?.handle.destroy();
+  current = null;
+  who.textContent = 'not signed in';
+  signOutButton.hidden = true;
+  document.getElementById('filters')!.hidden = true;
+  document.body.dataset['principal'] = '';
+  const key = h('input', { id: 'signin-key', type: 'password', placeholder: 'ilk_…', label: 'API key' });
+  const msg = h('p', { class: 'form-msg', id: 'signin-msg' });
+  replace(
+    content,
+    h(
+      'section',
+      { class: 'panel signin', data: { panel: 'signin', state: 'ready' } },
+      h('header', null, h('h3', null, 'Sign in')),
+      h('p', { class: 'panel-sub' }, 'This server needs an API key. Create one with ', h('code', null, 'inferlens keys create --role read'), ' (operate to silence and approve).'),
+      form(
+        'controls',
+        () => {
+          msg.textContent = '';
+          signIn(key.value.trim())
+            .then(() => location.reload())
+            .catch((e: unknown) => (msg.textContent = e instanceof ApiError ? e.message : String(e)));
+        },
+        h('label', null, 'API key ', key),
+        h('button', { type: 'submit', id: 'signin-submit' }, 'sign in'),
+      ),
+      msg,
+    ),
+  );
+  key.focus();
+}
+
+whenUnauthenticated(showSignIn);
+
+async function boot(): Promise<void> {
+  if (location.pathname === '/' || !(VIEWS as readonly string[]).includes(location.pathname.slice(1))) history.replaceState(null, '', stateUrl(state));
+  let session: SessionInfo | null;
+  try {
+    session = await loadSession();
+  } catch (e) {
+    replace(content, h('div', { class: 'error' }, `the server did not answer: ${(e as Error).message}`));
+    return;
+  }
+  if (!session) return showSignIn();
+  showPrincipal(session);
+  await render();
+}
+
+void boot();

@@ -9,7 +9,7 @@
  * hour. Worked: 20 steps of 15 s, flat at 0.40 then rising by 0.02 a step over the last 8 → S = 124,
  * p ≈ 6e-5, and the slope is read per hour; a load step (flat, jump, flat) gives p ≈ 0.04 only.
  */
-import { mannKendall, theilSen } from '../../analysis/index.ts';
+import { mannKendall, spearman, theilSen } from '../../analysis/index.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { ResourceCondition } from '../rule-schema.ts';
 import type { Labels } from '../labels.ts';
@@ -50,42 +50,79 @@ function reduce(rows: Row[], agg: ResourceCondition['agg']): number | null {
 
 const HOUR_MS = 3_600_000;
 
-/** Theil–Sen slope per hour of the step averages (÷ capacity), or null without a significant trend. */
-function trendPerHour(num: Row[], capacity: number, alpha: number): number | null {
-  const sorted = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
-  const t = sorted.map((r) => r.bucketMs / HOUR_MS);
-  const y = sorted.map((r) => r.avg / capacity);
+/** One step: time in hours, the level (÷ capacity), and the control metric's level when there is one. */
+interface Point {
+  t: number;
+  y: number;
+  x?: number;
+}
+
+/** The step averages as points, paired with the control metric's step averages when `ctl` is given. */
+function pointsOf(num: Row[], capacity: number, ctl?: Row[]): Point[] {
+  const x = new Map((ctl ?? []).map((r) => [r.bucketMs, r.avg]));
+  return [...num]
+    .sort((a, b) => a.bucketMs - b.bucketMs)
+    .map((r) => ({ t: r.bucketMs / HOUR_MS, y: r.avg / capacity, ...(x.has(r.bucketMs) ? { x: x.get(r.bucketMs)! } : {}) }));
+}
+
+/**
+ * The levels with the load's share taken out: y − β·x, β the Theil–Sen slope of y on the control
+ * x over the points given (robust to the leak's own points). Without a control, or a control that
+ * does not move, the levels themselves. Worked: memory 0.60 + 0.5·(util − 0.4): util 0.4 → 0.6 →
+ * memory 0.60 → 0.70, β = 0.5, residuals flat at 0.40; a leak adding 0.01 a step keeps rising.
+ */
+function deloaded(points: readonly Point[], beta: number): number[] {
+  return points.map((p) => p.y - beta * (p.x ?? 0));
+}
+
+/**
+ * β of the level on the control, when the control explains it (Spearman ρ ≥ 0.5 at p < 0.01); 0
+ * otherwise: with a flat load, the slope of a creeping level on the load's noise is noise itself.
+ */
+function loadBeta(points: readonly Point[]): number {
+  const paired = points.filter((p) => p.x !== undefined);
+  if (paired.length < 8 || paired.length < points.length * 0.8) return 0;
+  const x = paired.map((p) => p.x!);
+  const y = paired.map((p) => p.y);
+  const r = spearman(x, y);
+  if (!(r.r >= 0.5 && r.pValue < 0.01)) return 0;
+  const beta = theilSen(x, y).slope;
+  return Number.isFinite(beta) && beta > 0 ? beta : 0;
+}
+
+/** Theil–Sen slope per hour of the (deloaded) levels, or null without a significant trend (Mann–Kendall at alpha). */
+function trendPerHour(points: readonly Point[], alpha: number, beta = 0): number | null {
+  const y = deloaded(points, beta);
   if (y.length < 3 || mannKendall(y).pValue >= alpha) return null;
-  const slope = theilSen(t, y).slope;
+  const slope = theilSen(points.map((p) => p.t), y).slope;
   return Number.isFinite(slope) ? slope : null;
 }
 
 /**
- * Minutes until the level reaches `limit` at the lower 95 % bound of the Theil–Sen slope, from
- * the last step's level; null without a significant rise, or when the latter half of the window no
- * longer rises (a step with the load that is over: flat, jump, flat reads as a rise while the jump
- * is mid-window). Worked: 0.80 of the card at the last step, the slope's lower bound 0.30 of the
- * card per hour → (1 − 0.80) / 0.30 h = 40 minutes.
+ * Minutes until the level reaches `limit` at the lower 95 % bound of the Theil–Sen slope of the
+ * (deloaded) levels, from the last step's level; null without a significant rise, or when the
+ * latter half of the window no longer rises (a step with the load that is over: flat, jump, flat
+ * reads as a rise while the jump is mid-window). Worked: 0.80 of the card at the last step, the
+ * slope's lower bound 0.30 of the card per hour → (1 − 0.80) / 0.30 h = 40 minutes.
  */
-function minutesToLimit(num: Row[], capacity: number, alpha: number, limit: number): number | null {
-  if (trendPerHour(num, capacity, alpha) === null) return null;
-  // The slope's lower 95 % bound (Sen's interval): a rise that load alone could explain has a
-  // lower bound near zero and projects no limit; a leak's steady rise keeps it well above.
-  const sorted0 = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
-  const slope = theilSen(sorted0.map((r) => r.bucketMs / HOUR_MS), sorted0.map((r) => r.avg / capacity)).slopeLo;
+function minutesToLimit(points: readonly Point[], alpha: number, limit: number, beta: number): number | null {
+  if (trendPerHour(points, alpha, beta) === null) return null;
+  const y = deloaded(points, beta);
+  const t = points.map((p) => p.t);
+  // The slope's lower 95 % bound (Sen's interval): a rise that noise could explain has a lower bound
+  // near zero and projects no limit; a leak's steady rise keeps it well above.
+  const slope = theilSen(t, y).slopeLo;
   if (!(slope > 0)) return null;
-  const sorted = [...num].sort((a, b) => a.bucketMs - b.bucketMs);
-  const recent = sorted.slice(Math.floor(sorted.length / 2));
-  if (recent.length < 3 || !(theilSen(recent.map((r) => r.bucketMs / HOUR_MS), recent.map((r) => r.avg / capacity)).slope > 0)) return null;
-  const last = sorted[sorted.length - 1]!;
-  const level = last.avg / capacity;
+  const half = Math.floor(points.length / 2);
+  if (points.length - half < 3 || !(theilSen(t.slice(half), y.slice(half)).slope > 0)) return null;
+  const level = points[points.length - 1]!.y;
   return Math.max(0, ((limit - level) / slope) * 60);
 }
 
 export async function evalResource(c: ResourceCondition, ctx: ConditionContext): Promise<Observation[]> {
   const windowMs = durationMs(c.window);
   const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' || c.agg === 'time_to_limit' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
-  const metrics = c.divide_by ? [c.metric, c.divide_by] : [c.metric];
+  const metrics = [c.metric, ...(c.divide_by ? [c.divide_by] : []), ...(c.control ? [c.control] : [])];
   const rows = await ctx.reads.resources({
     fromMs: ctx.nowMs - windowMs,
     toMs: ctx.nowMs,
@@ -94,7 +131,7 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     filters: c.filters,
     groupBy: c.by,
   });
-  const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[] }>();
+  const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[]; ctl: Row[] }>();
   for (const r of rows) {
     const labels: Labels = {};
     for (const d of c.by) {
@@ -103,8 +140,8 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     }
     const key = sliceKey(labels, c.by);
     let s = slices.get(key);
-    if (!s) slices.set(key, (s = { labels, num: [], den: [] }));
-    (r.metric === c.metric ? s.num : s.den).push(r);
+    if (!s) slices.set(key, (s = { labels, num: [], den: [], ctl: [] }));
+    (r.metric === c.metric ? s.num : r.metric === c.control ? s.ctl : s.den).push(r);
   }
   const out: Observation[] = [];
   for (const s of slices.values()) {
@@ -112,12 +149,13 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     const den = c.divide_by ? reduce(s.den, 'max') : 1;
     if (den === null || den <= 0) continue;
     let value: number | null;
-    if (c.agg === 'trend') value = trendPerHour(s.num, den, c.alpha);
+    const points = pointsOf(s.num, den, c.control ? s.ctl : undefined);
+    const beta = c.control ? loadBeta(points) : 0;
+    if (c.agg === 'trend') value = trendPerHour(points, c.alpha, beta);
     else if (c.agg === 'time_to_limit') {
       // A fast creep shows over the last third of the window, a slow one over all of it: each of the
       // three nested windows ending now is tried at alpha / 3 (Bonferroni), the shortest time wins.
-      const sorted = [...s.num].sort((a, b) => a.bucketMs - b.bucketMs);
-      const ttl = [1, 2, 3].map((part) => minutesToLimit(sorted.slice(Math.floor((sorted.length * (3 - part)) / 3)), den, c.alpha / 3, c.limit)).filter((x): x is number => x !== null);
+      const ttl = [1, 2, 3].map((part) => minutesToLimit(points.slice(Math.floor((points.length * (3 - part)) / 3)), c.alpha / 3, c.limit, beta)).filter((x): x is number => x !== null);
       value = ttl.length > 0 ? Math.min(...ttl) : null;
     }
     else {

@@ -59,7 +59,13 @@ beforeAll(async () => {
     // GPU 0 creeps from 48 to 76 GiB of 80 (0.7 GiB a minute); GPU 1 wobbles around 40 GiB.
     samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: (48 + k * 0.2333) * GiB });
     samples.push({ ts, node: 'n1', gpu: '1', metric: 'gpu_memory_used_bytes', value: (40 + Math.sin(k) * 2) * GiB });
-    for (const gpu of ['0', '1']) samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_total_bytes', value: 80 * GiB });
+    for (const gpu of ['0', '1', '3']) samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_total_bytes', value: 80 * GiB });
+    // GPU 3's load ramps from 30 % to 90 % over the last 10 minutes and its memory follows (a KV
+    // cache: 40 GiB + 40 GiB × load, up to 76 GiB); GPU 0's load stays near 50 % while it creeps.
+    const ramp = ts >= NOW - 10 * MIN ? 0.3 + (0.6 * (ts - (NOW - 10 * MIN))) / (10 * MIN) : 0.3 + 0.02 * Math.sin(k);
+    samples.push({ ts, node: 'n1', gpu: '3', metric: 'gpu_utilization_ratio', value: ramp });
+    samples.push({ ts, node: 'n1', gpu: '3', metric: 'gpu_memory_used_bytes', value: (40 + 40 * ramp) * GiB });
+    samples.push({ ts, node: 'n1', gpu: '0', metric: 'gpu_utilization_ratio', value: 0.5 + 0.03 * Math.sin(k * 1.7) });
   }
   await store.appendResources(samples);
   series = createSeriesCache({ reads: typedReads(store) });
@@ -155,8 +161,17 @@ describe('latency_shift down (a confidence that drops)', () => {
 });
 
 describe('resource time_to_limit', () => {
+  it('a GPU whose memory follows its load up is no leak once the load is taken out', async () => {
+    const rule = { kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], op: '<', value: 60 };
+    expect((await run(rule)).obs.map((o) => o.labels)).toEqual([
+      { node: 'n1', gpu: '0' },
+      { node: 'n1', gpu: '3' },
+    ]);
+    expect((await run({ ...rule, control: 'gpu_utilization_ratio' })).obs.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
+  });
+
   it('minutes until a creeping GPU is full; a wobbling one has no trend', async () => {
-    const { obs } = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], op: '<', value: 60 });
+    const { obs } = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], filters: { gpu: ['0', '1'] }, op: '<', value: 60 });
     expect(obs.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
     // 0.2333 GiB every 15 s = 0.9333 GiB/min of 80 → 0.01167 of the card a minute. The last 30 s step
     // averages k = 118, 119 → 48 + 118.5·0.2333 = 75.65 GiB = 0.9456 → (1 − 0.9456) / 0.01167 = 4.7 min.

@@ -1,8 +1,11 @@
 /**
  * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
  * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
- * audit trail, approve and reject (dismiss, once the alert resolved) buttons, the loaded rules with their health and what they could judge
- * (`GET /v1/rules`), and a backtest of those rules over a past range (`./backtest.ts`).
+ * audit trail, approve and reject (dismiss, once the alert resolved) buttons, the loaded rules with
+ * their health and what they could judge (`GET /v1/rules`), a backtest of those rules over a past
+ * range (`./backtest.ts`), and the audit log of every change made through the API (`GET /v1/audit`:
+ * who, what, when, from where). The silencer, approver and rejecter are whoever is signed in: the
+ * server takes them from the session.
  */
 import { ApiError, call, field, num, records, str } from '../api.ts';
 import { form, h, replace } from '../dom.ts';
@@ -48,8 +51,9 @@ export function alertsView(root: HTMLElement): ViewHandle {
   const silences = new Panel('alerts-silences', 'Silences', 'a matching alert is not notified and proposes no action', true);
   const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
   const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
+  const audit = new Panel('alerts-audit', 'Audit log', 'every change made through the API: who, what, when, from where', true);
   const backtest = backtestPanel();
-  const all = [alerts, incidents, silences, actions, rules, backtest.panel];
+  const all = [alerts, incidents, silences, actions, rules, backtest.panel, audit];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   let last: ViewContext | null = null;
 
@@ -85,6 +89,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
       guard(silences, signal, 'GET /v1/silences', ALERTING_OFF, () => loadSilences(ctx)),
       guard(actions, signal, 'GET /v1/actions', ALERTING_OFF, () => loadActions(ctx)),
       guard(rules, signal, 'GET /v1/rules', ALERTING_OFF, () => loadRules(ctx)),
+      guard(audit, signal, 'GET /v1/audit', 'The audit log needs GET /v1/audit.', () => loadAudit(ctx)),
     ]);
     backtest.load(ctx);
   }
@@ -136,7 +141,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
       .filter(([, v]) => typeof v === 'string' && v !== '')
       .map(([k, v]) => `${k}=${quote(String(v))}`);
     try {
-      await call('POST', '/v1/silences', { matchers, duration_s: 3600, createdBy: 'dashboard', comment: `silenced from the dashboard: ${str(a['alertname']) ?? ''}` }, ctx.signal);
+      await call('POST', '/v1/silences', { matchers, duration_s: 3600, comment: `silenced from the dashboard: ${str(a['alertname']) ?? ''}` }, ctx.signal);
     } catch (e) {
       alerts.setMeta(`silence failed: ${(e as Error).message}`);
       return;
@@ -150,7 +155,6 @@ export function alertsView(root: HTMLElement): ViewHandle {
     const matchersIn = h('input', { id: 'silence-matchers', placeholder: 'alertname="LatencyP99Up", model="ranker"', label: 'matchers' });
     const duration = h('select', { id: 'silence-duration', label: 'duration' }, ...[['1h', 3600], ['4h', 14_400], ['1d', 86_400], ['7d', 604_800]].map(([t, s]) => h('option', { value: String(s) }, String(t))));
     const comment = h('input', { id: 'silence-comment', placeholder: 'why', label: 'comment' });
-    const by = h('input', { id: 'silence-by', value: 'dashboard', label: 'created by' });
     const msg = h('span', { class: 'form-msg', id: 'silence-msg' });
     const silenceForm = form(
       'controls',
@@ -160,14 +164,13 @@ export function alertsView(root: HTMLElement): ViewHandle {
           msg.textContent = 'give at least one matcher, e.g. alertname="LatencyP99Up"';
           return;
         }
-        call('POST', '/v1/silences', { matchers, duration_s: Number(duration.value), createdBy: by.value.trim() || 'dashboard', comment: comment.value }, signal)
+        call('POST', '/v1/silences', { matchers, duration_s: Number(duration.value), comment: comment.value }, signal)
           .then(reload)
           .catch((err: unknown) => (msg.textContent = err instanceof ApiError ? err.message : String(err)));
       },
       h('label', null, 'Matchers ', matchersIn),
       h('label', null, 'for ', duration),
       h('label', null, 'Comment ', comment),
-      h('label', null, 'By ', by),
       h('button', { type: 'submit', id: 'silence-create' }, 'create silence'),
       msg,
     );
@@ -242,8 +245,8 @@ export function alertsView(root: HTMLElement): ViewHandle {
             ? h(
                 'span',
                 { class: 'decide' },
-                h('button', { class: 'approve', data: { action: id }, on: { click: () => decide(id, 'approve', { by: 'dashboard' }) } }, 'approve'),
-                h('button', { class: 'reject', data: { action: id }, on: { click: () => decide(id, 'reject', { by: 'dashboard', reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) } }, isStale ? 'dismiss' : 'reject'),
+                h('button', { class: 'approve', data: { action: id }, on: { click: () => decide(id, 'approve', {}) } }, 'approve'),
+                h('button', { class: 'reject', data: { action: id }, on: { click: () => decide(id, 'reject', { reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) } }, isStale ? 'dismiss' : 'reject'),
               )
             : '',
           h('span', null, h('strong', null, str(r['action']) ?? ''), ' ', ...(typeof params === 'object' && params !== null ? Object.entries(params as Rec).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`)) : [])),
@@ -281,6 +284,33 @@ export function alertsView(root: HTMLElement): ViewHandle {
           h('span', { class: 'wrap' }, str(r['lastError']) ?? ''),
         ]),
         (i) => ({ rule: str(rows[i]!.r['alert']) ?? '' }),
+      ),
+    );
+  }
+
+  async function loadAudit(ctx: ViewContext): Promise<void> {
+    const data = await call('GET', '/v1/audit?limit=100', undefined, ctx.signal);
+    const rows = records(field(data, 'entries'));
+    audit.setMeta(`${rows.length} latest`);
+    if (rows.length === 0) return audit.empty('No changes recorded yet.');
+    const who = (r: Rec) => {
+      const p = r['principal'];
+      const tenants = field(p, 'tenants');
+      return `${str(field(p, 'name')) ?? '?'} · ${str(field(p, 'role')) ?? '?'}${Array.isArray(tenants) ? ` · ${tenants.join(', ')}` : ''}`;
+    };
+    audit.ready(
+      table(
+        ['when', 'who', 'what', 'target', 'details', 'from', 'via'],
+        rows.map((r) => [
+          when(r['ts']),
+          who(r),
+          h('strong', null, str(r['action']) ?? ''),
+          h('span', { class: 'wrap' }, str(r['target']) ?? ''),
+          h('span', { class: 'wrap' }, r['details'] === undefined ? '' : JSON.stringify(r['details']).slice(0, 300)),
+          `${str(r['remote']) ?? '?'}${str(r['user_agent']) ? ` · ${(str(r['user_agent']) ?? '').slice(0, 40)}` : ''}`,
+          str(r['via']) ?? '',
+        ]),
+        (i) => ({ audit: str(rows[i]!['action']) ?? '', principal: str(field(rows[i]!['principal'], 'id')) ?? '' }),
       ),
     );
   }
