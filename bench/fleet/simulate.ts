@@ -54,6 +54,7 @@ const HTTP: Record<ErrorType, number> = {
   bad_input: 400,
   internal: 500,
   dependency_timeout: 504,
+  dependency_error: 502,
   resource_exhausted: 503,
   replica_fault: 502,
   model_load: 503,
