@@ -1,6 +1,13 @@
 /**
  * Composition root: builds the components and starts them in order (store → pipeline → retention
  * → HTTP), stops them in reverse. Logic lives in the folders; this file only wires.
+ *
+ * Roles (`config.role`): all runs everything; ingest the receivers and the write path; query the
+ * reads, analyses and dashboard; alerting the rule evaluator, notifiers and probes. Ingest and
+ * query instances keep nothing of their own but caches, so any number of them run on one
+ * ClickHouse. A ClickHouse that cannot be reached at start leaves the server up and not ready
+ * (`/readyz` 503, writes 503 with Retry-After) while a background loop retries; a store that stops
+ * answering later turns /readyz to 503 until it answers again.
  */
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
@@ -18,7 +25,7 @@ import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, system
 import type { Alerting } from './alerting/index.ts';
 import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
 import type { Notifier } from './notify/index.ts';
-import { InferlensError } from './schema/index.ts';
+import { InferlensError, isInferlensError } from './schema/index.ts';
 import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
 import type { Scraper } from './ingest/index.ts';
@@ -29,8 +36,8 @@ import type { Pipeline, Retention } from './pipeline/index.ts';
 import { createQueries, typedReads } from './query/index.ts';
 import { createGoldenRegistry, createProbeRunner, parseGoldenYaml } from './quality/index.ts';
 import type { Queries, TypedReads } from './query/index.ts';
-import { createDuckDBStore, probeWritable, scopeStore } from './store/index.ts';
-import type { Store } from './store/index.ts';
+import { openStore, probeWritable, scopeStore } from './store/index.ts';
+import type { Store, StoreOptions } from './store/index.ts';
 
 export interface ServerOptions {
   logger?: Logger;
@@ -45,6 +52,8 @@ export interface ServerOptions {
   uiDir?: string;
   /** Start the host/GPU collectors and scrapers of the config (default true). */
   collectors?: boolean;
+  /** The store, opened by the caller, instead of the one the config names (tests put a fault injector in front). */
+  store?: Store;
 }
 
 /** The built dashboard, resolved from the package root (not the working directory; compiled code runs from dist/). */
@@ -61,16 +70,42 @@ export interface InferlensServer {
   store: Store;
   pipeline: Pipeline;
   queries: Queries;
-  retention: Retention;
+  /** Retention runs (DuckDB; ClickHouse drops old data by TTL). */
+  retention: Retention | undefined;
   alerting: Alerting | undefined;
   /** The scraper of the configured targets, when there are any (tests scrape on demand with it). */
   scraper: Scraper | undefined;
+  /** Whether the store answered at the last check (what /readyz reports). */
+  storeReady(): boolean;
   stop(deadlineMs?: number): Promise<void>;
 }
 
+/** The store a configuration asks for. */
+export function storeOptions(config: Config): StoreOptions {
+  const s = config.storage;
+  if (s.backend === 'duckdb') return { backend: 'duckdb', path: databasePath(config), memoryLimit: s.memoryLimit, ...(s.threads ? { threads: s.threads } : {}) };
+  const c = s.clickhouse;
+  return {
+    backend: 'clickhouse',
+    ...(c.url !== undefined ? { url: c.url } : {}),
+    ...(c.chdbPath !== undefined ? { chdbPath: c.chdbPath } : {}),
+    database: c.database,
+    username: c.username,
+    ...(c.password !== undefined ? { password: c.password } : {}),
+    ...(c.cluster !== undefined ? { cluster: c.cluster } : {}),
+    retentionDays: s.retentionDays,
+    insertQuorum: c.insertQuorum,
+    requestTimeoutMs: c.requestTimeoutMs,
+  };
+}
+
+/** How often readiness re-checks the store, and the longest wait between reconnection attempts. */
+const STORE_CHECK_MS = 10_000;
+const STORE_RETRY_MAX_MS = 30_000;
+
 /** Builds and starts inferlens with this configuration. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<InferlensServer> {
-  const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens' } });
+  const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens', role: config.role } });
   const registry = new Registry();
   // Node's standard process metrics under their standard names (process_cpu_seconds_total,
   // nodejs_heap_size_used_bytes, …), which the usual dashboards query. prom-client also exports the
@@ -79,6 +114,11 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   collectDefaultMetrics({ register: registry });
   for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const now = options.now ?? Date.now;
+  const role = config.role;
+  const ingests = role === 'all' || role === 'ingest';
+  const serves = role === 'all' || role === 'query';
+  const alerts = role === 'all' || role === 'alerting';
+  const duckdb = config.storage.backend === 'duckdb';
 
   // Who may call: hashed keys from the keys file and the config. Without any, the server is open
   // and stays on loopback unless told otherwise.
@@ -91,9 +131,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   }
   const dataDir = config.storage.dataDir === ':memory:' ? undefined : resolve(config.storage.dataDir);
 
-  const dbPath = databasePath(config);
-  const store = await createDuckDBStore({ path: dbPath, memoryLimit: config.storage.memoryLimit, threads: config.storage.threads });
-  await store.migrate();
+  const store = options.store ?? (await openStore(storeOptions(config)));
+  // The local folder the store writes, when there is one (DuckDB's file, chdb's folder): the
+  // pipeline checks it takes writes again after a full disk.
+  const localDir = duckdb ? (config.storage.dataDir === ':memory:' ? undefined : dirname(databasePath(config))) : config.storage.clickhouse.chdbPath;
   const pipeline = createPipeline({
     store,
     logger: logger.child({ component: 'pipeline' }),
@@ -104,15 +145,69 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     maxQueueRows: config.pipeline.maxQueueRows,
     maxQueueWaitMs: config.pipeline.maxQueueWaitMs,
     maxBatchRows: config.pipeline.maxBatchRows,
-    ...(dbPath === ':memory:' ? {} : { probeStorage: () => probeWritable(dirname(dbPath)) }),
+    ...(localDir === undefined ? {} : { probeStorage: () => probeWritable(localDir) }),
     capture: createCapturePolicy({ config: config.capture, lowConfidence: config.quality.lowConfidence, registry, now: options.now }),
   });
-  await pipeline.start();
-  const retention = createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now });
-  await retention.runOnce();
-  retention.start();
-  const rollup = createRollupMaintainer({ store, logger: logger.child({ component: 'rollup' }), intervalMs: config.storage.rollupIntervalMs, lagMs: config.storage.rollupLagMs, now: options.now });
-  rollup.start();
+
+  // The store is ready once migrated and the pipeline seeded; a ClickHouse that cannot be reached
+  // now is retried in the background instead of stopping the server.
+  let storeUp = false;
+  let prepared = false;
+  let stopping = false;
+  let retryTimer: NodeJS.Timeout | undefined;
+  async function prepareStore(): Promise<void> {
+    await store.migrate();
+    await pipeline.start();
+    prepared = true;
+    storeUp = true;
+  }
+  const storeLog = logger.child({ component: 'store' });
+  function retryPrepare(delayMs: number): void {
+    retryTimer = setTimeout(() => {
+      prepareStore().then(
+        () => storeLog.info('the store answers again: ready'),
+        (e: unknown) => {
+          if (!stopping) {
+            storeLog.warn({ err: (e as Error).message, retryInMs: Math.min(delayMs * 2, STORE_RETRY_MAX_MS) }, 'store still unreachable');
+            retryPrepare(Math.min(delayMs * 2, STORE_RETRY_MAX_MS));
+          }
+        },
+      );
+    }, delayMs);
+    retryTimer.unref();
+  }
+  try {
+    await prepareStore();
+  } catch (e) {
+    if (duckdb || !isInferlensError(e) || e.code !== 'unavailable') throw e;
+    storeLog.error({ err: e.message }, 'ClickHouse cannot be reached: serving with /readyz not ready and writes answered 503 until it can; retrying');
+    retryPrepare(1000);
+  }
+  // After start: a store that stops answering turns /readyz to 503 until it answers again.
+  const storeCheck = setInterval(() => {
+    if (!prepared) return;
+    store.ping().then(
+      () => {
+        if (!storeUp) storeLog.info('the store answers again: ready');
+        storeUp = true;
+      },
+      (e: unknown) => {
+        if (storeUp) storeLog.error({ err: (e as Error).message }, 'the store does not answer: not ready');
+        storeUp = false;
+      },
+    );
+  }, STORE_CHECK_MS);
+  storeCheck.unref();
+
+  // DuckDB deletes old rows and rolls minutes up itself; ClickHouse does both in the engine (TTL,
+  // materialized views).
+  const retention = duckdb ? createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now }) : undefined;
+  if (retention) {
+    await retention.runOnce();
+    retention.start();
+  }
+  const rollup = duckdb ? createRollupMaintainer({ store, logger: logger.child({ component: 'rollup' }), intervalMs: config.storage.rollupIntervalMs, lagMs: config.storage.rollupLagMs, now: options.now }) : undefined;
+  rollup?.start();
 
   const queries = createQueries(store);
 
@@ -123,10 +218,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   for (const problem of golden.problems) logger.warn({ problem }, 'a saved golden set was skipped');
   const probeSchedule = config.quality.probes;
   const probes =
-    probeSchedule.targets.length > 0
+    alerts && probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
+  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
 
   // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
   const readsCache = new Map<string, Reads>();
@@ -149,8 +244,9 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     modelTypes: config.quality.modelTypes,
     lowConfidence: config.quality.lowConfidence,
   });
+  // Scrapes write: an ingest instance runs them (and its targets page answers for them).
   const scraper =
-    options.collectors !== false && config.scrape.targets.length > 0
+    options.collectors !== false && ingests && config.scrape.targets.length > 0
       ? createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
   if (scraper) registerScrapeMetrics(registry, scraper);
@@ -165,26 +261,25 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     logger: logger.child({ component: 'api' }),
     registry,
     maxBodyBytes: config.server.maxBodyBytes,
-    ready: () => ready,
+    ready: () => ready && storeUp,
     notReadyReason: () => pipeline.writeFailure(),
     now,
+    core: { ingest: ingests, reads: serves },
     ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
+    // The reads, the rule backtest among them, are the query role's; the alert routes the alerting role's.
     routes: [
-      releaseRoutes(),
-      quality,
-      samplesRoutes(),
+      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
       ...(alerting ? [alertRoutes({ alerting })] : []),
-      backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
       ...(options.routes ?? []),
     ],
     ...(options.mounts ? { mounts: options.mounts } : {}),
     ...(scraper ? { scrapeTargets: () => scraper.stats() } : {}),
-    ...(options.ui === false && !options.uiDir ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
+    ...((options.ui === false && !options.uiDir) || !serves ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
   const pulls: { start(): void; stop(): unknown }[] = [];
-  if (options.collectors !== false) {
+  if (options.collectors !== false && ingests) {
     if (scraper) pulls.push(scraper);
     const c = config.collectors;
     if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
@@ -203,7 +298,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   probes?.start();
   alerting?.start();
   ready = true;
-  logger.info({ url, data: databasePath(config) }, 'inferlens listening');
+  logger.info({ url, role, store: duckdb ? databasePath(config) : (config.storage.clickhouse.url ?? `chdb:${config.storage.clickhouse.chdbPath}`), ready: storeUp }, 'inferlens listening');
 
   let stopped: Promise<void> | undefined;
   return {
@@ -218,9 +313,13 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     retention,
     alerting,
     scraper,
+    storeReady: () => storeUp,
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {
         ready = false;
+        stopping = true;
+        clearTimeout(retryTimer);
+        clearInterval(storeCheck);
         for (const p of pulls) await p.stop();
         await probes?.stop();
         await alerting?.stop(deadlineMs);
@@ -233,8 +332,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
           }, deadlineMs).unref();
         });
         await pipeline.stop(deadlineMs);
-        retention.stop();
-        await rollup.stop();
+        retention?.stop();
+        await rollup?.stop();
         await store.close();
         audit.close();
         logger.info('inferlens stopped');

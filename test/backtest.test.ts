@@ -140,8 +140,10 @@ describe('rules backtest', () => {
       expect(ahead.episodes).toEqual(live.episodes);
       expect(ahead.episodes).toEqual(local.episodes);
       // Three series (the version, by tenant, by replica): minute by minute a query each per tick
-      // and the warm-up's chunks (192 here); ahead, one per series per 30 minutes (21).
-      expect(ahead.stats.queries).toBeLessThan(live.stats.queries / 5);
+      // and the warm-up's chunks (192 here); ahead, one per series per 30 minutes (21). The spread
+      // checks of the slices decided are the same reads either way.
+      expect(live.stats.queries - ahead.stats.queries).toBe(192 - 21);
+      expect(ahead.stats.queries).toBeLessThan(live.stats.queries / 4);
     } finally {
       await store.close();
     }

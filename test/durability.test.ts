@@ -1,5 +1,6 @@
 // A reply of success means the rows are durable: kill -9 the real server mid-stream, restart it,
-// and find every acknowledged row.
+// and find every acknowledged row. On both stores: the DuckDB file, and ClickHouse (in-process
+// through chdb, the server's own folder).
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,9 +10,15 @@ import { serveProcess, waitExit } from './serve-process.ts';
 const dir = mkdtempSync(join(tmpdir(), 'inferlens-durability-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-describe('durability', () => {
+const BACKENDS: { name: string; env: Record<string, string> }[] = [
+  { name: 'duckdb', env: {} },
+  { name: 'clickhouse', env: { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: join(dir, 'chdb') } },
+];
+
+describe.each(BACKENDS)('durability on $name', ({ name, env }) => {
   it('keeps every acknowledged row across kill -9', async () => {
-    const first = await serveProcess(['--port', '0', '--data', dir, '--log-level', 'warn']);
+    const args = ['--port', '0', '--data', join(dir, name), '--log-level', 'warn'];
+    const first = await serveProcess(args, env);
     const now = Date.now();
     const acked: string[] = [];
     let killed = false;
@@ -41,7 +48,7 @@ describe('durability', () => {
     expect(killed).toBe(true);
     expect(acked.length).toBeGreaterThanOrEqual(12);
 
-    const second = await serveProcess(['--port', '0', '--data', dir, '--log-level', 'warn']);
+    const second = await serveProcess(args, env);
     try {
       const res = await fetch(`${second.url}/v1/query`, {
         method: 'POST',

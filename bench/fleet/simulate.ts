@@ -54,6 +54,7 @@ const HTTP: Record<ErrorType, number> = {
   bad_input: 400,
   internal: 500,
   dependency_timeout: 504,
+  dependency_error: 502,
   resource_exhausted: 503,
   replica_fault: 502,
   model_load: 503,
@@ -109,13 +110,16 @@ function nuisance(fleet: Fleet, seed: number, fromMs: number, toMs: number) {
       const r = stream(seed, STREAM.nuisance, mi, h);
       const modelMean = m.share;
       // Tenant bursts: each pair bursts ~0.15 times an hour, 1–6 minutes, ×2–5, capped so the
-      // burst adds at most 30 % of the model's mean load (normal bursts stay within capacity).
+      // burst adds at most 30 % of the mean load of the model — or, for a tenant pinned to a
+      // version, of that version, which alone serves it (normal bursts stay within capacity).
+      const pinnedShare = m.tenants.filter((t) => t.pinnedVersion === 2).reduce((a, t) => a + t.weight, 0);
       m.tenants.forEach((tm, pair) => {
         const n = poisson(r, 0.15);
+        const served = tm.pinnedVersion === 2 ? pinnedShare : 1;
         for (let i = 0; i < n; i++) {
           const fromMsB = h * HOUR + Math.floor(r() * HOUR);
           const durMs = Math.round(uniform(r, 1, 6) * MIN);
-          const cap = 1 + (0.3 * modelMean) / Math.max(1e-9, modelMean * tm.weight);
+          const cap = 1 + (0.3 * modelMean * served) / Math.max(1e-9, modelMean * tm.weight);
           bursts[mi]!.push({ pair, fromMs: fromMsB, toMs: fromMsB + durMs, mult: Math.min(lognormal(r, 3, 0.3), cap) });
         }
       });

@@ -17,7 +17,7 @@
  * `action: { type: scale_out }`. Durations are `30s`, `5m`, `6h`, `3d`.
  */
 import { z } from 'zod';
-import { FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, parseDurationMs } from '../schema/index.ts';
+import { FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, STATUSES, parseDurationMs } from '../schema/index.ts';
 import { LABEL_NAME_RE } from './labels.ts';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -77,7 +77,7 @@ export const SloBurnRateSchema = z
     /** SLO target, e.g. 0.999: error budget = 1 − objective. */
     objective: z.number().gt(0).lt(1),
     /** Error SLO (default): these statuses are bad. */
-    bad_statuses: z.array(z.enum(['error', 'timeout', 'rejected', 'rate_limited', 'aborted'])).min(1).default(['error', 'timeout']),
+    bad_statuses: z.array(z.enum(STATUSES.filter((x) => x !== 'ok'))).min(1).default(['error', 'timeout']),
     /** Latency SLO instead: a request slower than threshold_ms is bad. */
     latency: z.object({ field: z.enum(NUMERIC_FIELDS), threshold_ms: z.number().positive() }).strict().optional(),
     /** Default by severity: critical → 1h/5m 14.4× and 6h/30m 6×; otherwise 3d/6h 1×. */

@@ -109,4 +109,6 @@ export { bernoulliMixtureLogLR, rateAlternatives, rateShift, wilsonUpper, logMea
 export { multinomialShiftLogBF } from './sequential.ts';
 /** A p-value from sequential evidence by Ville's inequality and a union bound over change points. */
 export { evidencePValue, START_POINTS_PER_DAY } from './sequential.ts';
+/** Binomial upper tail, and whether an excess is spread in time or one burst (the blip check of the sequential detectors). */
+export { binomialUpperTail, spreadPValue } from './sequential.ts';
 export type { RateWindow, RateShift, RateShiftOptions } from './sequential.ts';

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './prng.ts';
-import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, dispersion, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, wilsonUpper } from './sequential.ts';
+import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, binomialUpperTail, dispersion, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, spreadPValue, wilsonUpper } from './sequential.ts';
 
 describe('bernoulliMixtureLogLR', () => {
   it('matches the hand-computed mixture of two alternatives', () => {
@@ -134,5 +134,46 @@ describe('evidencePValue', () => {
     expect(evidencePValue(0)).toBe(1);
     expect(evidencePValue(2)).toBe(1);
     expect(evidencePValue(10, 1)).toBeCloseTo(Math.exp(-10), 15);
+  });
+});
+
+/** P(X ≥ k) by summing the pmf from k to n (an independent route to the same number). */
+function tailBySum(k: number, n: number, p: number): number {
+  let logC = 0; // ln C(n, j), built up term by term
+  let sum = 0;
+  for (let j = 0; j <= n; j++) {
+    if (j > 0) logC += Math.log((n - j + 1) / j);
+    if (j >= k) sum += Math.exp(logC + j * Math.log(p) + (n - j) * Math.log(1 - p));
+  }
+  return sum;
+}
+
+describe('binomialUpperTail', () => {
+  it('matches the reference value and a direct sum of the pmf', () => {
+    // R: pbinom(4, 20, 0.1, lower.tail = FALSE) = 0.04317450
+    expect(binomialUpperTail(5, 20, 0.1)).toBeCloseTo(0.0431745, 6);
+    for (const [k, n, p] of [[5, 540, 0.02], [17, 540, 0.02], [1, 3, 0.5], [30, 100, 0.2]] as const) expect(binomialUpperTail(k, n, p)).toBeCloseTo(tailBySum(k, n, p), 9);
+    expect(binomialUpperTail(0, 10, 0.1)).toBe(1);
+    expect(binomialUpperTail(11, 10, 0.1)).toBe(0);
+  });
+});
+
+describe('spreadPValue', () => {
+  const n = Array<number>(12).fill(60);
+  it('takes the densest bins out: a burst leaves normal traffic outside', () => {
+    // Densest three: bins 2–4 (46 bad against 3.6 expected); outside, 5 of 540.
+    expect(spreadPValue(n, [1, 0, 20, 25, 1, 0, 1, 1, 0, 1, 0, 1], 0.02, 3)).toBeCloseTo(tailBySum(5, 540, 0.02), 9);
+    expect(spreadPValue(n, [1, 0, 20, 25, 1, 0, 1, 1, 0, 1, 0, 1], 0.02, 3)).toBeGreaterThan(0.9);
+  });
+  it('a change that lasts keeps its evidence outside the burst', () => {
+    const p = spreadPValue(n, [5, 5, 20, 25, 5, 5, 5, 5, 5, 5, 5, 5], 0.02, 3);
+    expect(p / tailBySum(45, 540, 0.02)).toBeCloseTo(1, 9);
+    expect(p).toBeLessThan(1e-14);
+  });
+  it('divides counts by the dispersion', () => {
+    expect(spreadPValue(n, [5, 5, 20, 25, 5, 5, 5, 5, 5, 5, 5, 5], 0.02, 3, 4)).toBeCloseTo(binomialUpperTail(45 / 4, 540 / 4, 0.02), 12);
+  });
+  it('fewer bins than the span: nothing is left outside', () => {
+    expect(spreadPValue([60, 60], [30, 30], 0.02, 3)).toBe(1);
   });
 });

@@ -65,6 +65,11 @@ export interface ApiOptions {
   /** Where state changes are recorded (default: memory only). */
   audit?: AuditLog;
   now?: () => number;
+  /**
+   * Which core routes this process serves (its role, main.ts): `ingest` the write routes, `reads`
+   * the queries, analyses, session and audit; health, readiness and metrics always. Default: both.
+   */
+  core?: { ingest: boolean; reads: boolean };
   /** Route groups mounted after the core routes (quality, release, samples, alerting). */
   routes?: readonly (readonly Route[])[];
   /** Raw mounts (tests): every route they add must also be declared in `routes` or createApi throws. */
@@ -285,7 +290,10 @@ export function createApi(o: ApiOptions): Api {
   }
 
   const deps = { keyring: o.keyring, sessions, audit, reads: o.reads, logger: o.logger, now };
-  const routes: Route[] = [...coreRoutes(o, sessions, audit, now), ...(o.routes ?? []).flat()];
+  // A route of another role is not registered at all: it answers 404.
+  const core = o.core ?? { ingest: true, reads: true };
+  const served = (r: Route) => (r.access === 'ingest' ? core.ingest : r.access === 'public' || r.access === 'metrics' ? !r.path.startsWith('/v1/') || core.reads : core.reads);
+  const routes: Route[] = [...coreRoutes(o, sessions, audit, now).filter(served), ...(o.routes ?? []).flat()];
   if (o.uiDir) routes.push(uiRoute(o.uiDir));
   const seen = new Set<string>();
   // Hono lists `*` as `/*`.

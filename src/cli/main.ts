@@ -26,20 +26,24 @@ const int = (name: string) => (v: string) => {
 
 const program = new Command('inferlens').description('Observability for model inference services').version('0.1.0');
 
+const ROLES = ['all', 'ingest', 'query', 'alerting'] as const;
+
 program
   .command('serve')
-  .description('run the inferlens server on the embedded DuckDB store')
+  .description('run the inferlens server (storage.backend: the embedded DuckDB file, or ClickHouse)')
   .option('-c, --config <file>', 'YAML configuration file')
   .option('-p, --port <n>', 'port to listen on (default 7070)', int('port'))
   .option('--host <addr>', 'address to bind (default 127.0.0.1); beyond loopback it needs API keys (inferlens keys create) or --insecure')
   .option('--insecure', 'listen beyond loopback without API keys: anyone who can reach the port can read everything and approve actions')
   .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
   .option('--retention-days <n>', 'delete data older than this', int('retention-days'))
+  .addOption(new Option('--role <role>', 'what this process runs: all, or ingest / query / alerting on a shared ClickHouse').choices(ROLES))
   .addOption(new Option('--log-level <level>', 'log level').choices(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']))
-  .action(async (o: { config?: string; port?: number; host?: string; insecure?: boolean; data?: string; retentionDays?: number; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
+  .action(async (o: { config?: string; port?: number; host?: string; insecure?: boolean; data?: string; retentionDays?: number; role?: (typeof ROLES)[number]; logLevel?: 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent' }) => {
     const flags: ConfigInput = {};
     if (o.port !== undefined || o.host !== undefined || o.insecure) flags.server = { ...(o.port !== undefined ? { port: o.port } : {}), ...(o.host ? { host: o.host } : {}), ...(o.insecure ? { insecure: true } : {}) };
     if (o.data !== undefined || o.retentionDays !== undefined) flags.storage = { ...(o.data ? { dataDir: o.data } : {}), ...(o.retentionDays !== undefined ? { retentionDays: o.retentionDays } : {}) };
+    if (o.role) flags.role = o.role;
     if (o.logLevel) flags.log = { level: o.logLevel };
     const [{ loadConfig }, { startServer }] = await Promise.all([import('../config/index.ts'), import('../main.ts')]);
     const config = loadConfig({ file: o.config, env: process.env, flags });
@@ -54,6 +58,29 @@ program
     };
     process.on('SIGINT', () => stop('SIGINT'));
     process.on('SIGTERM', () => stop('SIGTERM'));
+  });
+
+program
+  .command('migrate')
+  .description('create or upgrade the tables of the configured store (storage.backend); --print shows the DDL instead')
+  .option('-c, --config <file>', 'YAML configuration file')
+  .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
+  .option('--print', 'print every statement a migration of an empty store runs, and change nothing')
+  .action(async (o: { config?: string; data?: string; print?: boolean }) => {
+    const [{ loadConfig }, { storeOptions }, { migrationDdl, openStore }] = await Promise.all([import('../config/index.ts'), import('../main.ts'), import('../store/index.ts')]);
+    const config = loadConfig({ file: o.config, env: process.env, flags: o.data ? { storage: { dataDir: o.data } } : {} });
+    const options = storeOptions(config);
+    if (o.print) {
+      console.log(migrationDdl(options).map((s) => `${s.trim()};`).join('\n\n'));
+      return;
+    }
+    const store = await openStore(options);
+    try {
+      await store.migrate();
+    } finally {
+      await store.close();
+    }
+    console.log(`migrated the ${config.storage.backend} store`);
   });
 
 program

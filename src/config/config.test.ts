@@ -26,4 +26,14 @@ describe('loadConfig', () => {
       /INFERLENS_PORT: expected a number[\s\S]*storage.retentionDays[\s\S]*pipeline.cardinalityCap/,
     );
   });
+  it('takes ClickHouse from a file and the password only from the environment', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'role: ingest\nstorage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    cluster: prod\n');
+    const c = loadConfig({ file, env: { INFERLENS_CLICKHOUSE_PASSWORD: 'secret' } });
+    expect(c.role).toBe('ingest');
+    expect(c.storage.clickhouse).toMatchObject({ url: 'http://ch:8123', cluster: 'prod', database: 'inferlens', username: 'default', password: 'secret', insertQuorum: 'auto' });
+    writeFileSync(file, 'storage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    password: oops\n    database: "bad name"\n');
+    expect(() => loadConfig({ file })).toThrow(/password: set it in the environment[\s\S]*storage.clickhouse.database/);
+  });
 });

@@ -100,8 +100,9 @@ export const ConfigSchema = z
       .prefault({}),
     storage: z
       .object({
-        backend: z.enum(['duckdb']).default('duckdb'),
-        /** Folder for the database file; ':memory:' keeps everything in memory (tests). */
+        /** duckdb: one embedded file under dataDir; clickhouse: a server or cluster (storage.clickhouse). */
+        backend: z.enum(['duckdb', 'clickhouse']).default('duckdb'),
+        /** Folder for the database file (and local files); ':memory:' keeps everything in memory (tests). */
         dataDir: z.string().default('./data'),
         retentionDays: z.number().positive().max(3650).default(7),
         retentionCheckMs: z.number().int().min(1000).default(3_600_000),
@@ -110,9 +111,40 @@ export const ConfigSchema = z
         rollupLagMs: z.number().int().min(0).max(3_600_000).default(60_000),
         memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i).default('1GB'),
         threads: z.number().int().min(1).max(256).optional(),
+        /** The ClickHouse backend (docs/clickhouse.md): a server over HTTP, or chdb in-process for local use. */
+        clickhouse: z
+          .object({
+            /** HTTP(S) URL of a server, or of a load balancer in front of a cluster. */
+            url: httpUrl.optional(),
+            /** Instead of a URL: a folder for ClickHouse in-process (the chdb package; local use, tests). */
+            chdbPath: z.string().min(1).optional(),
+            database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'expected letters, digits and _' }).default('inferlens'),
+            username: z.string().min(1).default('default'),
+            /** Only from the environment: INFERLENS_CLICKHOUSE_PASSWORD. */
+            password: z.string().optional(),
+            /** Cluster name (remote_servers): replicated tables with Distributed ones in front (docs/clickhouse.md). */
+            cluster: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, { error: 'expected letters, digits, _ . and -' }).optional(),
+            /** On a cluster: replicas that must hold a part before an insert is acknowledged ('auto': a majority). */
+            insertQuorum: z.union([z.literal('auto'), z.number().int().min(1).max(16)]).default('auto'),
+            requestTimeoutMs: z.number().int().min(1000).max(600_000).default(30_000),
+          })
+          .strict()
+          .prefault({}),
       })
       .strict()
+      .superRefine((s, ctx) => {
+        if (s.backend !== 'clickhouse') return;
+        const { url, chdbPath } = s.clickhouse;
+        if ((url === undefined) === (chdbPath === undefined)) ctx.addIssue({ code: 'custom', path: ['clickhouse'], message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdbPath (in-process)' });
+        if (chdbPath !== undefined && s.clickhouse.cluster !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', 'cluster'], message: 'a cluster needs storage.clickhouse.url: the in-process engine is one node' });
+      })
       .prefault({}),
+    /**
+     * Which part of inferlens this process runs: all (default); ingest (receivers and the write
+     * path); query (reads, analyses, the dashboard); alerting (rule evaluation, notifications,
+     * probes). Every role but all needs storage.backend clickhouse, which they share.
+     */
+    role: z.enum(['all', 'ingest', 'query', 'alerting']).default('all'),
     pipeline: z
       .object({
         cardinalityCap: z.number().int().min(1).max(1_000_000).default(1000),
@@ -162,7 +194,10 @@ export const ConfigSchema = z
       .strict()
       .prefault({}),
   })
-  .strict();
+  .strict()
+  .superRefine((c, ctx) => {
+    if (c.role !== 'all' && c.storage.backend !== 'clickhouse') ctx.addIssue({ code: 'custom', path: ['role'], message: `role ${c.role} needs storage.backend clickhouse: a DuckDB file belongs to one process, so it runs as role all` });
+  });
 
 export type Config = z.infer<typeof ConfigSchema>;
 export type ConfigInput = z.input<typeof ConfigSchema>;
@@ -180,6 +215,14 @@ export const ENV_VARS: Record<string, { path: string[]; type: 'string' | 'number
   INFERLENS_LOG_LEVEL: { path: ['log', 'level'], type: 'string' },
   INFERLENS_ALERT_RULES: { path: ['alerting', 'ruleFiles'], type: 'list' },
   INFERLENS_ACTIONS_MODE: { path: ['alerting', 'actions', 'mode'], type: 'string' },
+  INFERLENS_ROLE: { path: ['role'], type: 'string' },
+  INFERLENS_STORAGE_BACKEND: { path: ['storage', 'backend'], type: 'string' },
+  INFERLENS_CLICKHOUSE_URL: { path: ['storage', 'clickhouse', 'url'], type: 'string' },
+  INFERLENS_CLICKHOUSE_CHDB_PATH: { path: ['storage', 'clickhouse', 'chdbPath'], type: 'string' },
+  INFERLENS_CLICKHOUSE_DATABASE: { path: ['storage', 'clickhouse', 'database'], type: 'string' },
+  INFERLENS_CLICKHOUSE_USER: { path: ['storage', 'clickhouse', 'username'], type: 'string' },
+  INFERLENS_CLICKHOUSE_PASSWORD: { path: ['storage', 'clickhouse', 'password'], type: 'string' },
+  INFERLENS_CLICKHOUSE_CLUSTER: { path: ['storage', 'clickhouse', 'cluster'], type: 'string' },
 };
 
 type Obj = Record<string, unknown>;
@@ -219,6 +262,8 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
       const doc = parseYaml(readFileSync(o.file, 'utf8')) as unknown;
       if (doc != null && (typeof doc !== 'object' || Array.isArray(doc))) problems.push(`${o.file}: expected a YAML mapping at the top`);
       else layered = merge(layered, (doc ?? {}) as Obj);
+      const storage = (doc as Obj | null)?.storage as Obj | undefined;
+      if ((storage?.clickhouse as Obj | undefined)?.password !== undefined) problems.push(`${o.file}: storage.clickhouse.password: set it in the environment (INFERLENS_CLICKHOUSE_PASSWORD), not in a file`);
     } catch (e) {
       problems.push(`${o.file}: ${(e as Error).message}`);
     }

@@ -17,14 +17,25 @@ import { EXPECTED_TIMESTAMP, ILL_FORMED_TEXT, TimestampSchema, isWellFormed, out
  */
 export const DEFAULT_LOW_CONFIDENCE = 0.6;
 
-export const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted'] as const;
+/**
+ * Append only: a status is stored as text in events and as a rollup column (`w_<status>`), so a new
+ * one needs a migration in every store backend (see src/store/duckdb/migrations.ts). `aborted`: the
+ * server stopped the request (engine abort, shutdown, preemption); `cancelled`: the caller did
+ * (disconnected or cancelled, HTTP 499; gRPC CANCELLED).
+ */
+export const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted', 'cancelled'] as const;
 export type Status = (typeof STATUSES)[number];
 
+/**
+ * Append only, like STATUSES. `dependency_timeout`: a dependency (feature store, vector DB, upstream
+ * model API) did not answer in time; `dependency_error`: it answered with a failure.
+ */
 export const ERROR_TYPES = [
   'model_load',
   'bad_input',
   'resource_exhausted',
   'dependency_timeout',
+  'dependency_error',
   'replica_fault',
   'internal',
   'other',
@@ -49,7 +60,11 @@ export type Dimension = (typeof DIMENSIONS)[number];
 /** Latency stages in milliseconds, in request order; `total_ms` is end to end. */
 export const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as const;
 export type Stage = (typeof STAGES)[number];
-export const LATENCY_FIELDS = [...STAGES, 'total_ms', 'ttft_ms', 'tpot_ms'] as const;
+/**
+ * Every latency field. Generative models add time to first token, time per output token and the
+ * prompt's prefill time (a part of `exec_ms`, so not a stage of its own: stages add up to the total).
+ */
+export const LATENCY_FIELDS = [...STAGES, 'total_ms', 'ttft_ms', 'tpot_ms', 'prefill_ms'] as const;
 export type LatencyField = (typeof LATENCY_FIELDS)[number];
 
 /** Numeric fields a query may aggregate (quantiles, mean, max, sum). */
@@ -59,6 +74,7 @@ export const NUMERIC_FIELDS = [
   'batch_tokens',
   'input_tokens',
   'output_tokens',
+  'cached_tokens',
   'confidence',
   'score',
   'output_length',
@@ -126,6 +142,7 @@ export const EVENT_FIELDS: readonly FieldSpec[] = [
   { name: 'http_status', kind: 'http_status', doc: 'HTTP status returned to the caller' },
   { name: 'input_tokens', kind: 'count', doc: 'prompt / input tokens' },
   { name: 'output_tokens', kind: 'count', doc: 'generated tokens' },
+  { name: 'cached_tokens', kind: 'count', doc: 'input tokens served from the prefix / KV cache (part of input_tokens)' },
   { name: 'label', kind: 'string', doc: 'predicted class (classifiers)' },
   { name: 'confidence', kind: 'unit', doc: 'confidence of the prediction, 0–1' },
   { name: 'score', kind: 'number', doc: 'ranker score or any model score' },
@@ -434,6 +451,7 @@ export interface EventInput {
   total_ms?: Opt<number>;
   ttft_ms?: Opt<number>;
   tpot_ms?: Opt<number>;
+  prefill_ms?: Opt<number>;
   batch_size?: Opt<number>;
   batch_tokens?: Opt<number>;
   status?: Opt<Status>;
@@ -441,6 +459,7 @@ export interface EventInput {
   http_status?: Opt<number>;
   input_tokens?: Opt<number>;
   output_tokens?: Opt<number>;
+  cached_tokens?: Opt<number>;
   label?: Opt<string>;
   confidence?: Opt<number>;
   score?: Opt<number>;

@@ -389,8 +389,9 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('rollup: answers equal the exact ones, quantiles within the sketch error, across rolled-up minutes and the raw tail', async () => {
       await store.appendEvents(rollupLines());
-      // Minutes 0–6 rolled up; 7–9 are the open tail, read raw.
-      expect(await store.maintainRollup(T0 + 7 * MIN + 30_000)).toEqual({ watermarkMs: T0 + 7 * MIN, minutes: 7 });
+      // Minutes 0–6 rolled up (a backend with a maintainer rolls them up now, one with materialized
+      // views already has); 7–9 are the open tail, read raw by a maintainer backend.
+      expect((await store.maintainRollup(T0 + 7 * MIN + 30_000)).watermarkMs).toBe(T0 + 7 * MIN);
       const measures = ['count', 'n', 'qps', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'p999(total_ms)', 'max(total_ms)', 'min(total_ms)', 'mean(queue_ms)', 'sum(queue_ms)', 'n(queue_ms)', 'p99(queue_ms)', 'mean(batch_size)', 'max(batch_size)'];
       const specs = [
         spec(measures),
@@ -405,9 +406,8 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       for (const s of specs) expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
     });
 
-    test('rollup: null when it cannot answer (other dimensions, unaligned buckets, measures it does not keep, nothing rolled up)', async () => {
+    test('rollup: null when it cannot answer (other dimensions, unaligned buckets, measures it does not keep)', async () => {
       await store.appendEvents(rollupLines());
-      expect(await store.approxAggregate(spec(['count']))).toBeNull();
       await store.maintainRollup(T0 + 10 * MIN);
       expect(await store.approxAggregate(spec(['count']))).not.toBeNull();
       expect(await store.approxAggregate(spec(['count'], { filters: { tenant: 'a' } }))).toBeNull();

@@ -30,6 +30,13 @@ export type {
 export { resourceLabelOf } from './store.ts';
 /** Why a sample was kept, and what samples can be filtered by. */
 export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from './store.ts';
+/** Opens the configured backend; the DDL its migrations run (`inferlens migrate --print`). */
+export { openStore, migrationDdl } from './open.ts';
+export type { StoreOptions } from './open.ts';
+/** The ClickHouse backend (scale-out): over HTTP, or in-process through chdb. */
+export { createClickHouseStore } from './clickhouse/clickhouse-store.ts';
+export type { ClickHouseStoreOptions } from './clickhouse/clickhouse-store.ts';
+export { openChdbConnection } from './clickhouse/chdb.ts';
 /** What a failed write means (row refused vs storage failure), the disk-full message, and a check that the data disk takes writes. */
 export { storeWriteError, isDiskFull, driverMessage, DISK_FULL_MESSAGE } from './write-errors.ts';
 export { probeWritable } from './probe.ts';

@@ -24,7 +24,7 @@
  * `SKETCH_RELATIVE_ERROR` (relative) of the exact type-7 quantile.
  */
 import { ERROR_TYPES, LATENCY_FIELDS, STATUSES } from '../schema/index.ts';
-import type { Dimension, Measure, QuerySpec } from '../schema/index.ts';
+import type { Dimension, LatencyField, Measure, QuerySpec } from '../schema/index.ts';
 import { SKETCH_RELATIVE_ERROR } from './log-sketch.ts';
 
 export interface RollupLevel {
@@ -38,8 +38,25 @@ export const ROLLUP_LEVELS: readonly RollupLevel[] = [
   { name: 'all', dims: [] },
 ];
 
-/** Latency fields with a histogram; the position is the stored field code (append only). */
-export const SKETCH_FIELDS = LATENCY_FIELDS;
+/**
+ * The code each latency field's sketch is stored under (DuckDB's `rollup_1m_*_sketch.field`).
+ * Stored data: a code is never changed or reused, a new latency field takes the next one
+ * (`rollup.test.ts` pins every code). Typed over every latency field, so a new one without a code
+ * does not compile.
+ */
+export const SKETCH_FIELD_CODES: Readonly<Record<LatencyField, number>> = {
+  ingress_ms: 0,
+  queue_ms: 1,
+  batch_ms: 2,
+  exec_ms: 3,
+  post_ms: 4,
+  total_ms: 5,
+  ttft_ms: 6,
+  tpot_ms: 7,
+  prefill_ms: 8,
+};
+/** Latency fields with a sketch. */
+export const SKETCH_FIELDS: readonly LatencyField[] = LATENCY_FIELDS;
 /** Fields with n, Σ, min and max per minute. */
 export const STAT_FIELDS = [...LATENCY_FIELDS, 'batch_size', 'input_tokens', 'output_tokens'] as const;
 export const ROLLUP_STATUSES = STATUSES;

@@ -178,6 +178,8 @@ export interface StoreStats {
 export interface Store {
   /** Creates or upgrades tables; safe to call on every start. */
   migrate(): Promise<void>;
+  /** Resolves when the store answers a query now; throws `unavailable` (with what to check) when not. */
+  ping(): Promise<void>;
   /**
    * `hint`, when given, must bound every row's ts (epoch ms): the duplicate check then reads only
    * that range of stored rows.

@@ -119,7 +119,7 @@ const FAILURES = [
   ['error', 'bad_input', 401],
   ['error', 'bad_input', 404],
   ['error', 'bad_input', 400],
-  ['aborted', null, null],
+  ['cancelled', null, null],
   ['timeout', null, null],
 ];
 

@@ -52,6 +52,7 @@ export const COLORS: Record<string, string> = {
   rate_limited: '#c9a227',
   timeout: '#8c4fd1',
   aborted: '#7a8899',
+  cancelled: '#b4a7d6',
   ingress_ms: '#6fa8dc',
   queue_ms: '#e69138',
   batch_ms: '#c27ba0',

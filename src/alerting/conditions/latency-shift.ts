@@ -14,14 +14,16 @@
  * `min_slowdown`. With several fields, each is tested and named in a `field` label.
  */
 import type { RateWindow } from '../../analysis/index.ts';
+import { MAX_BUCKETS } from '../../schema/index.ts';
 import type { NumericField } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
+import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Windows up to this long share the reference that ends this long ago. */
@@ -82,6 +84,24 @@ export function quantileBucket(h: Map<number, number>, q: number): { index: numb
   return { index: keys[keys.length - 1]!, total, above: 0 };
 }
 
+/** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
+export const MIN_TAIL_REQUESTS = 10;
+
+/**
+ * The reference's threshold bucket at quantile q — or, when the reference is too thin to hold
+ * MIN_TAIL_REQUESTS above its q-quantile, at the highest quantile it can estimate, 1 − 10 / total
+ * (not below the median). A P99 of 60 requests is their maximum, and the share of new requests
+ * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
+ * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
+ */
+export function referenceBucket(h: Map<number, number>, q: number): ({ index: number; total: number; above: number; q: number }) | null {
+  let total = 0;
+  for (const v of h.values()) total += v;
+  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const b = quantileBucket(h, qe);
+  return b ? { ...b, q: qe } : null;
+}
+
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const fields: NumericField[] = Array.isArray(c.field) ? c.field : [c.field];
   // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
@@ -92,6 +112,15 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   // up, reference / current down.
   const valueOf0 = (i: number) => ('width' in buckets ? (i + 0.5) * buckets.width : 10 ** (i / buckets.perDecade));
   const valueOf = (i: number) => (sign === 1 ? valueOf0(i) : 1 / Math.max(1e-9, valueOf0(i)));
+  // The value that separates "above" from the rest for a threshold index (mirrored when down), as a
+  // below_rate cut (rows < cut): up, above = n − below(upper bound of the bucket); down, the rows
+  // below the threshold bucket's lower bound.
+  const cutOf = (th: number) => {
+    const i = sign * th;
+    const lower = (j: number) => ('width' in buckets ? j * buckets.width : 10 ** ((j - 1) / buckets.perDecade));
+    return sign === 1 ? lower(i + 1) : lower(i);
+  };
+  const cuts = new Map<Tested, { field: NumericField; cut: number }>();
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
@@ -126,20 +155,22 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
         const windows: RateWindow[] = [];
         const thresholds: number[] = [];
+        const quantiles: number[] = [];
         // No request in the horizon: nothing to judge.
         if (countRange(h, axis.bins - H, axis.bins, Infinity).n === 0) continue;
         // The reference of a window ends where the window starts, except that windows up to 13 minutes
         // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
         // read once instead of once per short window).
-        const qbs = new Map<number, ReturnType<typeof quantileBucket>>();
+        const qbs = new Map<number, ReturnType<typeof referenceBucket>>();
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
             const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined);
-            qbs.set(anchor, refHist ? quantileBucket(refHist, c.quantile) : null);
+            qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
           }
           const qb = qbs.get(anchor)!;
           thresholds.push(qb?.index ?? NaN);
+          quantiles.push(qb?.q ?? NaN);
           if (!qb) {
             windows.push({ n: 0, k: 0, pRef: NaN, nRef: 0 });
             continue;
@@ -164,7 +195,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         // The current q-quantile over the reference's, on the best window only.
         const cur = new Map<number, number>();
         addRange(h, axis.bins - axis.windows[e.window]!, axis.bins, cur);
-        const cq = quantileBucket(cur, c.quantile);
+        const cq = quantileBucket(cur, quantiles[e.window]!);
         const ratio = cq ? valueOf(sign * cq.index) / valueOf(sign * thresholds[e.window]!) : NaN;
         if (!(ratio >= c.min_slowdown)) continue;
         let shared = false;
@@ -178,21 +209,38 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           const cr = above(h, axis.bins - w - ref.bins, axis.bins - w);
           shared = siblingsChanged({ n: pc.n, k: pc.k, nRef: pr.n, kRef: pr.k }, { n: cc.n, k: cc.k, nRef: cr.n, kRef: cr.k }, c);
         }
-        tested.push({
+        const tt: Tested = {
           shared,
           level,
           labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
           scope: scopeOf(h.labels, dims, c.by),
           ...t,
+          phi,
+          dims,
           value: ratio,
-          details: { share_above: e.rate, reference_share: e.pRef, requests: e.n, above: e.k, window_minutes: axis.windows[e.window]!, quantile: c.quantile },
-        });
+          details: { share_above: e.rate, reference_share: e.pRef, requests: e.n, above: e.k, window_minutes: axis.windows[e.window]!, quantile: quantiles[e.window]! },
+        };
+        tested.push(tt);
+        cuts.set(tt, { field, cut: cutOf(thresholds[e.window]!) });
       }
     });
   }
   ctx.note?.({ judged, without_reference: without });
-  return decide(tested, c.fdr);
+  const kept = await confirmSpread(decide(tested, c.fdr), axis, async (t, fromMs, toMs) => {
+    const filters = sliceFilters(c.filters, t.labels, t.dims);
+    const at = cuts.get(t)!;
+    if (!filters) return null;
+    const below = `below_rate(${at.field}, ${at.cut})`;
+    const count = `n(${at.field})`;
+    const rows = await ctx.reads.aggregate({ fromMs, toMs, filters, groupBy: [], stepMs: SPREAD_STEP_MS, measures: [measure(count), measure(below)], includeProbes: false, limit: MAX_BUCKETS });
+    return stepBins(rows, fromMs, toMs, SPREAD_STEP_MS, (row) => {
+      const n = num(row[count]) ?? 0;
+      const b = n * (num(row[below]) ?? 0);
+      return { n, k: sign === 1 ? n - b : b };
+    });
+  });
+  return kept.map(observation);
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */

@@ -17,13 +17,16 @@
  * The value is the rate over the best window divided by the reference rate.
  */
 import type { RateWindow } from '../../analysis/index.ts';
+import { MAX_BUCKETS } from '../../schema/index.ts';
+import type { QueryRow } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { RateShiftCondition, RateSignal } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
+import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, axisFor, baselinePhi, decide, levelsOf, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
@@ -167,13 +170,25 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         scope: scopeOf(s.labels, dims, c.by),
         shared,
         ...t,
+        phi,
+        dims,
         value: e.pRef > 0 ? e.rate / e.pRef : e.rate / Math.max(e.p0, 1e-6),
         details: { rate: e.rate, reference_rate: e.pRef, requests: e.n, bad: e.k, window_minutes: axis.windows[e.window]!, dispersion: phi },
       });
     }
   });
   ctx.note?.({ judged, without_reference: without });
-  return decide(tested, c.fdr);
+  const kept = await confirmSpread(decide(tested, c.fdr), axis, async (t, fromMs, toMs) => {
+    const filters = sliceFilters(c.filters, t.labels, t.dims);
+    if (!filters) return null;
+    const rows = await ctx.reads.aggregate({ fromMs, toMs, filters, groupBy: [], stepMs: SPREAD_STEP_MS, measures: sig.measures.map(measure), includeProbes: false, limit: MAX_BUCKETS });
+    const value = (row: QueryRow, name: string) => num(row[name]) ?? 0;
+    return stepBins(rows, fromMs, toMs, SPREAD_STEP_MS, (row) => ({
+      n: value(row, sig.n),
+      k: sig.products.filter((p) => sig.k.includes(p.name)).reduce((t, p) => t + value(row, p.rate) * value(row, p.weight), 0),
+    }));
+  });
+  return kept.map(observation);
 }
 
 /** The reference of one window: own past (shrunk toward the parent for a child), or the peers. */

@@ -9,9 +9,10 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, dispersion, evidencePValue, rateShift } from '../../analysis/index.ts';
+import { benjaminiHochberg, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
-import type { GroupKey } from '../../schema/index.ts';
+import { FILTER_KEYS } from '../../schema/index.ts';
+import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
 import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition, RateShiftCondition } from '../rule-schema.ts';
@@ -71,6 +72,10 @@ export interface Tested {
   shared?: boolean;
   details: Record<string, number | string>;
   pValue: number;
+  /** The dispersion its evidence was judged with. */
+  phi: number;
+  /** The dimensions of its level (the rule's `by` plus a localize dimension). */
+  dims: readonly string[];
 }
 
 /**
@@ -172,7 +177,7 @@ export const EXPLAIN_SHARE = 0.6;
  * change is too small to move its model); of the children of one parent, those of the dimension
  * with the strongest evidence.
  */
-export function decide(tested: readonly Tested[], fdr: number): Observation[] {
+export function decide(tested: readonly Tested[], fdr: number): Tested[] {
   const q = benjaminiHochberg(tested.map((t) => t.pValue));
   const found = tested.filter((_, i) => (q[i] ?? 1) < fdr);
   const parents = new Map(found.filter((t) => t.level === 0).map((t) => [t.parent, t]));
@@ -183,8 +188,8 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
     if (list) list.push(t);
     else children.set(t.parent, [t]);
   }
-  const out: Observation[] = [];
-  const emit = (t: Tested) => out.push({ labels: t.labels, value: t.value, details: { ...t.details, p_value: t.pValue, scope: t.scope } });
+  const out: Tested[] = [];
+  const emit = (t: Tested) => out.push(t);
   for (const [key, p] of parents) {
     const kids = children.get(key) ?? [];
     const w = p.evidence.window;
@@ -205,6 +210,60 @@ export function decide(tested: readonly Tested[], fdr: number): Observation[] {
     for (const k of kids) if (k.level === strongest.level) emit(k);
   }
   return out;
+}
+
+/** What a decided slice reports. */
+export const observation = (t: Tested): Observation => ({ labels: t.labels, value: t.value, details: { ...t.details, p_value: t.pValue, scope: t.scope } });
+
+/** Bins of the spread check: 10 seconds; a burst may fill three of them (30 s) and still be a burst. */
+export const SPREAD_STEP_MS = 10_000;
+export const SPREAD_SPAN_BINS = 3;
+/** Evidence the bad requests outside the densest 30 s must still carry. */
+export const SPREAD_ALPHA = 0.01;
+
+/**
+ * Minute bins cannot tell a 20-second burst that straddles a minute boundary from a change that
+ * began a minute ago: both leave excess in two minutes. So each decided slice is read once more in
+ * 10-second bins over its best window, and kept only if its bad requests outside the densest 30
+ * seconds still exceed its null rate p0 at SPREAD_ALPHA (see `spreadPValue`). A change that lasts
+ * passes within its first minute; a blip of errors or a stall of a few seconds never does. `read`
+ * gives the slice's requests and bad requests per bin (null: the slice cannot be read apart, kept).
+ */
+export async function confirmSpread(decided: Tested[], axis: Axis, read: (t: Tested, fromMs: number, toMs: number) => Promise<{ n: number[]; k: number[] } | null>): Promise<Tested[]> {
+  const endMs = axis.firstMs + axis.bins * MINUTE_MS;
+  const out: Tested[] = [];
+  for (const t of decided) {
+    const minutes = axis.windows[t.evidence.window]!;
+    const bins = await read(t, endMs - minutes * MINUTE_MS, endMs);
+    if (bins === null || spreadPValue(bins.n, bins.k, t.evidence.p0, SPREAD_SPAN_BINS, t.phi) < SPREAD_ALPHA) out.push(t);
+  }
+  return out;
+}
+
+/** The rule's filters narrowed to one slice; null when a label cannot be a filter (or is absent). */
+export function sliceFilters(filters: Filters, labels: Labels, dims: readonly string[]): Filters | null {
+  const out: Filters = { ...filters };
+  for (const d of dims) {
+    const v = labels[d];
+    if (v === undefined || !(FILTER_KEYS as readonly string[]).includes(d)) return null;
+    out[d as FilterKey] = v;
+  }
+  return out;
+}
+
+/** Per-bin counts of a stepped aggregate, every bin of [fromMs, toMs) present (empty ones as 0). */
+export function stepBins(rows: readonly QueryRow[], fromMs: number, toMs: number, stepMs: number, nk: (row: QueryRow) => { n: number; k: number }): { n: number[]; k: number[] } {
+  const m = Math.max(0, Math.ceil((toMs - fromMs) / stepMs));
+  const n = new Array<number>(m).fill(0);
+  const k = new Array<number>(m).fill(0);
+  for (const row of rows) {
+    const j = Math.floor((Number(row.bucket) - fromMs) / stepMs);
+    if (!(j >= 0 && j < m)) continue;
+    const c = nk(row);
+    n[j] = c.n;
+    k[j] = c.k;
+  }
+  return { n, k };
 }
 
 /**

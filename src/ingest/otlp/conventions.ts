@@ -108,6 +108,12 @@ export function outputTokensOf(span: OtlpSpan): number | undefined {
   return attrNumber(a.get('gen_ai.usage.output_tokens') ?? a.get('gen_ai.usage.completion_tokens') ?? a.get('llm.token_count.completion') ?? a.get('llm.usage.completion_tokens'));
 }
 
+/** Input tokens served from the prefix / KV cache (part of the input tokens). */
+export function cachedTokensOf(span: OtlpSpan): number | undefined {
+  const a = span.attributes;
+  return attrNumber(a.get('gen_ai.usage.cache_read.input_tokens') ?? a.get('gen_ai.usage.cache_read_input_tokens') ?? a.get('llm.token_count.prompt_details.cache_read'));
+}
+
 export function finishReasonOf(span: OtlpSpan): string | undefined {
   const a = span.attributes;
   const v = a.get('gen_ai.response.finish_reasons') ?? a.get('llm.response.finish_reasons');

@@ -18,7 +18,7 @@ describe('spanOutcome', () => {
       [failed('NotFoundError', '404 The model `gpt-9` does not exist or you do not have access to it.'), { status: 'error', error_type: 'bad_input', http_status: 404 }],
       [failed('UnprocessableEntityError', '422 Unprocessable Entity'), { status: 'error', error_type: 'bad_input', http_status: 422 }],
       [failed('BadRequestError', "400 This model's maximum context length is 128000 tokens."), { status: 'error', error_type: 'bad_input', http_status: 400 }],
-      [failed('APIUserAbortError', 'Request was aborted.'), { status: 'aborted' }],
+      [failed('APIUserAbortError', 'Request was aborted.'), { status: 'cancelled' }],
       [failed('APIConnectionTimeoutError', 'Request timed out.'), { status: 'timeout' }],
       [failed('APIConnectionError', 'Connection error.'), { status: 'error', error_type: 'replica_fault' }],
     ];
@@ -37,7 +37,12 @@ describe('spanOutcome', () => {
       [failed(undefined, undefined, { httpStatus: 504 }), { status: 'timeout', http_status: 504 }],
       [failed(undefined, undefined, { httpStatus: 507 }), { status: 'error', error_type: 'resource_exhausted', http_status: 507 }],
       [failed('grpc.StatusCode.DEADLINE_EXCEEDED', undefined), { status: 'timeout' }],
-      [failed('asyncio.CancelledError', undefined), { status: 'aborted' }],
+      [failed('asyncio.CancelledError', undefined), { status: 'cancelled' }],
+      [failed('Error', 'Request was aborted.'), { status: 'cancelled' }],
+      [failed('DOMException', 'This operation was aborted', { errorClass: 'AbortError' }), { status: 'cancelled' }],
+      [failed(undefined, undefined, { httpStatus: 499 }), { status: 'cancelled', http_status: 499 }],
+      // the server stopped the request: an engine abort or a preemption
+      [failed('EngineError', 'request aborted by the engine: KV cache preempted'), { status: 'aborted' }],
       [failed('torch.OutOfMemoryError', 'CUDA out of memory. Tried to allocate 2.00 GiB'), { status: 'error', error_type: 'resource_exhausted' }],
       [failed('ModelLoadError', undefined), { status: 'error', error_type: 'model_load' }],
       [failed(undefined, undefined), { status: 'error', error_type: 'other' }],
@@ -53,6 +58,7 @@ describe('spanOutcome', () => {
   it('lets inferlens.status and inferlens.error_type win when they are valid values', () => {
     expect(spanOutcome({ ...failed('RateLimitError', '429 slow down'), explicitStatus: 'error', explicitErrorType: 'dependency_timeout' })).toEqual({ status: 'error', error_type: 'dependency_timeout', http_status: 429 });
     expect(spanOutcome({ ...failed('Whatever', undefined), explicitStatus: 'aborted' })).toEqual({ status: 'aborted' });
+    expect(spanOutcome({ ...failed('Whatever', undefined), explicitStatus: 'cancelled' })).toEqual({ status: 'cancelled' });
     // an explicit error keeps the mapped type when none is given; invalid values are ignored
     expect(spanOutcome({ ...failed('SocketTimeoutException', undefined), explicitStatus: 'error' })).toEqual({ status: 'error', error_type: 'dependency_timeout' });
     expect(spanOutcome({ ...failed('BadRequestError', '400 nope'), explicitStatus: 'broken', explicitErrorType: 'nonsense' })).toEqual({ status: 'error', error_type: 'bad_input', http_status: 400 });

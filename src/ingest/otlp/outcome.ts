@@ -69,7 +69,12 @@ function words(s: string): string {
  */
 function failureStatus(http: number | undefined, w: string): Exclude<Status, 'ok' | 'error'> | undefined {
   if (http === 429 || /\brate ?limit|\btoo many requests\b|\bthrottl/.test(w)) return 'rate_limited';
-  if (http === 499 || /\babort|\bcancel/.test(w)) return 'aborted';
+  // The caller gave up (event contract: `cancelled`): HTTP 499, gRPC CANCELLED, asyncio's
+  // CancelledError, the fetch AbortError and the openai client's APIUserAbortError ("Request was
+  // aborted."), a client that closed the connection.
+  if (http === 499 || /\bcancel|\buser ?abort|\babort ?error\b|\brequest was aborted\b|\bclient (?:closed|disconnected)\b/.test(w)) return 'cancelled';
+  // The server stopped it (`aborted`): an engine abort, a preemption, a shutdown.
+  if (/\babort|\bpreempt/.test(w)) return 'aborted';
   if (http === 408 || http === 504 || /\btime ?out|\btimed out\b|\bdeadline/.test(w)) return 'timeout';
   // Load shedding: Anthropic's 529, or a 503 that says the engine is overloaded (vLLM, OpenAI).
   if (http === 529 || /\boverloaded\b/.test(w) || (http === 503 && /\bcapacity\b|\bbusy\b/.test(w))) return 'rejected';

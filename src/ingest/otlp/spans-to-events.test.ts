@@ -273,6 +273,7 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
             ['llm.invocation_parameters', '{"model":"gpt-4o","temperature":0}'],
             ['llm.token_count.prompt', 30],
             ['llm.token_count.completion', 7],
+            ['llm.token_count.prompt_details.cache_read', 24],
             ['llm.finish_reason', 'stop'],
             ['llm.provider', 'openai'],
             ['metadata', '{"tenant_id":"t-9","plan":"free"}'],
@@ -311,6 +312,7 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
       ['claude-3-haiku', 't-2', 11, 3, undefined],
       ['m1', 't-3', undefined, undefined, undefined],
     ]);
+    expect(events.map((e) => e.cached_tokens)).toEqual([24, undefined, undefined, undefined]);
     expect(events[0]!.attributes).toEqual({ 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-2024-08-06', 'user.id': 'u-1', 'session.id': 's-1' });
     expect(events[2]!.attributes).toEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'Anthropic', 'gen_ai.response.model': 'claude-3-haiku-20240307', 'user.id': 'u-2' });
     expect(events[3]!.attributes).toMatchObject({ 'user.id': 'u-3', 'session.id': 'conv-3' });

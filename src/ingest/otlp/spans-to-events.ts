@@ -16,7 +16,7 @@
 import { STAGES, truncate } from '../../schema/index.ts';
 import type { EventInput, Stage } from '../../schema/index.ts';
 import { attrBool, attrNumber, attrString, firstOf, nanosToMs, roundMs } from './attrs.ts';
-import { associationOf, classifySpan, finishReasonOf, il, inputTokensOf, modelOf, outputTokensOf, providerOf, responseModelOf } from './conventions.ts';
+import { associationOf, cachedTokensOf, classifySpan, finishReasonOf, il, inputTokensOf, modelOf, outputTokensOf, providerOf, responseModelOf } from './conventions.ts';
 import type { IgnoreReason } from './conventions.ts';
 import type { AttrValue, OtlpSpan, TraceRequest } from './model.ts';
 import { STATUS_CODE_ERROR } from './model.ts';
@@ -185,6 +185,8 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
   set('ttft_ms', ttft);
   set('input_tokens', inputTokensOf(span));
   set('output_tokens', outputTokensOf(span));
+  set('cached_tokens', num('cached_tokens') ?? cachedTokensOf(span));
+  set('prefill_ms', num('prefill_ms'));
   // Time per output token after the first: (1200 ms total − 200 ms TTFT) / (101 − 1) tokens = 10 ms.
   const out = event.output_tokens;
   const derivedTpot = total !== undefined && ttft !== undefined && out != null && out > 1 && total >= ttft ? roundMs((total - ttft) / (out - 1)) : undefined;

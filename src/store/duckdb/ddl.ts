@@ -1,10 +1,11 @@
 /**
- * DuckDB tables, derived from the event field table in src/schema so the two cannot drift apart
- * (a test checks the created table against EVENT_FIELDS).
+ * How the live event field table meets the DuckDB tables: the column type of each field kind (the
+ * type the NDJSON stage reads, and what migrations.ts must have created: a test checks the migrated
+ * table against EVENT_FIELDS), and how a staged value becomes a stored one. The tables themselves
+ * are created only by the frozen migrations (migrations.ts), never from this table.
  */
 import { EVENT_FIELDS } from '../../schema/index.ts';
 import type { FieldKind } from '../../schema/index.ts';
-import { rollupDdl } from './rollup-sql.ts';
 
 /** The DuckDB column type for each field kind. */
 export function duckdbType(kind: FieldKind): string {
@@ -50,25 +51,3 @@ export function stageToStored(name: string, kind: FieldKind): string {
   if (kind === 'ms') return `round(${name}, 3) AS ${name}`;
   return name;
 }
-
-const eventsTable = `CREATE TABLE IF NOT EXISTS events (\n  ${EVENT_COLUMNS.map((c) => `${c.name} ${c.type}`).join(',\n  ')}\n)`;
-
-/** Ordered migrations; each runs once, in a transaction, recorded in schema_migrations. */
-export const MIGRATIONS: readonly string[] = [
-  [
-    eventsTable,
-    `CREATE TABLE IF NOT EXISTS resources (
-      ts TIMESTAMP, node VARCHAR, replica VARCHAR, gpu VARCHAR, pool VARCHAR,
-      metric VARCHAR, labels MAP(VARCHAR, VARCHAR), value DOUBLE, simulated BOOLEAN)`,
-    `CREATE TABLE IF NOT EXISTS feedback (
-      ts TIMESTAMP, request_id VARCHAR, kind VARCHAR, value_num DOUBLE, value_str VARCHAR,
-      source VARCHAR, received_at TIMESTAMP)`,
-  ].join(';\n'),
-  // 2: captured samples (src/pipeline/capture.ts), bounded by the capture policy's quotas.
-  `CREATE TABLE IF NOT EXISTS samples (
-      ts TIMESTAMP, request_id VARCHAR, model VARCHAR, model_version VARCHAR, tenant VARCHAR, entry VARCHAR,
-      node VARCHAR, replica VARCHAR, route_rule VARCHAR, status VARCHAR, error_type VARCHAR, label VARCHAR,
-      confidence DOUBLE, reasons VARCHAR[], risk_tags VARCHAR[], sample_weight DOUBLE, input VARCHAR, output VARCHAR)`,
-  // 3: the per-minute rollup (src/store/rollup.ts), filled from the watermark on by maintainRollup.
-  rollupDdl().join(';\n'),
-];

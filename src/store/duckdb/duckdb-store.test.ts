@@ -4,16 +4,18 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { EVENT_FIELDS } from '../../schema/index.ts';
-import { fixtureLines, runStoreConformance, spec } from '../conformance.ts';
+import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.ts';
 import { createDuckDBStore } from './duckdb-store.ts';
 import { duckdbType } from './ddl.ts';
-import { sketchIndexSql } from './rollup-sql.ts';
+import { ROLLUP_COLUMNS, sketchIndexSql } from './rollup-sql.ts';
+import { ROLLUP_LEVELS } from '../rollup.ts';
+import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { sketchIndex } from '../log-sketch.ts';
 
 runStoreConformance('duckdb (:memory:)', () => createDuckDBStore({ path: ':memory:', threads: 2 }));
 
 describe('DuckDB store', () => {
-  it('creates the events table exactly from the schema field table', async () => {
+  it('migrations end with the tables the live field table and rollup columns expect', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'inferlens-ddl-'));
     const path = join(dir, 'x.duckdb');
     const store = await createDuckDBStore({ path });
@@ -21,11 +23,41 @@ describe('DuckDB store', () => {
     await store.close();
     const inst = await DuckDBInstance.create(path);
     const conn = await inst.connect();
-    const cols = (await conn.runAndReadAll("SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'events' ORDER BY ordinal_position")).getRowObjectsJS();
+    const columns = async (table: string) =>
+      Object.fromEntries(
+        (await conn.runAndReadAll('SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1', [table])).getRowObjectsJS().map((c) => [String(c.column_name), String(c.data_type).replace(/\s/g, '')]),
+      );
+    const events = await columns('events');
+    const versions = (await conn.runAndReadAll('SELECT version FROM schema_migrations ORDER BY version')).getRowObjectsJS().map((r) => Number(r.version));
+    const rollups = await Promise.all(ROLLUP_LEVELS.map((l) => columns(`rollup_1m_${l.name}`)));
     conn.closeSync();
     inst.closeSync();
-    expect(cols.map((c) => c.column_name)).toEqual(EVENT_FIELDS.map((f) => f.name));
-    expect(cols.map((c) => String(c.data_type).replace(/\s/g, ''))).toEqual(EVENT_FIELDS.map((f) => duckdbType(f.kind).replace(/\s/g, '')));
+    expect(versions).toEqual(DUCKDB_MIGRATIONS.map((_, i) => i + 1));
+    expect(events).toEqual(Object.fromEntries(EVENT_FIELDS.map((f) => [f.name, duckdbType(f.kind).replace(/\s/g, '')])));
+    ROLLUP_LEVELS.forEach((l, i) => {
+      const keys = Object.fromEntries([['minute', 'TIMESTAMP'], ...l.dims.map((d) => [d, 'VARCHAR']), ['probe', 'BOOLEAN']]);
+      expect(rollups[i]).toEqual({ ...keys, ...Object.fromEntries(ROLLUP_COLUMNS.map((c) => [c.name, c.type])) });
+    });
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it('refuses a data directory from a newer schema', async () => {
+    const store = await createDuckDBStore({ path: ':memory:' });
+    await store.migrate();
+    await store.close();
+    const dir = mkdtempSync(join(tmpdir(), 'inferlens-newer-'));
+    const path = join(dir, 'x.duckdb');
+    const a = await createDuckDBStore({ path });
+    await a.migrate();
+    await a.close();
+    const inst = await DuckDBInstance.create(path);
+    const conn = await inst.connect();
+    await conn.run(`INSERT INTO schema_migrations (version, applied_at) VALUES (${DUCKDB_MIGRATIONS.length + 1}, current_timestamp)`);
+    conn.closeSync();
+    inst.closeSync();
+    const b = await createDuckDBStore({ path });
+    await expect(b.migrate()).rejects.toThrow(/newer than this inferlens knows/);
+    await b.close();
     rmSync(dir, { recursive: true, force: true });
   });
 
@@ -66,6 +98,21 @@ describe('DuckDB store', () => {
     expect((await b.stats()).bytes).toBeGreaterThan(0);
     await b.close();
     rmSync(dir, { recursive: true, force: true });
+  });
+});
+
+describe('DuckDB rollup maintainer', () => {
+  it('rolls up from the oldest event to the watermark; until then the rollup does not answer', async () => {
+    const store = await createDuckDBStore({ path: ':memory:', threads: 2 });
+    await store.migrate();
+    await store.appendEvents(rollupLines());
+    expect(await store.approxAggregate(spec(['count']))).toBeNull();
+    const T0 = Date.parse('2026-11-30T10:00:00Z');
+    expect(await store.maintainRollup(T0 + 7 * 60_000 + 30_000)).toEqual({ watermarkMs: T0 + 7 * 60_000, minutes: 7 });
+    expect(await store.maintainRollup(T0 + 7 * 60_000 + 50_000)).toEqual({ watermarkMs: T0 + 7 * 60_000, minutes: 0 });
+    // 588 user rows (12 probes left out), 60 of them weighing 4: 588 + 60 · 3 = 768.
+    expect(await store.approxAggregate(spec(['count']))).toEqual([{ count: 768 }]);
+    await store.close();
   });
 });
 

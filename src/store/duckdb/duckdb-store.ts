@@ -12,7 +12,7 @@ import { dirname, join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { DuckDBConnection } from '@duckdb/node-api';
 import { InferlensError, tsMillis } from '../../schema/index.ts';
-import type { Dimension, Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
+import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
 import type {
   BucketCountRow,
   BucketCountSpec,
@@ -30,13 +30,15 @@ import type {
   StoreStats,
 } from '../store.ts';
 import { resourceLabelOf } from '../store.ts';
-import { EVENT_COLUMNS, MIGRATIONS, stageToStored } from './ddl.ts';
+import { EVENT_COLUMNS, stageToStored } from './ddl.ts';
+import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import { feedbackStats } from './feedback-sql.ts';
 import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, rolledUpRange, sketchIndexSql } from './rollup-sql.ts';
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
+import { sliceGroupingSets, toBucketCountRows, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
 import { storeWriteError } from '../write-errors.ts';
 
 /**
@@ -184,7 +186,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       const staged = `SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
       const insert = () =>
         writer.run(
-          `INSERT INTO events SELECT ${eventColumnList} FROM (${staged}) s
+          `INSERT INTO events (${eventColumnList}) SELECT ${eventColumnList} FROM (${staged}) s
            WHERE s.request_id IS NULL OR NOT EXISTS (SELECT 1 FROM events e WHERE ${range} e.request_id = s.request_id AND e.ts = s.ts)
            QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1`,
           params as never,
@@ -209,45 +211,26 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     }
   }
 
-  /** Maps aggregate result columns (bucket, group columns, m0…) to a QueryRow. */
-  function toQueryRows(spec: QuerySpec, rows: Row[]): QueryRow[] {
-    return rows.map((r) => {
-      const out: QueryRow = {};
-      if (spec.stepMs !== undefined) out.bucket = r.bucket as number;
-      for (const d of spec.groupBy) out[d] = (r[d] as string | null) ?? null;
-      spec.measures.forEach(({ name, measure }, i) => {
-        const v = r[`m${i}`] as number | null;
-        out[name] = v == null && (measure.kind === 'count' || measure.kind === 'n' || measure.kind === 'qps') ? 0 : v;
-      });
-      return out;
-    });
-  }
-
-  /** Histogram result rows (bucket, idx, n) to one count array per bucket. */
-  function toHistogramRows(spec: HistogramSpec, rows: Row[]): HistogramRow[] {
-    const byBucket = new Map<number, number[]>();
-    for (const r of rows) {
-      const b = r.bucket as number;
-      let counts = byBucket.get(b);
-      if (!counts) byBucket.set(b, (counts = new Array<number>(spec.boundsMs.length + 1).fill(0)));
-      counts[r.idx as number] = r.n as number;
-    }
-    return [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([bucketMs, counts]) => ({ bucketMs, counts }));
-  }
-
   const store: Store = {
     async migrate() {
       await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
       const rows = (await writer.runAndReadAll('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).getRowObjectsJS();
       const current = Number(rows[0]?.v ?? 0);
-      for (let v = current + 1; v <= MIGRATIONS.length; v++) {
+      if (current > DUCKDB_MIGRATIONS.length) {
+        throw new InferlensError('unavailable', `${options.path} has schema version ${current}, newer than this inferlens knows (${DUCKDB_MIGRATIONS.length}): run a newer inferlens on it`);
+      }
+      for (let v = current + 1; v <= DUCKDB_MIGRATIONS.length; v++) {
         await inTransaction(writer, async () => {
-          for (const stmt of MIGRATIONS[v - 1]!.split(';\n')) await writer.run(stmt);
-          await writer.run('INSERT INTO schema_migrations VALUES ($1, current_timestamp)', [v]);
+          for (const stmt of DUCKDB_MIGRATIONS[v - 1]!) await writer.run(stmt);
+          await writer.run('INSERT INTO schema_migrations (version, applied_at) VALUES ($1, current_timestamp)', [v]);
         });
       }
       const wm = (await writer.runAndReadAll('SELECT epoch_ms(max(watermark)) AS w FROM rollup_state')).getRowObjectsJS();
       watermarkMs = wm[0]?.w == null ? null : Number(wm[0].w);
+    },
+
+    async ping() {
+      await read('SELECT 1');
     },
 
     appendEvents(lines, hint): Promise<AppendResult> {
@@ -274,7 +257,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const file = stageFile(lines);
         try {
           await writer.run(
-            `INSERT INTO resources SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
+            `INSERT INTO resources (ts, node, replica, gpu, pool, metric, labels, value, simulated) SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), node, replica, gpu, pool, metric, labels, value, simulated
              FROM read_ndjson($1, columns={ts: 'DOUBLE', node: 'VARCHAR', replica: 'VARCHAR', gpu: 'VARCHAR', pool: 'VARCHAR', metric: 'VARCHAR', labels: 'MAP(VARCHAR, VARCHAR)', value: 'DOUBLE', simulated: 'BOOLEAN'}, format='newline_delimited')`,
             [file],
           );
@@ -300,7 +283,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const file = stageFile(lines);
         try {
           await writer.run(
-            `INSERT INTO feedback SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+            `INSERT INTO feedback (ts, request_id, kind, value_num, value_str, source, received_at) SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
              FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
             [file],
           );
@@ -348,7 +331,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
           await inTransaction(writer, async () => {
             if (to > from!) await rebuild(from!, to);
             await writer.run('DELETE FROM rollup_state');
-            await writer.run('INSERT INTO rollup_state VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
+            await writer.run('INSERT INTO rollup_state (watermark) VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
           });
           watermarkMs = to;
           from = to;
@@ -382,8 +365,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
          FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket LIMIT ${p.add(spec.limit + 1)}`,
         p.values,
       );
-      if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
-      return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+      return toBucketCountRows(spec, dims, rows);
     },
 
     async sliceCounts(spec: SliceCountSpec): Promise<SliceCount[]> {
@@ -393,9 +375,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       let bad: string;
       if ('statuses' in spec.bad) bad = `status IN (${spec.bad.statuses.map((s) => p.add(s)).join(', ')})`;
       else bad = `${ident(spec.bad.column)} > ${p.add(spec.bad.aboveMs)}`;
-      const sets = dims.map((d) => `(${d})`);
-      if (spec.pairs) for (let i = 0; i < dims.length; i++) for (let j = i + 1; j < dims.length; j++) sets.push(`(${dims[i]}, ${dims[j]})`);
-      sets.push('()');
+      const sets = sliceGroupingSets(dims, spec.pairs);
       // Two stages: one pass over the rows to the distinct dimension combinations (36,000 per hour
       // of 1.67 M rows on the dashboard benchmark), then the grouping sets over those. Exact, and
       // 4× faster than the grouping sets over the rows (0.34 s against 1.46 s).
@@ -410,11 +390,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
          HAVING sum(n) >= ${p.add(spec.minSupport)} OR ${dims.length ? dims.map((d) => `grouping(${d}) = 1`).join(' AND ') : 'true'}`,
         p.values,
       );
-      return rows.map((r) => {
-        const slice: Partial<Record<Dimension, string>> = {};
-        for (const d of dims) if (r[`g_${d}`] === 0) slice[d as Dimension] = r[d] as string;
-        return { slice, n: Number(r.n), k: Number(r.k) };
-      });
+      return toSliceCounts(dims, rows);
     },
 
     async listEvents(spec: ListSpec): Promise<StoredEvent[]> {

@@ -10,7 +10,8 @@
  * - rating: the number (a numeric string is cast).
  * - label: compared as text with the event's label (a whole number 3 reads as '3').
  */
-import type { FeedbackStats, FeedbackStatsRow, FeedbackStatsSpec } from '../store.ts';
+import type { FeedbackStats, FeedbackStatsSpec } from '../store.ts';
+import { toFeedbackStats } from '../result-rows.ts';
 import { Params, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 
 type Row = Record<string, unknown>;
@@ -87,38 +88,10 @@ export function orphanFeedbackSql(fromMs: number, toMs: number): { sql: string; 
   return { sql, params: p.values };
 }
 
-const num = (v: unknown): number => Number(v ?? 0);
-const rate = (v: unknown): number | null => (v == null ? null : Number(v));
-
 /** Runs both queries and shapes the rows. */
 export async function feedbackStats(read: ReadFn, spec: FeedbackStatsSpec): Promise<FeedbackStats> {
   const q = feedbackStatsSql(spec);
   const o = orphanFeedbackSql(spec.fromMs, spec.toMs);
   const [rows, orphanRows] = await Promise.all([read(q.sql, q.params), read(o.sql, o.params)]);
-  return {
-    rows: rows.map((r): FeedbackStatsRow => {
-      const group: FeedbackStatsRow['group'] = {};
-      for (const d of spec.groupBy) group[d] = (r[d] as string | null) ?? null;
-      const out: FeedbackStatsRow = {
-        group,
-        requests: num(r.requests),
-        withFeedback: num(r.with_feedback),
-        correctN: num(r.correct_n),
-        correctRate: rate(r.correct_rate),
-        labelN: num(r.label_n),
-        labelAccuracy: rate(r.label_accuracy),
-        thumbsN: num(r.thumbs_n),
-        thumbsUpRate: rate(r.thumbs_up_rate),
-        ratingN: num(r.rating_n),
-        ratingMean: rate(r.rating_mean),
-        conversions: num(r.conversions),
-        conversionRate: rate(r.conversion_rate),
-        clicks: num(r.clicks),
-        clickRate: rate(r.click_rate),
-      };
-      if (spec.stepMs !== undefined) out.bucketMs = num(r.bucket);
-      return out;
-    }),
-    orphans: num(orphanRows[0]?.n),
-  };
+  return toFeedbackStats(spec, rows, Number(orphanRows[0]?.n ?? 0));
 }

@@ -10,7 +10,8 @@
 import type { Filters, QuerySpec } from '../../schema/index.ts';
 import { InferlensError } from '../../schema/index.ts';
 import { SKETCH_INDEX_EPSILON, SKETCH_PER_DECADE, ZERO_INDEX, sketchBoundIndex } from '../log-sketch.ts';
-import { ROLLUP_ERROR_TYPES, ROLLUP_LEVELS, ROLLUP_STATUSES, ROLLUP_STEP_MS, SKETCH_FIELDS, STAT_FIELDS } from '../rollup.ts';
+import { ROLLUP_ERROR_TYPES, ROLLUP_LEVELS, ROLLUP_STATUSES, ROLLUP_STEP_MS, SKETCH_FIELD_CODES, SKETCH_FIELDS, STAT_FIELDS } from '../rollup.ts';
+import type { LatencyField } from '../../schema/index.ts';
 import type { RollupLevel } from '../rollup.ts';
 import { Params, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 
@@ -41,7 +42,6 @@ const COLUMN_BY_NAME = new Map(ROLLUP_COLUMNS.map((c) => [c.name, c]));
 
 export const statsTable = (l: RollupLevel) => `rollup_1m_${l.name}`;
 export const sketchTable = (l: RollupLevel) => `rollup_1m_${l.name}_sketch`;
-const keyDefs = (l: RollupLevel) => ['minute TIMESTAMP', ...l.dims.map((d) => `${ident(d)} VARCHAR`), 'probe BOOLEAN'];
 
 /** The bucket index of a column's value (same as `sketchIndex`, or `logBucketIndex` at another resolution). */
 export function sketchIndexSql(col: string, perDecade: number = SKETCH_PER_DECADE): string {
@@ -51,17 +51,6 @@ export function sketchIndexSql(col: string, perDecade: number = SKETCH_PER_DECAD
 /** The value of bucket index `i` (same as `sketchValue`). */
 function sketchValueSql(i: string): string {
   return `CASE WHEN ${i} = ${ZERO_INDEX} THEN 0.0 ELSE 2 * pow(10, ${i} / ${SKETCH_PER_DECADE}.0) / (1 + pow(10, 1 / ${SKETCH_PER_DECADE}.0)) END`;
-}
-
-/** Tables of migration 3. */
-export function rollupDdl(): string[] {
-  return [
-    ...ROLLUP_LEVELS.flatMap((l) => [
-      `CREATE TABLE IF NOT EXISTS ${statsTable(l)} (${[...keyDefs(l), ...ROLLUP_COLUMNS.map((c) => `${c.name} ${c.type}`)].join(', ')})`,
-      `CREATE TABLE IF NOT EXISTS ${sketchTable(l)} (${[...keyDefs(l), 'field UTINYINT', 'idx SMALLINT', 'n BIGINT'].join(', ')})`,
-    ]),
-    'CREATE TABLE IF NOT EXISTS rollup_state (watermark TIMESTAMP)',
-  ];
 }
 
 const MINUTE = `time_bucket(INTERVAL 1 minute, ts)`;
@@ -84,28 +73,30 @@ export function rebuildSql(fromMs: number, toMs: number): { sql: string; params:
   }
   const [finest, ...coarser] = ROLLUP_LEVELS as [RollupLevel, ...RollupLevel[]];
   const dims = (l: RollupLevel) => l.dims.map((d) => `${ident(d)}, `).join('');
+  const statCols = (l: RollupLevel) => `(minute, ${dims(l)}probe, ${ROLLUP_COLUMNS.map((c) => c.name).join(', ')})`;
+  const sketchCols = (l: RollupLevel) => `(minute, ${dims(l)}probe, field, idx, n)`;
   {
     const { p, where } = range('ts');
     out.push({
-      sql: `INSERT INTO ${statsTable(finest)} SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${ROLLUP_COLUMNS.map((c) => `${c.merge}(${c.row})`).join(', ')}
+      sql: `INSERT INTO ${statsTable(finest)} ${statCols(finest)} SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${ROLLUP_COLUMNS.map((c) => `${c.merge}(${c.row})`).join(', ')}
             FROM events WHERE ${where} GROUP BY ALL ORDER BY minute`,
       params: p.values,
     });
   }
   {
     const { p, where } = range('ts');
-    const parts = SKETCH_FIELDS.map((f, code) => `SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${code} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`);
+    const parts = SKETCH_FIELDS.map((f) => `SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`);
     // The range parameters are shared by every part (same placeholders).
-    out.push({ sql: `INSERT INTO ${sketchTable(finest)} SELECT minute, ${dims(finest)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY minute`, params: p.values });
+    out.push({ sql: `INSERT INTO ${sketchTable(finest)} ${sketchCols(finest)} SELECT minute, ${dims(finest)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY minute`, params: p.values });
   }
   for (const l of coarser) {
     const s = range('minute');
     out.push({
-      sql: `INSERT INTO ${statsTable(l)} SELECT minute, ${dims(l)}probe, ${ROLLUP_COLUMNS.map((c) => `${c.merge}(${c.name})`).join(', ')} FROM ${statsTable(finest)} WHERE ${s.where} GROUP BY ALL ORDER BY minute`,
+      sql: `INSERT INTO ${statsTable(l)} ${statCols(l)} SELECT minute, ${dims(l)}probe, ${ROLLUP_COLUMNS.map((c) => `${c.merge}(${c.name})`).join(', ')} FROM ${statsTable(finest)} WHERE ${s.where} GROUP BY ALL ORDER BY minute`,
       params: s.p.values,
     });
     const k = range('minute');
-    out.push({ sql: `INSERT INTO ${sketchTable(l)} SELECT minute, ${dims(l)}probe, field, idx, sum(n) FROM ${sketchTable(finest)} WHERE ${k.where} GROUP BY ALL ORDER BY minute`, params: k.p.values });
+    out.push({ sql: `INSERT INTO ${sketchTable(l)} ${sketchCols(l)} SELECT minute, ${dims(l)}probe, field, idx, sum(n) FROM ${sketchTable(finest)} WHERE ${k.where} GROUP BY ALL ORDER BY minute`, params: k.p.values });
   }
   return out;
 }
@@ -235,8 +226,9 @@ export function rollupAggregateSql(spec: QuerySpec, level: RollupLevel, range: {
   if (quantiles.length === 0) {
     sql = `SELECT ${[single ? '0 AS bucket' : key.join(', '), ...countSel].join(', ')} FROM (${units}) ${groupBy}`;
   } else {
-    const codes = [...new Set(quantiles.map((x) => SKETCH_FIELDS.indexOf(x.measure.field as (typeof SKETCH_FIELDS)[number])))];
-    const rawSketch = codes.map((code) => raw(`${code} AS field, ${sketchIndexSql(ident(SKETCH_FIELDS[code]!))} AS idx, 1 AS n`, `${ident(SKETCH_FIELDS[code]!)} IS NOT NULL`));
+    const fields = [...new Set(quantiles.map((x) => x.measure.field as LatencyField))];
+    const codes = fields.map((f) => SKETCH_FIELD_CODES[f]);
+    const rawSketch = fields.map((f) => raw(`${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx, 1 AS n`, `${ident(f)} IS NOT NULL`));
     const sketchUnits = [rolled(sketchTable(level), 'field, idx, n') + ` AND field IN (${codes.join(', ')})`, ...rawSketch].join(' UNION ALL ');
     const part = [...key, 'field'].join(', ');
     const qExpr = (q: number) => {
@@ -249,7 +241,7 @@ export function rollupAggregateSql(spec: QuerySpec, level: RollupLevel, range: {
     sql = `WITH c AS (SELECT ${[single ? '0 AS bucket' : key.join(', '), ...countSel].join(', ')} FROM (${units}) ${groupBy}),
       sk AS (SELECT ${part}, idx, sum(n) AS c FROM (${sketchUnits}) GROUP BY ALL),
       cu AS (SELECT *, sum(c) OVER (PARTITION BY ${part} ORDER BY idx ROWS UNBOUNDED PRECEDING) AS cum, sum(c) OVER (PARTITION BY ${part}) AS total FROM sk),
-      qv AS (SELECT ${part}, ${quantiles.map(({ i, measure }) => `CASE WHEN field = ${SKETCH_FIELDS.indexOf(measure.field as (typeof SKETCH_FIELDS)[number])} THEN ${qExpr(Number(measure.q))} END AS m${i}`).join(', ')} FROM cu GROUP BY ${part}),
+      qv AS (SELECT ${part}, ${quantiles.map(({ i, measure }) => `CASE WHEN field = ${SKETCH_FIELD_CODES[measure.field as LatencyField]} THEN ${qExpr(Number(measure.q))} END AS m${i}`).join(', ')} FROM cu GROUP BY ${part}),
       qp AS (SELECT ${single ? '0 AS bucket' : key.join(', ')}, ${quantiles.map(({ i }) => `max(m${i}) AS m${i}`).join(', ')} FROM qv ${groupBy})
       SELECT ${[...key.map((k) => `c.${k}`), ...spec.measures.map((_, i) => (merged[i] ? `c.m${i}` : `qp.m${i}`))].join(', ')}
       FROM c LEFT JOIN qp ON ${join}`;
@@ -268,8 +260,8 @@ export function rollupHistogramSql(
   level: RollupLevel,
   range: { a: number; b: number },
 ): { sql: string; params: unknown[] } | null {
-  const code = SKETCH_FIELDS.indexOf(spec.column as (typeof SKETCH_FIELDS)[number]);
-  if (code < 0) return null;
+  const code = SKETCH_FIELD_CODES[spec.column as LatencyField];
+  if (code === undefined) return null;
   const idxBounds = spec.boundsMs.map(sketchBoundIndex);
   if (idxBounds.some((k) => k === undefined)) return null;
   const { p, rolled, raw } = parts({ ...spec, groupBy: [] }, range);

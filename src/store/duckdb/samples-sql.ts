@@ -7,6 +7,7 @@ import { InferlensError } from '../../schema/index.ts';
 import { SAMPLE_FILTER_KEYS } from '../store.ts';
 import type { SampleListSpec, SampleRow, StoredSample } from '../store.ts';
 import { Params, tsParam } from './sql.ts';
+import { toStoredSample } from '../result-rows.ts';
 
 type Row = Record<string, unknown>;
 
@@ -38,7 +39,7 @@ export async function appendSamples(w: SampleWriter, rows: readonly SampleRow[])
   const file = w.stageFile(rows.map((r) => JSON.stringify(r)));
   try {
     await w.run(
-      `INSERT INTO samples SELECT make_timestamp(CAST(round(ts * 1000) AS BIGINT)) AS ts, ${COLUMNS.replace(/^ts, /, '')}
+      `INSERT INTO samples (${COLUMNS}) SELECT make_timestamp(CAST(round(ts * 1000) AS BIGINT)) AS ts, ${COLUMNS.replace(/^ts, /, '')}
        FROM read_ndjson($1, columns=${STAGE_COLUMNS}, format='newline_delimited', maximum_object_size=${MAX_OBJECT_BYTES})`,
       [file],
     );
@@ -63,35 +64,12 @@ export function listSamplesSql(spec: SampleListSpec): { sql: string; params: unk
   if (spec.tags?.length) parts.push(`list_has_any(risk_tags, [${spec.tags.map((t) => p.add(t)).join(', ')}]::VARCHAR[])`);
   if (spec.requestId !== undefined) parts.push(`request_id = ${p.add(spec.requestId)}`);
   const limit = Math.min(Math.max(Math.trunc(spec.limit), 1), MAX_SAMPLES_LISTED);
-  const sql = `SELECT epoch_ms(ts) AS ts, ${COLUMNS.replace(/^ts, /, '')} FROM samples WHERE ${parts.join(' AND ')} ORDER BY ts DESC LIMIT ${p.add(limit)}`;
+  const sql = `SELECT epoch_ms(ts) AS ts_ms, ${COLUMNS.replace(/^ts, /, '')} FROM samples WHERE ${parts.join(' AND ')} ORDER BY ts DESC LIMIT ${p.add(limit)}`;
   return { sql, params: p.values };
 }
 
 export async function listSamples(read: ReadFn, spec: SampleListSpec): Promise<StoredSample[]> {
   const { sql, params } = listSamplesSql(spec);
   const rows = await read(sql, params);
-  return rows.map((r) => ({
-    ts: new Date(r.ts as number).toISOString(),
-    request_id: (r.request_id as string | null) ?? null,
-    model: r.model as string,
-    model_version: (r.model_version as string | null) ?? null,
-    tenant: (r.tenant as string | null) ?? null,
-    entry: (r.entry as string | null) ?? null,
-    node: (r.node as string | null) ?? null,
-    replica: (r.replica as string | null) ?? null,
-    route_rule: (r.route_rule as string | null) ?? null,
-    status: (r.status as string | null) ?? null,
-    error_type: (r.error_type as string | null) ?? null,
-    label: (r.label as string | null) ?? null,
-    confidence: (r.confidence as number | null) ?? null,
-    reasons: stringList(r.reasons),
-    risk_tags: stringList(r.risk_tags),
-    sample_weight: r.sample_weight as number,
-    input: (r.input as string | null) ?? null,
-    output: (r.output as string | null) ?? null,
-  }));
-}
-
-function stringList(v: unknown): string[] {
-  return Array.isArray(v) ? v.map(String) : [];
+  return rows.map(toStoredSample);
 }

@@ -25,7 +25,7 @@ import { FILTER_DIMS } from '../state.ts';
 import type { FilterDim } from '../state.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 
-const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted'] as const satisfies readonly Status[];
+const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted', 'cancelled'] as const satisfies readonly Status[];
 const ERROR_TYPES = ['model_load', 'bad_input', 'resource_exhausted', 'dependency_timeout', 'replica_fault', 'internal', 'other'] as const satisfies readonly ErrorType[];
 const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as const;
 const PCTS = [
