@@ -129,8 +129,8 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const H = axis.windows[axis.windows.length - 1]!;
   // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
   const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
-  const phiOf = (s: Counts, parentPhi = 1) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parentPhi);
-  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, phiOf(s)]));
+  const phiOf = (s: Counts, parent?: { phi: number; n: number }) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parent);
+  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, { phi: phiOf(s), n: s.n(baseFrom, L - H) }]));
   const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: s.n(L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {
     const dims = levels[level]!;
@@ -150,7 +150,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         continue;
       }
       if (level === 0) judged++;
-      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))! : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)) ?? 1);
+      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
       const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
       if (!t) continue;
       const e = t.evidence;
