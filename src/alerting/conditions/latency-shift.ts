@@ -23,7 +23,7 @@ import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Windows up to this long share the reference that ends this long ago. */
@@ -241,7 +241,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
       return { n, k: sign === 1 ? n - b : b };
     });
   });
-  return kept.map(observation);
+  return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */

@@ -26,7 +26,7 @@ import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
@@ -188,7 +188,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       k: sig.products.filter((p) => sig.k.includes(p.name)).reduce((t, p) => t + value(row, p.rate) * value(row, p.weight), 0),
     }));
   });
-  return kept.map(observation);
+  return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
 /** The reference of one window: own past (shrunk toward the parent for a child), or the peers. */

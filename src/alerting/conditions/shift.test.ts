@@ -10,7 +10,8 @@ import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
 import type { Coverage } from './context.ts';
-import { baselinePhi } from './shift.ts';
+import { baselinePhi, holdFiring } from './shift.ts';
+import type { Tested } from './shift.ts';
 import { evaluateCondition } from './index.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
@@ -195,5 +196,19 @@ describe('baselinePhi', () => {
     const bursty = (j: number) => ({ n: 100, k: j % 10 === 4 ? 6 : 1 });
     expect(baselinePhi(bursty, 0, 10)).toBeCloseTo(22.5 / 1.4775 / 9, 12);
     expect(baselinePhi(bursty, 0, 10, { phi: 1.2, n: 2000 })).toBeCloseTo(22.5 / 1.4775 / 9, 12);
+  });
+});
+
+describe('holdFiring', () => {
+  const slice = (tenant: string, pValue: number) => ({ level: 1, labels: { model: 'm', tenant }, parent: 'm', pValue }) as unknown as Tested;
+  it('keeps a firing slice that still shows its change though its evidence no longer clears the bar, and adds nothing else', () => {
+    const raised = slice('a', 1e-6);
+    const weak = slice('b', 0.015);
+    const quiet = slice('c', 0.2);
+    const firing = (l: Record<string, string>) => l.tenant === 'a' || l.tenant === 'b';
+    expect(holdFiring([raised], [raised, weak, quiet], firing).map((t) => t.labels.tenant)).toEqual(['a', 'b']);
+    // Not firing (pending, or no alert): it must clear the bar again.
+    expect(holdFiring([raised], [raised, weak, quiet], () => false).map((t) => t.labels.tenant)).toEqual(['a']);
+    expect(holdFiring([raised], [raised, weak, quiet]).map((t) => t.labels.tenant)).toEqual(['a']);
   });
 });

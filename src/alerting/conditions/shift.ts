@@ -13,6 +13,7 @@ import { benjaminiHochberg, dispersion, evidencePValue, rateShift, spreadPValue 
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
+import { fingerprint } from '../labels.ts';
 import type { Labels } from '../labels.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition, RateShiftCondition } from '../rule-schema.ts';
@@ -231,6 +232,21 @@ export function decide(tested: readonly Tested[], fdr: number): Tested[] {
     for (const k of kids) if (k.level === strongest.level) emit(k);
   }
   return out;
+}
+
+/**
+ * Hysteresis: a slice whose alert is firing stays while its change is still on — a window still
+ * shows excess over its reference and its trailing minutes still pass the recovery gate
+ * (`testWindows` returned evidence) — even when that evidence no longer clears the false-discovery
+ * bar that raised it. Worked: a tenant of three requests a minute failing half of them sends none
+ * bad for two minutes with chance 1/64; re-proving the change from scratch then drops it (p 0.015)
+ * and raises it again a minute later, one incident as two pages. It resolves when the trailing
+ * quarter hour falls under the smallest change that matters, as before.
+ */
+export function holdFiring(kept: readonly Tested[], tested: readonly Tested[], firing?: (labels: Labels) => boolean): Tested[] {
+  if (!firing) return [...kept];
+  const keys = new Set(kept.map((t) => fingerprint(t.labels)));
+  return [...kept, ...tested.filter((t) => !keys.has(fingerprint(t.labels)) && firing(t.labels))];
 }
 
 /** What a decided slice reports. */
