@@ -6,11 +6,13 @@
  */
 import type { Logger } from 'pino';
 import type { TypedReads } from '../query/index.ts';
-import { applyEvaluation } from './alert-state.ts';
+import { alertLabels, applyEvaluation } from './alert-state.ts';
 import type { Alert } from './alert-state.ts';
 import type { Clock } from './clock.ts';
 import { evaluateCondition } from './conditions/index.ts';
 import type { Coverage } from './conditions/index.ts';
+import type { Labels } from './labels.ts';
+import { fingerprint } from './labels.ts';
 import type { Rule, RuleGroup } from './rule-schema.ts';
 import { createSeriesCache } from './series.ts';
 import type { SeriesCache } from './series.ts';
@@ -91,7 +93,8 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
       const r0 = performance.now();
       try {
         let coverage: Coverage | null = null;
-        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, { reads: o.reads, series, nowMs: atMs, maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000), note: (c) => (coverage = c) });
+        const firing = (labels: Labels) => r.alerts.get(fingerprint(alertLabels(r.rule, labels)))?.state === 'firing';
+        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, { reads: o.reads, series, nowMs: atMs, maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000), note: (c) => (coverage = c), firing });
         r.coverage = coverage;
         if (obs.length > g.group.limit) throw new Error(`${obs.length} alerts exceed the group limit of ${g.group.limit}: narrow the rule's by/filters or raise limit`);
         applyEvaluation(r.rule, r.alerts, obs, atMs);

@@ -16,6 +16,8 @@ export interface ConditionContext {
   maxSlices: number;
   /** Says how many slices were judged and how many lacked a reference to be judged against. */
   note?(coverage: Coverage): void;
+  /** Whether this rule's alert for a slice is firing (the sequential detectors' hysteresis). */
+  firing?(labels: Labels): boolean;
 }
 
 /** What one evaluation of a rule could judge: shown beside the rule, never silent. */

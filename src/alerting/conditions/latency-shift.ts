@@ -23,7 +23,7 @@ import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Windows up to this long share the reference that ends this long ago. */
@@ -136,7 +136,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
       perLevel.push(m);
     }
     const H = axis.windows[axis.windows.length - 1]!;
-    const parentPhi = new Map<string, number>();
+    const parentPhi = new Map<string, { phi: number; n: number }>();
     const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: countRange(h, axis.bins - H, axis.bins, Infinity).n }])), c.by, c.share);
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
@@ -187,8 +187,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         // Overdispersion of the exceedances over the baseline minutes, against the longest window's threshold.
         const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
         const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
-        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), axis.bins - H - ref.bins, axis.bins - H, level === 0 ? 1 : (parentPhi.get(pKey) ?? 1));
-        if (level === 0) parentPhi.set(pKey, phi);
+        const baseFrom = ref.kind === 'self' ? axis.bins - H - ref.bins : 0;
+        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
+        if (level === 0) parentPhi.set(pKey, { phi, n: countRange(h, baseFrom, axis.bins - H, Infinity).n });
         const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
         const e = t.evidence;
@@ -240,7 +241,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
       return { n, k: sign === 1 ? n - b : b };
     });
   });
-  return kept.map(observation);
+  return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */

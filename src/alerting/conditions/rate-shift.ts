@@ -26,7 +26,7 @@ import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
@@ -129,8 +129,8 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const H = axis.windows[axis.windows.length - 1]!;
   // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
   const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
-  const phiOf = (s: Counts, parentPhi = 1) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parentPhi);
-  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, phiOf(s)]));
+  const phiOf = (s: Counts, parent?: { phi: number; n: number }) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parent);
+  const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, { phi: phiOf(s), n: s.n(baseFrom, L - H) }]));
   const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: s.n(L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {
     const dims = levels[level]!;
@@ -150,7 +150,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
         continue;
       }
       if (level === 0) judged++;
-      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))! : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)) ?? 1);
+      const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
       const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
       if (!t) continue;
       const e = t.evidence;
@@ -188,7 +188,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       k: sig.products.filter((p) => sig.k.includes(p.name)).reduce((t, p) => t + value(row, p.rate) * value(row, p.weight), 0),
     }));
   });
-  return kept.map(observation);
+  return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
 /** The reference of one window: own past (shrunk toward the parent for a child), or the peers. */

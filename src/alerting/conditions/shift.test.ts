@@ -10,6 +10,8 @@ import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
 import type { Coverage } from './context.ts';
+import { baselinePhi, holdFiring } from './shift.ts';
+import type { Tested } from './shift.ts';
 import { evaluateCondition } from './index.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
@@ -176,5 +178,37 @@ describe('resource time_to_limit', () => {
     // 0.2333 GiB every 15 s = 0.9333 GiB/min of 80 → 0.01167 of the card a minute. The last 30 s step
     // averages k = 118, 119 → 48 + 118.5·0.2333 = 75.65 GiB = 0.9456 → (1 − 0.9456) / 0.01167 = 4.7 min.
     expect(obs[0]!.value).toBeCloseTo(((1 - (48 + 118.5 * 0.2333) / 80) / ((0.2333 * 4) / 80)), 1);
+  });
+});
+
+describe('baselinePhi', () => {
+  // Sixty baseline minutes of 7 requests with no bad one: too little to measure a dispersion.
+  const quiet = () => ({ n: 7, k: 0 });
+  it("a child too thin to measure its own inherits its parent's excess in proportion to its requests", () => {
+    expect(baselinePhi(quiet, 0, 60)).toBe(1);
+    // 420 of the parent's 3,500 baseline requests (12 %): 1 + (3 − 1) × 0.12.
+    expect(baselinePhi(quiet, 0, 60, { phi: 3, n: 3500 })).toBeCloseTo(1.24, 12);
+    // A child as large as its parent takes all of it.
+    expect(baselinePhi(quiet, 0, 60, { phi: 3, n: 420 })).toBe(3);
+  });
+  it('a slice that can measure its own keeps the larger', () => {
+    // Minutes of 100 with 1,1,1,1,6,… bad (the worked example of `dispersion`): 22.5 / 1.4775 / 9 = 1.692.
+    const bursty = (j: number) => ({ n: 100, k: j % 10 === 4 ? 6 : 1 });
+    expect(baselinePhi(bursty, 0, 10)).toBeCloseTo(22.5 / 1.4775 / 9, 12);
+    expect(baselinePhi(bursty, 0, 10, { phi: 1.2, n: 2000 })).toBeCloseTo(22.5 / 1.4775 / 9, 12);
+  });
+});
+
+describe('holdFiring', () => {
+  const slice = (tenant: string, pValue: number) => ({ level: 1, labels: { model: 'm', tenant }, parent: 'm', pValue }) as unknown as Tested;
+  it('keeps a firing slice that still shows its change though its evidence no longer clears the bar, and adds nothing else', () => {
+    const raised = slice('a', 1e-6);
+    const weak = slice('b', 0.015);
+    const quiet = slice('c', 0.2);
+    const firing = (l: Record<string, string>) => l.tenant === 'a' || l.tenant === 'b';
+    expect(holdFiring([raised], [raised, weak, quiet], firing).map((t) => t.labels.tenant)).toEqual(['a', 'b']);
+    // Not firing (pending, or no alert): it must clear the bar again.
+    expect(holdFiring([raised], [raised, weak, quiet], () => false).map((t) => t.labels.tenant)).toEqual(['a']);
+    expect(holdFiring([raised], [raised, weak, quiet]).map((t) => t.labels.tenant)).toEqual(['a']);
   });
 });
