@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'web/dist/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**'] },
+  { ignores: ['node_modules/**', 'dist/**', 'web/dist/**', 'data/**', 'artifacts/**', 'coverage/**', '.tmp/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
@@ -20,5 +20,12 @@ export default tseslint.config(
     // Programs whose job is to print: the CLI, benchmarks, demo and scripts.
     files: ['src/cli/**', 'bench/**', 'demo/**', 'scripts/**', 'bin/**', 'test/**', 'e2e/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // CommonJS on purpose: programs that load packages the way a plain Node.js service does
+    // (instrumentations patch `openai` through require hooks; the packed SDK is required).
+    files: ['**/*.cjs'],
+    languageOptions: { sourceType: 'commonjs', globals: { require: 'readonly', module: 'writable', __dirname: 'readonly' } },
+    rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
 );

@@ -80,7 +80,7 @@ const CASES: Case[] = [
 
 async function lagMaxS(): Promise<number> {
   const text = await (await fetch(`${server.url}/metrics`)).text();
-  const m = /^inferlens_process_nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
+  const m = /^nodejs_eventloop_lag_max_seconds(?:\{[^}]*\})? (\S+)$/m.exec(text);
   return m ? Number(m[1]) : NaN;
 }
 

@@ -151,7 +151,7 @@ function groundTruthOf(h: HistoricalIncident): GroundTruthIncident {
 }
 
 /** Rules for the demo's model, loaded beside the default pack: see the file's header. */
-export const DEMO_RULE_FILE = fileURLToPath(new URL('./rules/spam-filter.yaml', import.meta.url));
+export const DEMO_RULE_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../../demo/rules/spam-filter.yaml' : './rules/spam-filter.yaml', import.meta.url));
 
 /** A free loopback port for the demo service, so the alert actions can name it before it starts. */
 function freePort(): Promise<number> {

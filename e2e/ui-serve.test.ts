@@ -50,9 +50,13 @@ describe('mountUi', () => {
 
   it('leaves API paths to the API: a route that exists answers, an unknown one is a JSON 404', async () => {
     expect(await (await app.request('/v1/labels/model')).json()).toEqual({ status: 'success', data: [] });
-    const res = await app.request('/v1/nope');
-    expect(res.status).toBe(404);
-    expect(((await res.json()) as { error_type: string }).error_type).toBe('not_found');
+    // /api/* too: a Prometheus-style query sent to inferlens by mistake gets JSON, not the dashboard.
+    for (const p of ['/v1/nope', '/api/v1/query?query=up', '/api', '/v1']) {
+      const res = await app.request(p);
+      expect(res.status, p).toBe(404);
+      expect(res.headers.get('content-type'), p).toMatch(/^application\/json/);
+      expect(((await res.json()) as { error_type: string }).error_type, p).toBe('not_found');
+    }
   });
 
   it('does not leave the dist folder', async () => {

@@ -28,6 +28,7 @@ import type { Notifier } from './notify/index.ts';
 import { InferlensError, isInferlensError } from './schema/index.ts';
 import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
+import type { Scraper } from './ingest/index.ts';
 import { databasePath, keysFilePath } from './config/index.ts';
 import type { Config } from './config/index.ts';
 import { createCapturePolicy, createPipeline, createRetention, createRollupMaintainer } from './pipeline/index.ts';
@@ -55,8 +56,8 @@ export interface ServerOptions {
   store?: Store;
 }
 
-/** The built dashboard, resolved from the package root (not the working directory). */
-const WEB_DIST = fileURLToPath(new URL('../web/dist', import.meta.url));
+/** The built dashboard, resolved from the package root (not the working directory; compiled code runs from dist/). */
+const WEB_DIST = fileURLToPath(new URL(`${import.meta.url.endsWith('.js') ? '../../' : '../'}web/dist`, import.meta.url));
 
 export interface InferlensServer {
   /** Base URL once listening, e.g. http://127.0.0.1:7070 */
@@ -72,6 +73,8 @@ export interface InferlensServer {
   /** Retention runs (DuckDB; ClickHouse drops old data by TTL). */
   retention: Retention | undefined;
   alerting: Alerting | undefined;
+  /** The scraper of the configured targets, when there are any (tests scrape on demand with it). */
+  scraper: Scraper | undefined;
   /** Whether the store answered at the last check (what /readyz reports). */
   storeReady(): boolean;
   stop(deadlineMs?: number): Promise<void>;
@@ -104,7 +107,12 @@ const STORE_RETRY_MAX_MS = 30_000;
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<InferlensServer> {
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens', role: config.role } });
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry, prefix: 'inferlens_process_' });
+  // Node's standard process metrics under their standard names (process_cpu_seconds_total,
+  // nodejs_heap_size_used_bytes, …), which the usual dashboards query. prom-client also exports the
+  // handle / request / resource counts again as gauges named *_total, which Prometheus's naming
+  // rules (and `promtool check metrics`) reserve for counters: nodejs_active_handles{type} has them.
+  collectDefaultMetrics({ register: registry });
+  for (const name of ['nodejs_active_handles_total', 'nodejs_active_requests_total', 'nodejs_active_resources_total']) registry.removeSingleMetric(name);
   const now = options.now ?? Date.now;
   const role = config.role;
   const ingests = role === 'all' || role === 'ingest';
@@ -236,6 +244,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     modelTypes: config.quality.modelTypes,
     lowConfidence: config.quality.lowConfidence,
   });
+  // Scrapes write: an ingest instance runs them (and its targets page answers for them).
+  const scraper =
+    options.collectors !== false && ingests && config.scrape.targets.length > 0
+      ? createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }), ...(options.now ? { now: options.now } : {}) })
+      : undefined;
+  if (scraper) registerScrapeMetrics(registry, scraper);
   let ready = false;
   const allowedHosts = config.server.allowedHosts;
   const { app, routes } = createApi({
@@ -259,17 +273,14 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       ...(options.routes ?? []),
     ],
     ...(options.mounts ? { mounts: options.mounts } : {}),
+    ...(scraper ? { scrapeTargets: () => scraper.stats() } : {}),
     ...((options.ui === false && !options.uiDir) || !serves ? {} : { uiDir: options.uiDir ?? WEB_DIST }),
   });
 
   // Receivers that pull: scrape targets and the local collectors, all writing to the pipeline.
   const pulls: { start(): void; stop(): unknown }[] = [];
   if (options.collectors !== false && ingests) {
-    if (config.scrape.targets.length > 0) {
-      const scraper = createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }) });
-      registerScrapeMetrics(registry, scraper);
-      pulls.push(scraper);
-    }
+    if (scraper) pulls.push(scraper);
     const c = config.collectors;
     if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
     if (c.gpu.enabled)
@@ -301,6 +312,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     queries,
     retention,
     alerting,
+    scraper,
     storeReady: () => storeUp,
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {

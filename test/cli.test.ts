@@ -92,6 +92,18 @@ describe('inferlens CLI', () => {
     expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../../demo/scenario/incidents.ts', '../schema/index.ts', 'commander']);
   });
 
+  it('runs compiled code and loads only what the command needs: --help and query --help load no server, store or TypeScript', async () => {
+    for (const argv of [['--help'], ['query', '--help'], ['keys', '--help']]) {
+      const trace = join(dir, `trace-${argv.join('-')}.txt`);
+      writeFileSync(trace, '');
+      await run(process.execPath, ['--import', join(ROOT, 'test', 'load-trace.mjs'), BIN, ...argv], { env: { ...process.env, LOAD_TRACE: trace } });
+      const loaded = readFileSync(trace, 'utf8').trim().split('\n');
+      expect(loaded, argv.join(' ')).toContain(`file://${ROOT}/dist/src/cli/main.js`);
+      const heavy = loaded.filter((u) => /\/(tsx|@duckdb|hono|@hono|pino|prom-client|protobufjs|yaml)\/|\/dist\/src\/(main|store|api|alerting|pipeline|ingest|query)[./]|\.ts$/.test(u));
+      expect(heavy, argv.join(' ')).toEqual([]);
+    }
+  });
+
   it('works as `npx inferlens` from the checkout', async () => {
     const { stdout } = await run('npx', ['--no-install', 'inferlens', '--help'], { cwd: ROOT });
     expect(stdout).toMatch(/serve/);

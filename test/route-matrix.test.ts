@@ -116,6 +116,7 @@ describe('route × role × tenant', () => {
       '/v1/quality/feedback',
       '/v1/quality/summary',
       '/v1/query',
+      '/v1/resources/quantiles',
       '/v1/resources/query',
       '/v1/samples/search',
     ]);
@@ -219,6 +220,18 @@ describe('route × role × tenant', () => {
     const listed = [...doc.matchAll(/^\| `(GET|POST|DELETE) ([^`]+)`(?: \([^)]*\))? \| (public|ingest|read|operate|admin|metrics) \| ([a-z.]*) ?\|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]}`);
     const declared = server.routes.map((r) => `${r.method} ${r.path} ${r.access} ${r.audit ?? ''}`);
     expect(listed.sort()).toEqual(declared.sort());
+  });
+
+  it('docs/api.md documents every route: one section each with its request, reply, errors and an example', () => {
+    const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
+    // Sections are `### \`METHOD /path\`` headings; a section runs to the next heading.
+    const sections = [...doc.matchAll(/^### `((?:GET|POST|DELETE) [^`]+)`\n([\s\S]*?)(?=^#{2,3} |(?![\s\S]))/gm)].map((m) => ({ route: m[1]!, body: m[2]! }));
+    const documented = sections.map((x) => x.route);
+    const declared = server.routes.map((r) => `${r.method} ${r.path}`);
+    expect(documented.filter((r, i) => documented.indexOf(r) !== i), 'documented twice').toEqual([]);
+    expect([...documented].sort()).toEqual([...declared].sort());
+    const incomplete = sections.flatMap((x) => ['**Request**', '**Reply**', '**Errors**', '**Example**'].filter((part) => !x.body.includes(part)).map((part) => `${x.route}: no ${part}`));
+    expect(incomplete).toEqual([]);
   });
 
   it('a route without a declared access stops the API from being built', () => {

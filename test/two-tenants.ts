@@ -105,6 +105,8 @@ export function readSamples(w: { from: string; to: string }): Record<string, Rea
     'POST /v1/analysis/stages': { path: '/v1/analysis/stages', body: { ...w } },
     'POST /v1/analysis/saturation': { path: '/v1/analysis/saturation', body: { ...w } },
     'POST /v1/resources/query': { path: '/v1/resources/query', body: { ...w, metrics: ['gpu_utilization_ratio'], group_by: ['node'] } },
+    'POST /v1/resources/quantiles': { path: '/v1/resources/quantiles', body: { ...w, metric: 'ttft_seconds', group_by: ['labels.model'] } },
+    'GET /v1/scrape/targets': { path: '/v1/scrape/targets' },
     'POST /v1/analysis/capacity': { path: '/v1/analysis/capacity', body: { ...w } },
     'GET /v1/audit': { path: '/v1/audit' },
     'POST /v1/compare': { path: '/v1/compare', body: { ...w, baseline: { filters: { model_version: 'v1' } }, candidate: { filters: { model_version: 'v2' } }, min_requests: 1 } },

@@ -95,7 +95,7 @@ describe('upgrade from schema version 3 (commit d0eda59)', () => {
     // The other tables came through too.
     expect((await store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 10 })).map((s) => s.request_id)).toEqual(['old-9']);
     expect(await store.resources({ fromMs: T0, toMs: T0 + 2 * MIN, stepMs: 2 * MIN, metrics: ['gpu_utilization_ratio'], filters: {}, groupBy: [] })).toEqual([
-      { bucketMs: T0, metric: 'gpu_utilization_ratio', avg: 0.5, max: 0.75, n: 2, simulated: false },
+      { bucketMs: T0, metric: 'gpu_utilization_ratio', avg: 0.5, max: 0.75, sum: 1, n: 2, simulated: false },
     ]);
     expect((await store.feedbackStats({ fromMs: T0, toMs: T0 + 5 * MIN, filters: {}, groupBy: [], limit: 10 })).rows[0]).toMatchObject({ requests: 120, correctN: 2, correctRate: 0.5 });
     await store.close();

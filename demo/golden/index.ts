@@ -1,6 +1,6 @@
 /** The demo's golden set (`spam-filter.yaml`, written once by `make.ts`) and where it lies. */
-import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 export const GOLDEN_SET_NAME = 'spam-filter-clear';
-export const GOLDEN_FILE = join(dirname(fileURLToPath(import.meta.url)), 'spam-filter.yaml');
+/** Beside this file's source (compiled code runs from dist/demo/golden/, the YAML stays in demo/golden/). */
+export const GOLDEN_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../../../demo/golden/spam-filter.yaml' : './spam-filter.yaml', import.meta.url));

@@ -20,7 +20,8 @@ import type { NaiveBayesParams } from './naive-bayes.ts';
 export type ModelParams = NaiveBayesParams | LogisticParams;
 
 export const TRAINING_REV = 1;
-export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'data', 'demo-models');
+/** data/demo-models at the package root (compiled code runs one level down, in dist/). */
+export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), ...(import.meta.url.endsWith('.js') ? ['..'] : []), '..', '..', 'data', 'demo-models');
 
 export function trainModel(version: ModelVersion, train: readonly Message[]): ModelParams {
   return version === 'v1' ? trainNaiveBayes(train) : trainLogistic(train);

@@ -11,6 +11,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import type { ModelParams, ModelVersion, Prediction } from '../model/index.ts';
+import { workerEntry } from '../../src/ingest/index.ts';
 import { HEALTHY_REPLICA } from './replica-protocol.ts';
 import type { FromReplica, ReplicaConfig, ReplicaWorkerData, ToReplica } from './replica-protocol.ts';
 
@@ -89,12 +90,8 @@ interface Replica {
   batches: number;
 }
 
-const TSX_API_URL = import.meta.resolve('tsx/esm/api');
-const WORKER_URL = new URL('./replica-worker.ts', import.meta.url).href;
-// Node 20 does not apply `execArgv: ['--import', 'tsx']` to a worker's entry module (it fails with
-// ERR_UNKNOWN_FILE_EXTENSION), so a tiny CommonJS bootstrap registers tsx and then imports the
-// TypeScript entry.
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+/** The worker's entry and how to start it: compiled code starts the compiled entry directly. */
+const WORKER = workerEntry(import.meta.url, 'replica-worker');
 
 export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
   const prefix = options.prefix ?? 'replica-';
@@ -133,7 +130,7 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
   const spawn = (r: Replica): Promise<void> =>
     new Promise((resolve, reject) => {
       const data: ReplicaWorkerData = { replica: r.name, models: options.models, config: r.config, seed: seed * 1000 + r.index * 10 + spawns++ };
-      const worker = new Worker(BOOTSTRAP, { eval: true, workerData: data });
+      const worker = new Worker(WORKER.entry, { ...WORKER.options, workerData: data });
       r.worker = worker;
       r.ready = false;
       worker.on('message', (msg: FromReplica) => {

@@ -25,8 +25,8 @@ export interface LoadedRules {
   problems: RuleProblem[];
 }
 
-/** The default rule pack shipped with inferlens (rules/default.yaml). */
-export const DEFAULT_RULE_PACK = fileURLToPath(new URL('../../rules/default.yaml', import.meta.url));
+/** The default rule pack shipped with inferlens (rules/default.yaml; compiled code runs one level down, in dist/). */
+export const DEFAULT_RULE_PACK = fileURLToPath(new URL(`${import.meta.url.endsWith('.js') ? '../' : ''}../../rules/default.yaml`, import.meta.url));
 
 /** Default evaluation interval of a group without one (Prometheus' default is 1m; ours 30s). */
 export const DEFAULT_INTERVAL_MS = 30_000;

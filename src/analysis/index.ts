@@ -16,6 +16,9 @@ export { logBuckets } from './log-buckets.ts';
 /** Prometheus-style (le) bucket index of a value; bounds.length for overflow, −1 for NaN. */
 export { bucketIndex } from './log-buckets.ts';
 export type { QuantilesResult } from './quantile.ts';
+/** Prometheus's histogram_quantile: a quantile interpolated inside cumulative buckets. */
+export { histogramQuantile, parseLe } from './histogram-quantile.ts';
+export type { CumulativeBucket } from './histogram-quantile.ts';
 
 // Rates and where bad events concentrate
 /** Wilson score interval { rate, lo, hi } of k in n; n = 0 → { NaN, 0, 1 }. */

@@ -22,13 +22,15 @@ import {
   QueryRequestSchema,
   RequestIdSchema,
   ResourceQueryRequestSchema,
+  ResourceQuantilesRequestSchema,
   SaturationRequestSchema,
   SessionRequestSchema,
   StagesRequestSchema,
   decode,
 } from '../schema/index.ts';
 import type { IngestReply, ReadScope } from '../schema/index.ts';
-import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody } from '../ingest/index.ts';
+import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody, registerOtlpMetrics, targetsPage } from '../ingest/index.ts';
+import type { TargetStats } from '../ingest/index.ts';
 import type { Sink } from '../pipeline/index.ts';
 import type { z } from 'zod';
 import { createAuditLog } from './audit.ts';
@@ -74,6 +76,8 @@ export interface ApiOptions {
   mounts?: ((app: Hono<ApiEnv>) => void)[];
   /** The built dashboard folder; served last, so API routes match first. */
   uiDir?: string;
+  /** The scrape targets' stats (`GET /v1/scrape/targets`); none when the server scrapes nothing. */
+  scrapeTargets?: () => readonly TargetStats[];
 }
 
 /** Sends an ingest reply: 200 when any row was stored, 400 (same body plus the envelope) when none. */
@@ -119,6 +123,7 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
     handler: async (c) => ok(c, await run(decode(schema, await jsonBody(c), what), c.var.reads)),
   });
   const sessionTtlMs = 12 * 3_600_000;
+  const otlpMetrics = registerOtlpMetrics(o.registry);
 
   return [
     { method: 'GET', path: '/healthz', access: 'public', handler: (c) => c.text('ok') },
@@ -151,7 +156,7 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         access: 'ingest',
         accepts: ['application/json', 'application/x-protobuf', 'application/protobuf'],
         handler: async (c) => {
-          const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c));
+          const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c), otlpMetrics);
           return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
         },
       }),
@@ -177,7 +182,10 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
     readPost('/v1/analysis/stages', StagesRequestSchema, 'stage attribution request', (q, r) => r.queries.stageAttribution(q)),
     readPost('/v1/analysis/saturation', SaturationRequestSchema, 'saturation request', (q, r) => r.queries.saturation(q)),
     readPost('/v1/resources/query', ResourceQueryRequestSchema, 'resource query', (q, r) => r.queries.resources(q)),
+    readPost('/v1/resources/quantiles', ResourceQuantilesRequestSchema, 'resource quantiles request', (q, r) => r.queries.resourceQuantiles(q)),
     readPost('/v1/analysis/capacity', CapacityRequestSchema, 'capacity request', (q, r) => r.queries.capacity(q)),
+    // Scrape targets are infrastructure, like resource samples: a tenant-scoped reader sees none.
+    { method: 'GET', path: '/v1/scrape/targets', access: 'read', handler: (c) => ok(c, { targets: c.var.scope.tenants === null ? targetsPage(o.scrapeTargets?.() ?? []) : [] }) },
 
     // The dashboard's session: who is signed in (401 when nobody is and keys are required).
     {

@@ -3,8 +3,10 @@
  * the public HTTP API with no CORS. Contract:
  * - files under the dist folder with their content type; hashed assets (`/assets/*`) are cached
  *   for a year (`immutable`), everything else is revalidated (`no-cache`);
- * - any other GET that is not an API path (`/v1/*`, `/otlp/*`, `/healthz`, `/readyz`, `/metrics`)
- *   and has no file extension gets `index.html`, so client routes (`/runtime?model=…`) reload;
+ * - any other GET that is not an API path (`/v1/*`, `/api/*`, `/otlp/*`, `/healthz`, `/readyz`,
+ *   `/metrics`) and has no file extension gets `index.html`, so client routes (`/runtime?model=…`)
+ *   reload; an unknown API path is a JSON 404, never the dashboard's HTML (a Prometheus-style
+ *   `/api/v1/query` sent here by mistake must fail as JSON);
  * - a missing build answers 503 with the command that makes it, and never stops the server.
  * Call it after the API routes are registered: those match first.
  */
@@ -48,8 +50,8 @@ const CSP = [
   "form-action 'self'",
 ].join('; ');
 
-const API_PREFIXES = ['/v1/', '/otlp/'];
-const API_PATHS = new Set(['/v1', '/healthz', '/readyz', '/metrics']);
+const API_PREFIXES = ['/v1/', '/api/', '/otlp/'];
+const API_PATHS = new Set(['/v1', '/api', '/healthz', '/readyz', '/metrics']);
 
 function isApiPath(p: string): boolean {
   return API_PATHS.has(p) || API_PREFIXES.some((prefix) => p.startsWith(prefix));

@@ -6,14 +6,16 @@ export { ingestEvents, ingestFeedback, ingestResources } from './json/ingest.ts'
 /** Splits a JSON array or NDJSON body into rows, a slice at a time; rows longer than MAX_ROW_CHARS are rejected unparsed. */
 export { parseRows, MAX_ROW_CHARS } from './json/rows.ts';
 /** OTLP/HTTP traces and metrics (JSON or protobuf) → events and resource samples, with the partial-success reply. */
-export { handleOtlp } from './otlp/index.ts';
-export type { OtlpSignal, OtlpResponse } from './otlp/index.ts';
+export { handleOtlp, registerOtlpMetrics } from './otlp/index.ts';
+export type { OtlpSignal, OtlpResponse, OtlpMetrics } from './otlp/index.ts';
 /** Whole-document decoding off the event loop: YAML uploads within bounds (OTLP bodies go through handleOtlp). */
 export { parseYamlOffThread } from './worker/offload.ts';
+/** How to start a worker thread beside the caller: the compiled entry, or the TypeScript one through tsx. */
+export { workerEntry } from './worker/entry.ts';
 export type { YamlLimits } from './worker/yaml.ts';
 /** Prometheus / OpenMetrics scraping of model servers and GPU exporters. */
-export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics } from './scrape/index.ts';
-export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats } from './scrape/index.ts';
+export { createScraper, ScrapeTargetSchema, parseExposition, mapFamilies, detectEngine, registerScrapeMetrics, targetsPage } from './scrape/index.ts';
+export type { Scraper, ScrapeTarget, ScrapeTargetInput, TargetStats, TargetPageEntry } from './scrape/index.ts';
 /** Host (/proc) and GPU (nvidia-smi or DCGM) collectors for the local node. */
 export { createHostCollector, createGpuCollector } from './collect/index.ts';
 export type { HostCollector, GpuCollector, CollectorStats } from './collect/index.ts';

@@ -31,7 +31,9 @@ export function createRequestMetrics(registry: Registry, maxSeries = 500): Reque
   });
   // Children are cached per label set: prom-client validates labels on every labelled call, which
   // cost ~10 % of the ingest thread when done per event.
-  type Children = { duration: ReturnType<typeof duration.labels>; byStatus: Map<string, ReturnType<typeof requests.labels>>; model: string; version: string };
+  // An event without a version gets no model_version label at all (absent, not ""), as Prometheus
+  // treats an empty label as no label and exporters leave it out.
+  type Children = { duration: ReturnType<typeof duration.labels>; byStatus: Map<string, ReturnType<typeof requests.labels>>; labels: { model: string; model_version?: string } };
   const series = new Map<string, Children>();
   const seriesFor = (e: EventInput): Children => {
     const version = e.model_version ?? '';
@@ -41,8 +43,9 @@ export function createRequestMetrics(registry: Registry, maxSeries = 500): Reque
     const overflow = series.size >= maxSeries;
     const model = overflow ? OVERFLOW_VALUE : e.model;
     const v = overflow ? OVERFLOW_VALUE : version;
+    const labels = v === '' ? { model } : { model, model_version: v };
     const shared = overflow ? series.get(`${OVERFLOW_VALUE}\u0000${OVERFLOW_VALUE}`) : undefined;
-    c = shared ?? { duration: duration.labels({ model, model_version: v }), byStatus: new Map(), model, version: v };
+    c = shared ?? { duration: duration.labels(labels), byStatus: new Map(), labels };
     if (!overflow) series.set(key, c);
     else if (!shared) series.set(`${OVERFLOW_VALUE}\u0000${OVERFLOW_VALUE}`, c);
     return c;
@@ -54,7 +57,7 @@ export function createRequestMetrics(registry: Registry, maxSeries = 500): Reque
         const c = seriesFor(e);
         const status = e.status ?? 'unknown';
         let counter = c.byStatus.get(status);
-        if (!counter) c.byStatus.set(status, (counter = requests.labels({ model: c.model, model_version: c.version, status })));
+        if (!counter) c.byStatus.set(status, (counter = requests.labels({ ...c.labels, status })));
         counter.inc(e.sample_weight ?? 1);
         if (e.total_ms != null) c.duration.observe(e.total_ms / 1000);
       }

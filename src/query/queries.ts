@@ -3,11 +3,12 @@
  * Every method takes a typed spec (the API decodes request bodies in src/schema/requests.ts);
  * the store it reads is whatever main.ts gives it — for the API, the read-scoped decorator.
  */
-import type { CapacityRequest, Dimension, ErrorSlicesRequest, EventSearchRequest, HistogramRequest, QueryRow, QuerySpec, ResourceQueryRequest, SampleSearchRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
+import type { CapacityRequest, Dimension, ErrorSlicesRequest, EventSearchRequest, HistogramRequest, QueryRow, QuerySpec, ResourceQuantilesRequest, ResourceQueryRequest, SampleSearchRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
 import type { ListSpec, StoreReads, StoredSample } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
 import { capacity } from './capacity.ts';
 import { errorSlices, histogram, resourceSeries, saturation, searchEvents, stageAttribution } from './runtime-analyses.ts';
+import { resourceQuantiles } from './resource-quantiles.ts';
 import { searchSamples } from './samples.ts';
 
 export interface Queries {
@@ -26,6 +27,8 @@ export interface Queries {
   stageAttribution(req: StagesRequest): ReturnType<typeof stageAttribution>;
   saturation(req: SaturationRequest): ReturnType<typeof saturation>;
   resources(req: ResourceQueryRequest): ReturnType<typeof resourceSeries>;
+  /** Quantiles of a histogram stored as resource samples (`<metric>_bucket{le}`), bucket-interpolated. */
+  resourceQuantiles(req: ResourceQuantilesRequest): ReturnType<typeof resourceQuantiles>;
   /** Is it capacity? Request vs resource signals on the same buckets, correlations, GPU headroom. */
   capacity(req: CapacityRequest): ReturnType<typeof capacity>;
   /** `POST /v1/samples/search`: captured samples by slice, time bucket, reason, tag, request id. */
@@ -45,6 +48,7 @@ export function createQueries(store: StoreReads): Queries {
     stageAttribution: (r) => stageAttribution(store, r),
     saturation: (r) => saturation(store, r),
     resources: (r) => resourceSeries(store, r),
+    resourceQuantiles: (r) => resourceQuantiles(store, r),
     capacity: (r) => capacity(store, r),
     samples: (r) => searchSamples(store, r),
   };

@@ -212,13 +212,44 @@ export const HistogramRequestSchema = withStepMs({ filters: Filters_, step: Step
 export type HistogramRequest = z.output<typeof HistogramRequestSchema>;
 
 const labelFilter = z.union([z.string().max(256), z.array(z.string().max(256)).min(1).max(100)]);
+/** A resource sample's own label name (`model`, `le`, `gen_ai.token.type`), as labels are stored. */
+const LabelName = z.string().min(1).max(64).regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, { error: 'expected a label name such as model, le or gen_ai.token.type' });
+const ResourceFilters = z
+  .object({
+    node: labelFilter,
+    replica: labelFilter,
+    gpu: labelFilter,
+    pool: labelFilter,
+    /** A sample's own labels: `{"model": "opt-125m", "gen_ai.token.type": ["input"]}`. */
+    labels: z.record(LabelName, labelFilter).refine((o) => Object.keys(o).length <= 8, { error: 'expected at most 8 label filters' }),
+  })
+  .partial()
+  .strict()
+  .default({});
+/** Sample fields, or a sample's own label as `labels.<name>` (`labels.model`, `labels.le`). */
+const ResourceGroupKey = z.union([
+  z.enum(['node', 'replica', 'gpu', 'pool']),
+  z.templateLiteral(['labels.', z.string().min(1).max(64).regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/)], { error: 'expected node, replica, gpu, pool or labels.<name> such as labels.model' }),
+]);
 export const ResourceQueryRequestSchema = withStepMs({
     step: Step.default('1m'),
     metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
-    filters: z.object({ node: labelFilter, replica: labelFilter, gpu: labelFilter, pool: labelFilter }).partial().strict().default({}),
-    group_by: z.array(z.enum(['node', 'replica', 'gpu', 'pool'])).max(4).default([]),
+    filters: ResourceFilters,
+    group_by: z.array(ResourceGroupKey).max(4).default([]),
 });
 export type ResourceQueryRequest = z.output<typeof ResourceQueryRequestSchema>;
+
+/** Quantiles a histogram answers; each within (0, 1). */
+const Quantile = z.number().gt(0).lt(1);
+export const ResourceQuantilesRequestSchema = withStepMs({
+    step: Step.default('1m'),
+    /** The histogram: its per-interval `<metric>_bucket{le}` samples are read (`ttft_seconds`, `request_latency_seconds`). */
+    metric: z.string().min(1).max(120).regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a histogram name such as ttft_seconds' }),
+    quantiles: z.array(Quantile).min(1).max(10).default([0.5, 0.9, 0.99]),
+    filters: ResourceFilters,
+    group_by: z.array(ResourceGroupKey.refine((k) => k !== 'labels.le', { error: 'le is what the quantile is computed over; it cannot be a group' })).max(3).default([]),
+});
+export type ResourceQuantilesRequest = z.output<typeof ResourceQuantilesRequestSchema>;
 
 export const CapacityRequestSchema = withStepMs({
     filters: Filters_,

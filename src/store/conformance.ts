@@ -259,8 +259,36 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       ]);
       const rows = await store.resources({ fromMs: T0, toMs: T0 + 2 * MIN, stepMs: MIN, metrics: ['gpu_memory_used_bytes'], filters: { node: 'n1' }, groupBy: ['node'] });
       expect(rows).toEqual([
-        { bucketMs: T0, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 20, max: 30, n: 2, simulated: true },
-        { bucketMs: T0 + MIN, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 50, max: 50, n: 1, simulated: false },
+        { bucketMs: T0, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 20, max: 30, sum: 40, n: 2, simulated: true },
+        { bucketMs: T0 + MIN, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 50, max: 50, sum: 50, n: 1, simulated: false },
+      ]);
+    });
+
+    test('resources filter and group by their own labels (model, le, token type), null where a sample lacks one', async () => {
+      const tok = (ts: number, type: string, model: string, value: number) => ({ ts, node: 'n1', metric: 'gen_ai.client.token.usage_sum', labels: { 'gen_ai.token.type': type, 'gen_ai.request.model': model }, value });
+      await store.appendResources([
+        tok(T0 + 1000, 'input', 'm1', 120),
+        tok(T0 + 2000, 'output', 'm1', 30),
+        tok(T0 + 3000, 'input', 'm2', 7),
+        tok(T0 + 4000, 'input', 'm1', 80),
+        { ts: T0 + 5000, node: 'n1', metric: 'gen_ai.client.token.usage_sum', value: 1 },
+        { ts: T0 + 1000, node: 'n1', metric: 'ttft_seconds_bucket', labels: { le: '0.1', model: 'opt' }, value: 3 },
+        { ts: T0 + 1000, node: 'n1', metric: 'ttft_seconds_bucket', labels: { le: '+Inf', model: 'opt' }, value: 4 },
+        { ts: T0 + 2000, node: 'n1', metric: 'ttft_seconds_bucket', labels: { le: '+Inf', model: 'opt' }, value: 2 },
+      ]);
+      const base = { fromMs: T0, toMs: T0 + MIN, stepMs: MIN, filters: {} };
+      const byType = await store.resources({ ...base, metrics: ['gen_ai.client.token.usage_sum'], groupBy: ['labels.gen_ai.token.type'] });
+      expect(byType.map((r) => [r.labels, r.sum, r.n]).sort((a, b) => String(JSON.stringify(a[0])).localeCompare(JSON.stringify(b[0])))).toEqual([
+        [{ 'gen_ai.token.type': 'input' }, 207, 3],
+        [{ 'gen_ai.token.type': 'output' }, 30, 1],
+        [{ 'gen_ai.token.type': null }, 1, 1],
+      ]);
+      const m1Input = await store.resources({ ...base, metrics: ['gen_ai.client.token.usage_sum'], filters: { labels: { 'gen_ai.request.model': 'm1', 'gen_ai.token.type': ['input'] } }, groupBy: ['node', 'labels.gen_ai.request.model'] });
+      expect(m1Input).toEqual([{ bucketMs: T0, metric: 'gen_ai.client.token.usage_sum', node: 'n1', labels: { 'gen_ai.request.model': 'm1' }, avg: 100, max: 120, sum: 200, n: 2, simulated: false }]);
+      const byLe = await store.resources({ ...base, metrics: ['ttft_seconds_bucket'], groupBy: ['labels.model', 'labels.le'] });
+      expect(byLe.map((r) => [r.labels!.le, r.sum]).sort()).toEqual([
+        ['+Inf', 6],
+        ['0.1', 3],
       ]);
     });
 

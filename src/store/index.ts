@@ -12,6 +12,9 @@ export type {
   BucketCountRow,
   ResourceQuerySpec,
   ResourceRow,
+  ResourceField,
+  ResourceGroupKey,
+  ResourceLabelKey,
   StoreStats,
   RollupProgress,
   FeedbackStatsSpec,
@@ -23,6 +26,8 @@ export type {
   SampleReason,
   SampleFilterKey,
 } from './store.ts';
+/** The label name of a `labels.<name>` resource group key. */
+export { resourceLabelOf } from './store.ts';
 /** Why a sample was kept, and what samples can be filtered by. */
 export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from './store.ts';
 /** Opens the configured backend; the DDL its migrations run (`inferlens migrate --print`). */

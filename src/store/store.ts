@@ -122,13 +122,20 @@ export interface HistogramRow {
   counts: number[];
 }
 
+/** The sample fields a resource query filters and groups by. */
+export type ResourceField = 'node' | 'replica' | 'gpu' | 'pool';
+/** One of a sample's own labels as a group key: `labels.model`, `labels.le`, `labels.gen_ai.token.type`. */
+export type ResourceLabelKey = `labels.${string}`;
+export type ResourceGroupKey = ResourceField | ResourceLabelKey;
+
 export interface ResourceQuerySpec {
   fromMs: number;
   toMs: number;
   stepMs: number;
   metrics: readonly string[];
-  filters: { node?: string | string[]; replica?: string | string[]; pool?: string | string[]; gpu?: string | string[] };
-  groupBy: readonly ('node' | 'replica' | 'gpu' | 'pool')[];
+  /** Sample fields, and `labels`: a sample's own labels (key → one value or any of several). */
+  filters: { node?: string | string[]; replica?: string | string[]; pool?: string | string[]; gpu?: string | string[]; labels?: Readonly<Record<string, string | readonly string[]>> };
+  groupBy: readonly ResourceGroupKey[];
 }
 
 export interface ResourceRow {
@@ -138,10 +145,19 @@ export interface ResourceRow {
   replica?: string | null;
   gpu?: string | null;
   pool?: string | null;
+  /** The grouped labels (`labels.model` → `labels.model`), null where a sample lacks the label. */
+  labels?: Record<string, string | null>;
   avg: number;
   max: number;
+  /** Σ value: per-interval bucket increases and rates add up across series. */
+  sum: number;
   n: number;
   simulated: boolean;
+}
+
+/** The label name of a `labels.<name>` group key, else undefined. */
+export function resourceLabelOf(key: string): string | undefined {
+  return key.startsWith('labels.') ? key.slice('labels.'.length) : undefined;
 }
 
 export interface RollupProgress {

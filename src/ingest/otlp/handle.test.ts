@@ -1,8 +1,10 @@
 import { JsonMetricsSerializer, JsonTraceSerializer, ProtobufMetricsSerializer, ProtobufTraceSerializer } from '@opentelemetry/otlp-transformer';
+import { Registry } from 'prom-client';
 import { describe, expect, it } from 'vitest';
 import { InferlensError } from '../../schema/index.ts';
 import { otlpType } from './decode.ts';
 import { handleOtlp } from './handle.ts';
+import { registerOtlpMetrics } from './metrics.ts';
 import { encodeMetricsReply, encodeTraceReply, metricsReply, traceReply } from './reply.ts';
 import { memorySink } from './test-sink.ts';
 
@@ -63,10 +65,45 @@ describe('handleOtlp traces', () => {
       partialSuccess: {
         rejectedSpans: 2,
         errorMessage:
-          '2 spans rejected: span 1: (span id a000000000000002) no model: set gen_ai.request.model (or inferlens.model) on the span; ' +
-          'span 2: output_tokens: expected an integer 0 ≤ x ≤ 2147483647',
+          '2 spans rejected: span 1: (span id a000000000000002) no model: set gen_ai.request.model (or llm.model_name, or inferlens.model) on the span; ' +
+          'span 2: output_tokens: expected an integer 0 ≤ x ≤ 2147483647; ' +
+          '1 span ignored (not inference spans): 1 not_genai',
       },
     });
+  });
+
+  it('says how many spans it ignored, and why, with rejectedSpans 0 (an OTLP warning), and counts them on /metrics', async () => {
+    const registry = new Registry();
+    const metrics = registerOtlpMetrics(registry);
+    const sink = memorySink(NOW_MS);
+    const body = {
+      resourceSpans: [
+        {
+          resource: { attributes: [str('host.name', 'node-1')] },
+          scopeSpans: [
+            {
+              spans: [
+                span('a000000000000001', [str('gen_ai.request.model', 'm1')]),
+                { ...span('a000000000000002', []), name: 'GET /health' },
+                span('a000000000000003', [str('openinference.span.kind', 'CHAIN')]),
+                span('a000000000000004', [str('traceloop.span.kind', 'workflow')]),
+                span('a000000000000005', [str('gen_ai.operation.name', 'execute_tool')]),
+              ],
+            },
+          ],
+        },
+      ],
+    };
+    const reply = await handleOtlp('traces', json(body), 'application/json', sink, metrics);
+    expect(sink.events).toHaveLength(1);
+    expect(JSON.parse(new TextDecoder().decode(reply.body))).toEqual({
+      partialSuccess: { rejectedSpans: 0, errorMessage: '4 spans ignored (not inference spans): 1 not_genai, 3 not_a_model_call' },
+    });
+    const text = await registry.metrics();
+    expect(text).toMatch(/^inferlens_otlp_spans_ignored_total\{reason="not_a_model_call"\} 3$/m);
+    expect(text).toMatch(/^inferlens_otlp_spans_ignored_total\{reason="not_genai"\} 1$/m);
+    expect(text).toMatch(/^inferlens_otlp_spans_ignored_total\{reason="opted_out"\} 0$/m);
+    expect(text).toMatch(/^inferlens_otlp_spans_rejected_total 0$/m);
   });
 
   it('answers protobuf with protobuf, and an empty reply when all spans are accepted', async () => {

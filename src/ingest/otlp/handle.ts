@@ -10,6 +10,8 @@ import { encodingOf } from './decode.ts';
 import type { OtlpSignal } from './map-request.ts';
 import { decodeOtlpOffThread } from '../worker/offload.ts';
 import { encodeMetricsReply, encodeTraceReply, metricsReply, replyContentType, traceReply } from './reply.ts';
+import type { IgnoreReason } from './conventions.ts';
+import type { OtlpMetrics } from './metrics.ts';
 
 export type { OtlpSignal } from './map-request.ts';
 
@@ -30,13 +32,23 @@ function summarize(rejected: ReadonlyMap<number, string>, unit: string): string 
   return `${rejected.size} ${unit}${rejected.size === 1 ? '' : 's'} rejected: ${quoted.join('; ')}${more}`;
 }
 
+/** "11 spans ignored (not inference spans): 3 not_genai, 8 not_a_model_call" */
+function ignoredNote(ignored: Partial<Record<IgnoreReason, number>>): string {
+  const parts = Object.entries(ignored).filter(([, n]) => n > 0);
+  const total = parts.reduce((s, [, n]) => s + n, 0);
+  if (total === 0) return '';
+  return `${total} span${total === 1 ? '' : 's'} ignored (not inference spans): ${parts.map(([r, n]) => `${n} ${r}`).join(', ')}`;
+}
+
 /**
  * Handles one OTLP/HTTP export request body: `kind` is the signal (traces: inference spans →
  * events; metrics: data points → resource samples), `contentType` the request's Content-Type
  * (`application/json` or `application/x-protobuf`; the reply uses the same encoding).
  *
  * Spans or data points that cannot be mapped, and rows the sink rejects, are counted in the
- * reply's partial success (`rejectedSpans` / `rejectedDataPoints`) with the first reasons.
+ * reply's partial success (`rejectedSpans` / `rejectedDataPoints`) with the first reasons. Spans
+ * that are not inference spans are not rejects: the reply's message counts them by reason (with
+ * `rejectedSpans` 0 when nothing else happened: an OTLP warning), and so does `metrics`.
  * Throws `invalid_argument` when the body does not decode or the content type is not OTLP, and
  * passes on the sink's `resource_exhausted` / `unavailable` errors (answer 429 / 503, retryable).
  */
@@ -45,6 +57,7 @@ export async function handleOtlp(
   body: Uint8Array,
   contentType: string,
   sink: EventSink & ResourceSink,
+  metrics?: OtlpMetrics,
 ): Promise<OtlpResponse> {
   const encoding = encodingOf(contentType);
   const mapped = await decodeOtlpOffThread(kind, body, contentType);
@@ -59,7 +72,12 @@ export async function handleOtlp(
     }
   }
   const sorted = new Map([...rejected].sort((a, b) => a[0] - b[0]));
+  if (metrics) {
+    for (const [reason, n] of Object.entries(mapped.ignored)) if (n > 0) metrics.ignored(reason as IgnoreReason, n);
+    if (sorted.size > 0) metrics.rejected(kind, sorted.size);
+  }
+  const message = [summarize(sorted, kind === 'traces' ? 'span' : 'data point'), ignoredNote(mapped.ignored)].filter((m) => m !== '').join('; ');
   return kind === 'traces'
-    ? { body: encodeTraceReply(traceReply(sorted.size, summarize(sorted, 'span')), encoding), contentType: replyContentType(encoding) }
-    : { body: encodeMetricsReply(metricsReply(sorted.size, summarize(sorted, 'data point')), encoding), contentType: replyContentType(encoding) };
+    ? { body: encodeTraceReply(traceReply(sorted.size, message), encoding), contentType: replyContentType(encoding) }
+    : { body: encodeMetricsReply(metricsReply(sorted.size, message), encoding), contentType: replyContentType(encoding) };
 }

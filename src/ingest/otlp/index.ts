@@ -21,7 +21,14 @@ export { spansToEvents } from './spans-to-events.ts';
 /** Whether a span is an inference span (GenAI attributes or an inferlens marker). */
 export { isInferenceSpan } from './spans-to-events.ts';
 /** Maps an OTLP error (error.type / exception / status message, HTTP status) to an inference error type. */
-export { errorTypeOf } from './spans-to-events.ts';
+export { errorTypeOf, spanOutcome, httpStatusInMessage } from './outcome.ts';
+export type { Outcome, OutcomeInput } from './outcome.ts';
+/** Which spans are model calls in each instrumentation family, and why the others are ignored. */
+export { classifySpan, IGNORE_REASONS } from './conventions.ts';
+export type { IgnoreReason } from './conventions.ts';
+/** The OTLP receiver's counters on `/metrics` (ignored and rejected spans and data points). */
+export { registerOtlpMetrics } from './metrics.ts';
+export type { OtlpMetrics } from './metrics.ts';
 export type { SpanMapping, DroppedSpan } from './spans-to-events.ts';
 
 /** Maps decoded metrics to resource samples (plus dropped data points with reasons). */

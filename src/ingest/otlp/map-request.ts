@@ -8,6 +8,7 @@
 import { decodeMetricsRequest, decodeTraceRequest } from './decode.ts';
 import { metricsToSamples } from './metrics-to-samples.ts';
 import { spansToEvents } from './spans-to-events.ts';
+import type { IgnoreReason } from './conventions.ts';
 
 /** The two OTLP/HTTP signals inferlens receives. */
 export type OtlpSignal = 'traces' | 'metrics';
@@ -19,6 +20,8 @@ export interface MappedRequest {
   itemIndex: number[];
   /** Spans or data points not mapped: [index, reason], by index. */
   dropped: [number, string][];
+  /** Spans that are not inference spans, by reason (traces only; not rejects). */
+  ignored: Partial<Record<IgnoreReason, number>>;
 }
 
 export function mapRequest(signal: OtlpSignal, body: Uint8Array, contentType: string): MappedRequest {
@@ -28,6 +31,7 @@ export function mapRequest(signal: OtlpSignal, body: Uint8Array, contentType: st
       ndjson: mapped.events.map((e) => JSON.stringify(e)).join('\n'),
       itemIndex: mapped.spanIndex,
       dropped: mapped.dropped.map((d) => [d.index, d.spanId === '' ? d.reason : `(span id ${d.spanId}) ${d.reason}`]),
+      ignored: mapped.ignored,
     };
   }
   const mapped = metricsToSamples(decodeMetricsRequest(body, contentType));
@@ -35,5 +39,6 @@ export function mapRequest(signal: OtlpSignal, body: Uint8Array, contentType: st
     ndjson: mapped.samples.map((s) => JSON.stringify(s)).join('\n'),
     itemIndex: mapped.pointIndex,
     dropped: mapped.dropped.map((d) => [d.index, d.metric === '' ? d.reason : `(${d.metric}) ${d.reason}`]),
+    ignored: {},
   };
 }

@@ -173,13 +173,14 @@ describe.each([
     expect(failed).toMatchObject({
       ts: T0 + 2000,
       model: 'llama-3-8b',
-      status: 'error',
-      error_type: 'dependency_timeout',
+      // error.type "timeout": the call timed out (docs/otlp-mapping.md, Outcome).
+      status: 'timeout',
       total_ms: 30_000,
       node: 'gpu-node-7',
     });
     // No stage spans and no inferlens.request_id: the request id is the span id.
     expect(failed!.request_id).toMatch(/^[0-9a-f]{16}$/);
     expect(failed!.queue_ms).toBeUndefined();
+    expect(failed!.error_type).toBeUndefined();
   });
 });

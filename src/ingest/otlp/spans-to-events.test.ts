@@ -2,7 +2,8 @@ import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { decodeTraceRequest } from './decode.ts';
-import { errorTypeOf, spansToEvents } from './spans-to-events.ts';
+import { errorTypeOf } from './outcome.ts';
+import { spansToEvents } from './spans-to-events.ts';
 
 const FIXTURES = resolve(import.meta.dirname, '../../../test/fixtures/otlp');
 
@@ -69,7 +70,7 @@ const CHAT: Attr[] = [
 describe('spansToEvents: the opentelemetry-proto example trace.json', () => {
   it('has no inference span: nothing mapped, nothing rejected', () => {
     const req = decodeTraceRequest(readFileSync(resolve(FIXTURES, 'trace.json')), 'application/json');
-    expect(spansToEvents(req)).toEqual({ events: [], spanIndex: [], dropped: [], ignored: 1 });
+    expect(spansToEvents(req)).toEqual({ events: [], spanIndex: [], dropped: [], ignored: { not_genai: 1 } });
   });
 
   it('becomes an event once it carries gen_ai.request.model', () => {
@@ -112,7 +113,7 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
     // exec = prefill 100 + decode 300
     expect(events[0]).toMatchObject({ total_ms: 500, queue_ms: 40, exec_ms: 400, post_ms: 10.5, batch_ms: 2.25 });
     expect(events[0]!.ingress_ms).toBeUndefined();
-    expect(ignored).toBe(2); // 'scheduler' and the nested 'queue'
+    expect(ignored).toEqual({ not_genai: 2 }); // 'scheduler' and the nested 'queue'
   });
 
   it('takes stage latencies from inferlens.<stage>_ms attributes too, over stage spans', () => {
@@ -182,16 +183,16 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
         { id: 'a000000000000007', from: 0, to: 1, attrs: CHAT, status: ERR },
         { id: 'a000000000000008', from: 0, to: 1, attrs: [...CHAT, ['error.type', '_OTHER']] },
       ]),
-    ).events.map((e) => [e.status, e.error_type]);
+    ).events.map((e) => [e.status, e.error_type, e.http_status]);
     expect(events).toEqual([
-      ['error', 'dependency_timeout'],
-      ['error', 'resource_exhausted'],
-      ['error', 'bad_input'],
-      ['rate_limited', undefined],
-      ['aborted', undefined],
-      ['error', 'model_load'],
-      ['error', 'other'],
-      ['error', 'other'],
+      ['timeout', undefined, undefined],
+      ['error', 'resource_exhausted', undefined],
+      ['error', 'bad_input', undefined],
+      ['rate_limited', undefined, 429],
+      ['aborted', undefined, undefined],
+      ['error', 'model_load', undefined],
+      ['error', 'other', undefined],
+      ['error', 'other', undefined],
     ]);
   });
 
@@ -233,12 +234,12 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
     ]);
     const { events, spanIndex, dropped, ignored } = spansToEvents(req);
     expect(dropped).toEqual([
-      { index: 0, spanId: 'a000000000000001', reason: 'no model: set gen_ai.request.model (or inferlens.model) on the span' },
+      { index: 0, spanId: 'a000000000000001', reason: 'no model: set gen_ai.request.model (or llm.model_name, or inferlens.model) on the span' },
       { index: 1, spanId: 'a000000000000002', reason: 'endTimeUnixNano is before startTimeUnixNano' },
     ]);
     expect(spanIndex).toEqual([2]);
     expect(events[0]!.request_id).toBe('a000000000000003');
-    expect(ignored).toBe(2);
+    expect(ignored).toEqual({ not_a_model_call: 1, opted_out: 1 });
   });
 
   it('inferlens.* on the resource applies to its spans; k8s.pod.name wins over service.instance.id', () => {
@@ -256,5 +257,81 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
       ),
     ).events;
     expect(e).toMatchObject({ model: 'ranker', tenant: 'span-tenant', pool: 'pool-a', replica: 'pod-1', node: 'k8s-node', service_version: '2.0.0' });
+  });
+
+  it('maps OpenInference and OpenLLMetry attributes: model, tokens, finish reason, tenant, user, session', () => {
+    const { events, ignored } = spansToEvents(
+      request([
+        // OpenInference LLM span after a success: llm.model_name is the answering model
+        {
+          id: 'a000000000000001',
+          from: 0,
+          to: 80,
+          attrs: [
+            ['openinference.span.kind', 'LLM'],
+            ['llm.model_name', 'gpt-4o-2024-08-06'],
+            ['llm.invocation_parameters', '{"model":"gpt-4o","temperature":0}'],
+            ['llm.token_count.prompt', 30],
+            ['llm.token_count.completion', 7],
+            ['llm.token_count.prompt_details.cache_read', 24],
+            ['llm.finish_reason', 'stop'],
+            ['llm.provider', 'openai'],
+            ['metadata', '{"tenant_id":"t-9","plan":"free"}'],
+            ['user.id', 'u-1'],
+            ['session.id', 's-1'],
+          ],
+        },
+        // OpenInference EMBEDDING span, and a RETRIEVER span (not a model call)
+        { id: 'a000000000000002', from: 0, to: 5, attrs: [['openinference.span.kind', 'EMBEDDING'], ['embedding.model_name', 'text-embedding-3-small']] },
+        { id: 'a000000000000003', from: 0, to: 5, attrs: [['openinference.span.kind', 'RETRIEVER']] },
+        // an older OpenLLMetry release: llm.* names, association properties
+        {
+          id: 'a000000000000004',
+          from: 0,
+          to: 40,
+          attrs: [
+            ['llm.request.type', 'chat'],
+            ['llm.request.model', 'claude-3-haiku'],
+            ['llm.response.model', 'claude-3-haiku-20240307'],
+            ['llm.usage.prompt_tokens', 11],
+            ['llm.usage.completion_tokens', 3],
+            ['llm.vendor', 'Anthropic'],
+            ['traceloop.association.properties.tenant_id', 't-2'],
+            ['traceloop.association.properties.user_id', 'u-2'],
+          ],
+        },
+        { id: 'a000000000000005', from: 0, to: 50, attrs: [['traceloop.span.kind', 'task'], ['traceloop.entity.name', 'summarise']] },
+        // GenAI with tenant.id on the resource-less span, and gen_ai.conversation.id as the session
+        { id: 'a000000000000006', from: 0, to: 9, attrs: [...CHAT, ['tenant.id', 't-3'], ['enduser.id', 'u-3'], ['gen_ai.conversation.id', 'conv-3']] },
+      ]),
+    );
+    expect(ignored).toEqual({ not_a_model_call: 2 });
+    expect(events.map((e) => [e.model, e.tenant, e.input_tokens, e.output_tokens, e.finish_reason])).toEqual([
+      ['gpt-4o', 't-9', 30, 7, 'stop'],
+      ['text-embedding-3-small', undefined, undefined, undefined, undefined],
+      ['claude-3-haiku', 't-2', 11, 3, undefined],
+      ['m1', 't-3', undefined, undefined, undefined],
+    ]);
+    expect(events.map((e) => e.cached_tokens)).toEqual([24, undefined, undefined, undefined]);
+    expect(events[0]!.attributes).toEqual({ 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-2024-08-06', 'user.id': 'u-1', 'session.id': 's-1' });
+    expect(events[2]!.attributes).toEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'Anthropic', 'gen_ai.response.model': 'claude-3-haiku-20240307', 'user.id': 'u-2' });
+    expect(events[3]!.attributes).toMatchObject({ 'user.id': 'u-3', 'session.id': 'conv-3' });
+  });
+
+  it('reads the outcome of an OpenInference error span from its exception event', () => {
+    const [e] = spansToEvents(
+      request([
+        {
+          id: 'a000000000000001',
+          from: 0,
+          to: 3,
+          attrs: [['openinference.span.kind', 'LLM'], ['llm.model_name', 'gpt-4o']],
+          status: { code: 2, message: "Error code: 429 - {'error': {'message': 'Rate limit reached'}}" },
+          events: [{ name: 'exception', at: 3, attrs: [['exception.type', 'openai.RateLimitError'], ['exception.message', 'Rate limit reached']] }],
+        },
+      ]),
+    ).events;
+    expect(e).toMatchObject({ status: 'rate_limited', http_status: 429 });
+    expect(e!.error_type).toBeUndefined();
   });
 });

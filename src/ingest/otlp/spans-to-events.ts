@@ -1,22 +1,27 @@
 /**
- * OTLP spans → inference events, following the OpenTelemetry GenAI semantic conventions plus a few
- * documented `inferlens.*` attributes (docs/otlp-mapping.md is the reference for every rule here).
+ * OTLP spans → inference events, for the three instrumentation families (OTel GenAI semantic
+ * conventions, OpenInference, OpenLLMetry/Traceloop; conventions.ts) plus a few documented
+ * `inferlens.*` attributes (docs/otlp-mapping.md is the reference for every rule here).
  *
- * - An inference span is one with `gen_ai.request.model` / `gen_ai.response.model`, a model
- *   operation in `gen_ai.operation.name` (anything but the agent / tool / retrieval operations),
- *   `inferlens.model`, or `inferlens.inference = true`. Each becomes one event.
+ * - An inference span is a model call of any family (conventions.ts `classifySpan`). Each becomes
+ *   one event; its outcome (status, error type, HTTP status) comes from outcome.ts.
  * - A stage span (attribute `inferlens.stage`, or a stage name such as `queue` / `execute` under an
  *   inference span) adds its duration to the matching `*_ms` field of its inference span.
- * - Any other span (HTTP, DB, tool calls) is ignored: it is neither an event nor a reject.
+ * - Any other span (HTTP, DB, agent, tool and chain spans) is ignored, counted by reason: it is
+ *   neither an event nor a reject.
  *
  * Never throws for one bad span: it is dropped with a reason and the rest is mapped. The events are
  * unvalidated rows; the pipeline validates them.
  */
-import { ERROR_TYPES, STAGES, STATUSES, truncate } from '../../schema/index.ts';
-import type { ErrorType, EventInput, Stage, Status } from '../../schema/index.ts';
+import { STAGES, truncate } from '../../schema/index.ts';
+import type { EventInput, Stage } from '../../schema/index.ts';
 import { attrBool, attrNumber, attrString, firstOf, nanosToMs, roundMs } from './attrs.ts';
+import { associationOf, cachedTokensOf, classifySpan, finishReasonOf, il, inputTokensOf, modelOf, outputTokensOf, providerOf, responseModelOf } from './conventions.ts';
+import type { IgnoreReason } from './conventions.ts';
 import type { AttrValue, OtlpSpan, TraceRequest } from './model.ts';
 import { STATUS_CODE_ERROR } from './model.ts';
+import { spanOutcome } from './outcome.ts';
+import type { Outcome } from './outcome.ts';
 
 /** A span that was not turned into an event, and why. */
 export interface DroppedSpan {
@@ -34,12 +39,9 @@ export interface SpanMapping {
   spanIndex: number[];
   /** Inference spans that could not become an event. */
   dropped: DroppedSpan[];
-  /** Spans that are neither inference nor stage spans of one in this request (not rejects). */
-  ignored: number;
+  /** Spans that are neither inference nor stage spans of one in this request (not rejects), by reason. */
+  ignored: Partial<Record<IgnoreReason, number>>;
 }
-
-/** `gen_ai.operation.name` values that are not a model call: such spans are not inference spans. */
-const NON_MODEL_OPERATIONS: ReadonlySet<string> = new Set(['execute_tool', 'invoke_agent', 'create_agent', 'invoke_workflow', 'retrieval']);
 
 /**
  * Stage names, compared after lowercasing and removing everything but letters and digits
@@ -65,25 +67,11 @@ const MAX_STAGE_DEPTH = 16;
 /** Extra attributes copied onto an event (the event schema allows at most 16). */
 const MAX_EVENT_ATTRIBUTES = 16;
 
-const STATUS_SET: ReadonlySet<string> = new Set(STATUSES);
-const ERROR_TYPE_SET: ReadonlySet<string> = new Set(ERROR_TYPES);
-
 const key = (traceId: string, spanId: string): string => `${traceId}/${spanId}`;
 
-/** The value of `inferlens.<name>`, on the span first, then on its resource. */
-function il(span: OtlpSpan, name: string): AttrValue | undefined {
-  return firstOf([span.attributes, span.resource], [`inferlens.${name}`]);
-}
-
-/** Whether a span is an inference span (see the file comment). `inferlens.stage` wins over all. */
+/** Whether a span is an inference span (conventions.ts); `inferlens.stage` marks a stage span, never one. */
 export function isInferenceSpan(span: OtlpSpan): boolean {
-  const a = span.attributes;
-  if (a.has('inferlens.stage')) return false;
-  const marker = attrBool(a.get('inferlens.inference'));
-  if (marker !== undefined) return marker;
-  if (attrString(a.get('gen_ai.request.model')) ?? attrString(a.get('gen_ai.response.model')) ?? attrString(a.get('inferlens.model'))) return true;
-  const op = attrString(a.get('gen_ai.operation.name'));
-  return op !== undefined && !NON_MODEL_OPERATIONS.has(op);
+  return !span.attributes.has('inferlens.stage') && classifySpan(span).inference;
 }
 
 /** The stage of a span: from `inferlens.stage`, else from its name; `explicit` tells which. */
@@ -103,50 +91,27 @@ function durationMs(span: OtlpSpan): number | undefined {
   return nanosToMs(end - start);
 }
 
-/**
- * Maps an OTLP error to an inference error type. Input: `error.type` (or the exception type, or the
- * status message) and the HTTP status. Exact error-type names pass through; HTTP status codes map
- * by class; other text maps by keyword (worked through in docs/otlp-mapping.md).
- */
-export function errorTypeOf(raw: string | undefined, httpStatus: number | undefined): ErrorType {
-  const t = (raw ?? '').toLowerCase();
-  if (ERROR_TYPE_SET.has(t)) return t as ErrorType;
-  const code = /^\d{3}$/.test(t) ? Number(t) : httpStatus !== undefined && httpStatus >= 400 ? httpStatus : undefined;
-  if (code !== undefined) {
-    if (code === 408 || code === 504) return 'dependency_timeout';
-    if (code === 507) return 'resource_exhausted';
-    if (code === 502 || code === 503) return 'replica_fault';
-    if (code >= 400 && code < 500) return 'bad_input';
-    return 'internal';
-  }
-  if (/time.?out|timed.?out|deadline/.test(t)) return 'dependency_timeout';
-  if (/out.?of.?memory|\boom\b|oom.?kill|resource.?exhausted|memory/.test(t)) return 'resource_exhausted';
-  if (/model.?load|load.?model|loading|model.?not.?found/.test(t)) return 'model_load';
-  if (/unavailable|connect|refused|reset|unreachable|unknownhost|certificate|replica|worker|crash|econn/.test(t)) return 'replica_fault';
-  if (/invalid|bad.?request|bad.?input|validation|malformed|too.?long|context.?length|parse/.test(t)) return 'bad_input';
-  if (/internal|server.?error|assert|panic/.test(t)) return 'internal';
-  return 'other';
-}
-
-function outcome(span: OtlpSpan, httpStatus: number | undefined): { status: Status; error_type?: ErrorType } {
-  const explicitStatus = attrString(il(span, 'status'));
-  const explicitType = attrString(il(span, 'error_type'));
+/** The span's outcome from its status, `error.type`, `exception` event and HTTP status (outcome.ts). */
+function outcomeOf(span: OtlpSpan): Outcome {
+  const a = span.attributes;
   const exception = span.events.find((e) => e.name === 'exception');
-  const raw =
-    attrString(span.attributes.get('error.type')) ??
-    (exception ? attrString(exception.attributes.get('exception.type')) : undefined) ??
-    (span.statusCode === STATUS_CODE_ERROR && span.statusMessage !== '' ? span.statusMessage : undefined);
-  let status: Status;
-  if (explicitStatus !== undefined && STATUS_SET.has(explicitStatus)) status = explicitStatus as Status;
-  else if (httpStatus === 429 || raw === '429') status = 'rate_limited';
-  else if (span.statusCode === STATUS_CODE_ERROR || attrString(span.attributes.get('error.type')) !== undefined) status = 'error';
-  else status = 'ok';
-  if (status !== 'error') return { status };
-  const error_type = explicitType !== undefined && ERROR_TYPE_SET.has(explicitType) ? (explicitType as ErrorType) : errorTypeOf(raw, httpStatus);
-  return { status, error_type };
+  const errorClass = attrString(a.get('error.type')) ?? (exception ? attrString(exception.attributes.get('exception.type')) : undefined);
+  const message = (span.statusMessage !== '' ? span.statusMessage : undefined) ?? (exception ? attrString(exception.attributes.get('exception.message')) : undefined);
+  return spanOutcome({
+    explicitStatus: attrString(il(span, 'status')),
+    explicitErrorType: attrString(il(span, 'error_type')),
+    spanError: span.statusCode === STATUS_CODE_ERROR,
+    errorClass,
+    message,
+    httpStatus: attrNumber(a.get('http.response.status_code') ?? a.get('http.status_code')),
+  });
 }
 
-function extraAttributes(span: OtlpSpan, model: string): Record<string, string> | undefined {
+/**
+ * The event's `attributes`: service, operation, provider, the answering model when it differs,
+ * the error class, user and session, and every `inferlens.attr.<key>`.
+ */
+function extraAttributes(span: OtlpSpan, model: string, who: { user?: string; session?: string }): Record<string, string> | undefined {
   const out: Record<string, string> = {};
   let n = 0;
   const put = (k: string, v: AttrValue | undefined): void => {
@@ -156,19 +121,17 @@ function extraAttributes(span: OtlpSpan, model: string): Record<string, string> 
     n++;
   };
   put('service.name', span.resource.get('service.name'));
-  put('gen_ai.operation.name', span.attributes.get('gen_ai.operation.name'));
-  put('gen_ai.provider.name', span.attributes.get('gen_ai.provider.name') ?? span.attributes.get('gen_ai.system'));
-  const responseModel = attrString(span.attributes.get('gen_ai.response.model'));
+  put('gen_ai.operation.name', span.attributes.get('gen_ai.operation.name') ?? span.attributes.get('llm.request.type'));
+  put('gen_ai.provider.name', providerOf(span));
+  const responseModel = responseModelOf(span);
   if (responseModel !== undefined && responseModel !== model) put('gen_ai.response.model', responseModel);
+  put('error.type', span.attributes.get('error.type'));
+  put('user.id', who.user);
+  put('session.id', who.session);
   for (const attrs of [span.attributes, span.resource]) {
     for (const [k, v] of attrs) if (k.startsWith('inferlens.attr.')) put(k.slice('inferlens.attr.'.length), v);
   }
   return n > 0 ? out : undefined;
-}
-
-function firstFinishReason(v: AttrValue | undefined): string | undefined {
-  if (Array.isArray(v)) return v.map(attrString).find((s) => s !== undefined);
-  return attrString(v);
 }
 
 /** Builds the event of one inference span, or the reason it cannot be one. */
@@ -177,8 +140,8 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
   const r = span.resource;
   if (span.startTimeUnixNano === 0n) return 'startTimeUnixNano is missing: the event needs the start time as ts';
   if (span.endTimeUnixNano !== 0n && span.endTimeUnixNano < span.startTimeUnixNano) return 'endTimeUnixNano is before startTimeUnixNano';
-  const model = attrString(il(span, 'model')) ?? attrString(a.get('gen_ai.request.model')) ?? attrString(a.get('gen_ai.response.model'));
-  if (model === undefined) return 'no model: set gen_ai.request.model (or inferlens.model) on the span';
+  const model = modelOf(span);
+  if (model === undefined) return 'no model: set gen_ai.request.model (or llm.model_name, or inferlens.model) on the span';
 
   const num = (name: string): number | undefined => attrNumber(il(span, name));
   const str = (name: string): string | undefined => attrString(il(span, name));
@@ -186,13 +149,14 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
     const s = attrNumber(a.get(k));
     return s === undefined ? undefined : roundMs(s * 1000);
   };
-  const httpStatus = attrNumber(a.get('http.response.status_code'));
+  const outcome = outcomeOf(span);
+  const who = associationOf(span);
   const event: EventInput = {
     ts: Number(span.startTimeUnixNano / 1_000_000n),
     model,
     request_id: str('request_id') ?? (span.spanId || undefined),
     trace_id: span.traceId || undefined,
-    ...outcome(span, httpStatus),
+    status: outcome.status,
   };
   const set = <K extends keyof EventInput>(k: K, v: EventInput[K] | undefined): void => {
     if (v !== undefined) event[k] = v;
@@ -200,13 +164,14 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
   set('model_version', str('model_version'));
   set('service_version', attrString(r.get('service.version')));
   set('route_rule', str('route_rule'));
-  set('tenant', str('tenant'));
+  set('tenant', who.tenant);
   set('entry', str('entry') ?? attrString(a.get('http.route')));
   set('node', str('node') ?? attrString(firstOf([r], ['host.name', 'k8s.node.name'])));
   set('replica', str('replica') ?? attrString(firstOf([r], ['k8s.pod.name', 'service.instance.id'])));
   set('service_tier', str('service_tier'));
   set('pool', str('pool'));
-  set('attributes', extraAttributes(span, model));
+  set('error_type', outcome.error_type);
+  set('attributes', extraAttributes(span, model, who));
   const total = durationMs(span);
   set('total_ms', total);
   if (stages) for (const [stage, ms] of stages) event[stage] = roundMs(ms);
@@ -218,14 +183,16 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
     seconds('gen_ai.server.time_to_first_token') ??
     firstTokenEventMs(span);
   set('ttft_ms', ttft);
-  set('input_tokens', attrNumber(a.get('gen_ai.usage.input_tokens') ?? a.get('gen_ai.usage.prompt_tokens')));
-  set('output_tokens', attrNumber(a.get('gen_ai.usage.output_tokens') ?? a.get('gen_ai.usage.completion_tokens')));
+  set('input_tokens', inputTokensOf(span));
+  set('output_tokens', outputTokensOf(span));
+  set('cached_tokens', num('cached_tokens') ?? cachedTokensOf(span));
+  set('prefill_ms', num('prefill_ms'));
   // Time per output token after the first: (1200 ms total − 200 ms TTFT) / (101 − 1) tokens = 10 ms.
   const out = event.output_tokens;
   const derivedTpot = total !== undefined && ttft !== undefined && out != null && out > 1 && total >= ttft ? roundMs((total - ttft) / (out - 1)) : undefined;
   set('tpot_ms', num('tpot_ms') ?? seconds('gen_ai.server.time_per_output_token') ?? derivedTpot);
-  set('finish_reason', firstFinishReason(a.get('gen_ai.response.finish_reasons')));
-  set('http_status', httpStatus);
+  set('finish_reason', finishReasonOf(span));
+  set('http_status', outcome.http_status);
   set('batch_size', num('batch_size'));
   set('batch_tokens', num('batch_tokens'));
   set('label', str('label'));
@@ -261,10 +228,14 @@ export function spansToEvents(request: TraceRequest): SpanMapping {
 
   // Stage spans: add their duration to the nearest inference span above them.
   const stagesOf = new Map<string, Map<Stage, number>>();
-  let ignored = 0;
+  const ignored: Partial<Record<IgnoreReason, number>> = {};
+  const ignore = (reason: IgnoreReason): void => {
+    ignored[reason] = (ignored[reason] ?? 0) + 1;
+  };
   for (const s of request.spans) {
     const k = key(s.traceId, s.spanId);
     if (s.spanId !== '' && inference.has(k)) continue;
+    if (s.spanId === '' && isInferenceSpan(s)) continue;
     const st = stageOf(s);
     const ms = st ? durationMs(s) : undefined;
     let owner: string | undefined;
@@ -280,7 +251,9 @@ export function spansToEvents(request: TraceRequest): SpanMapping {
       }
     }
     if (!st || ms === undefined || owner === undefined) {
-      ignored++;
+      const c = classifySpan(s);
+      // An explicit stage span whose inference span is not in this request is an orphan.
+      ignore(s.attributes.has('inferlens.stage') ? 'orphan_stage' : c.inference ? 'not_genai' : c.reason);
       continue;
     }
     let stages = stagesOf.get(owner);

@@ -111,6 +111,30 @@ describe('vLLM', () => {
     expect(mapped.samples).toEqual([{ concept: 'queue_length', part: 'gauge', labels: { engine: 'vllm', model: 'm' }, value: 4, source: 'ray_vllm:num_requests_waiting' }]);
   });
 
+  it('the deprecated KV-cache alias is dropped per model, not per scrape (two models behind one endpoint)', () => {
+    // Ray Serve in front of two vLLM deployments: "new" writes both gauges, "old" (an older vLLM)
+    // only gpu_cache_usage_perc. Per scrape, "old" lost its KV-cache usage entirely.
+    const r = parseExposition(
+      [
+        '# TYPE ray_vllm:kv_cache_usage_perc gauge',
+        'ray_vllm:kv_cache_usage_perc{model_name="new",engine="0"} 0.42',
+        '# TYPE ray_vllm:gpu_cache_usage_perc gauge',
+        'ray_vllm:gpu_cache_usage_perc{model_name="new",engine="0"} 0.42',
+        'ray_vllm:gpu_cache_usage_perc{model_name="old",engine="0"} 0.77',
+        '# TYPE ray_vllm:gpu_prefix_cache_hits counter',
+        'ray_vllm:gpu_prefix_cache_hits_total{model_name="old"} 12',
+        '# TYPE ray_vllm:prefix_cache_hits counter',
+        'ray_vllm:prefix_cache_hits_total{model_name="new"} 30',
+        '',
+      ].join('\n'),
+    );
+    const mapped = mapFamilies(r.families);
+    expect(pick(mapped, 'kv_cache_usage_ratio', 'gauge', { model: 'new' })).toEqual([0.42]);
+    expect(pick(mapped, 'kv_cache_usage_ratio', 'gauge', { model: 'old' })).toEqual([0.77]);
+    expect(mapped.duplicates).toBe(0);
+    expect(pick(mapped, 'prefix_cache_hit_tokens', 'counter').sort()).toEqual([12, 30]);
+  });
+
   it('OpenMetrics counter spelling (TYPE without _total) maps the same', () => {
     const r = parseExposition('# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total{model_name="m"} 9\nvllm:prompt_tokens_created{model_name="m"} 1.7e9\n# EOF\n');
     expect(mapFamilies(r.families).samples.map((s) => [s.concept, s.value])).toEqual([['prompt_tokens', 9]]);
@@ -218,6 +242,28 @@ describe('SGLang, NIM, TorchServe, KServe', () => {
     expect(one(mapped, 'ttft_seconds', 'sum', m)).toBe(0.02);
     expect(one(mapped, 'ttft_seconds', 'bucket', { ...m, le: '0.1' })).toBe(1);
     expect(one(mapped, 'inter_token_latency_seconds', 'count', m)).toBe(31);
+    // Families no table knows are counted and named (the targets page lists them).
+    expect(mapped.unmappedNames).toContain('sglang:gen_throughput');
+    expect(mapped.unmappedNames).toHaveLength(mapped.unmappedFamilies);
+  });
+  it('SGLang time per output token (written from its metric definition: a histogram with model_name) maps to tpot_seconds', () => {
+    const r = parseExposition(
+      [
+        '# HELP sglang:time_per_output_token_seconds Histogram of time per output token in seconds.',
+        '# TYPE sglang:time_per_output_token_seconds histogram',
+        'sglang:time_per_output_token_seconds_bucket{le="0.01",model_name="qwen"} 40.0',
+        'sglang:time_per_output_token_seconds_bucket{le="0.025",model_name="qwen"} 90.0',
+        'sglang:time_per_output_token_seconds_bucket{le="+Inf",model_name="qwen"} 100.0',
+        'sglang:time_per_output_token_seconds_sum{model_name="qwen"} 1.7',
+        'sglang:time_per_output_token_seconds_count{model_name="qwen"} 100.0',
+        '',
+      ].join('\n'),
+    );
+    const mapped = mapFamilies(r.families);
+    expect(mapped.engine).toBe('sglang');
+    expect(one(mapped, 'tpot_seconds', 'bucket', { model: 'qwen', le: '0.025' })).toBe(90);
+    expect(one(mapped, 'tpot_seconds', 'sum', { model: 'qwen' })).toBe(1.7);
+    expect(mapped.unmappedFamilies).toBe(0);
   });
   it('NIM (vLLM names without prefix, exponent values)', () => {
     const { mapped } = load('nim/datadog-nvidia_nim-metrics.txt');

@@ -39,6 +39,8 @@ export interface MapResult {
   samples: MappedSample[];
   /** Families no rule knows (python_gc_*, process_*, …): dropped, counted. */
   unmappedFamilies: number;
+  /** The first MAX_UNMAPPED_NAMES of their names, in scrape order (for the targets page). */
+  unmappedNames: string[];
   /** Samples that mapped onto a series already produced (kept the first), counted. */
   duplicates: number;
   /** NaN / ±Inf values dropped (a summary with no observations reports NaN quantiles). */
@@ -54,7 +56,11 @@ interface Rule {
   scale?: number;
   /** Histograms: keep per-bucket samples (default true). Size histograms keep only sum and count. */
   buckets?: boolean;
-  /** Skip this rule when a family with this (normalised) name is present: deprecated aliases. */
+  /**
+   * A deprecated alias: skip a series of this rule when the family with this (normalised) name has
+   * a series for the same model. Per model, not per scrape: a scrape that holds two models, one
+   * from a server that still writes only the old name, keeps both.
+   */
   unlessPresent?: string;
   /** Fixed labels added to every sample, e.g. `reason: "http_5xx"`. */
   labels?: Record<string, string>;
@@ -115,6 +121,7 @@ const SGLANG: Record<string, Rule[]> = {
   inter_token_latency_seconds: [h('inter_token_latency_seconds')],
   e2e_request_latency_seconds: [h('request_latency_seconds')],
   queue_time_seconds: [h('queue_time_seconds')],
+  time_per_output_token_seconds: [h('tpot_seconds')],
   prompt_tokens_histogram: [hs('request_prompt_tokens')],
   generation_tokens_histogram: [hs('request_generation_tokens')],
 };
@@ -262,6 +269,15 @@ const LABELS: Record<string, string> = {
   Hostname: 'hostname',
 };
 
+/** Unmapped family names kept per scrape for the targets page; the count has them all. */
+const MAX_UNMAPPED_NAMES = 100;
+
+/** The model a source series is for (its model label, as `normaliseLabels` picks it); '' when none. */
+function modelOf(labels: Record<string, string>): string {
+  for (const [k, v] of Object.entries(labels)) if (LABELS[k] === 'model' && v !== '') return v;
+  return '';
+}
+
 /** Names the unprefixed NIM / KServe tables answer to (other unprefixed names stay unmapped). */
 const NIM_NAMES: ReadonlySet<string> = new Set(Object.keys(VLLM));
 const TORCHSERVE_NAMES: ReadonlySet<string> = new Set(Object.keys(TORCHSERVE).filter((k) => !k.startsWith('ts_')));
@@ -332,8 +348,9 @@ function isCounterValueSample(family: MetricFamily, sampleName: string): boolean
  * engine only that engine's table is used.
  */
 export function mapFamilies(families: readonly MetricFamily[], engine: EngineSetting = 'auto'): MapResult {
-  const result: MapResult = { engine: engine === 'auto' ? detectEngine(families) : engine, samples: [], unmappedFamilies: 0, duplicates: 0, nonFinite: 0 };
-  const present = new Set<string>();
+  const result: MapResult = { engine: engine === 'auto' ? detectEngine(families) : engine, samples: [], unmappedFamilies: 0, unmappedNames: [], duplicates: 0, nonFinite: 0 };
+  // Per family (table/name): the models it has series for, for the deprecated-alias rule.
+  const present = new Map<string, Set<string>>();
   const classified = families.map((f) => {
     let cls = classifyFamily(f);
     if (cls && engine !== 'auto' && cls.engine !== engine) {
@@ -341,9 +358,16 @@ export function mapFamilies(families: readonly MetricFamily[], engine: EngineSet
       const shared = (engine === 'nim' && cls.engine === 'vllm') || (engine === 'vllm' && cls.engine === 'nim');
       cls = shared ? { engine, name: cls.name } : undefined;
     }
-    if (cls) present.add(`${cls.engine === 'nim' ? 'vllm' : cls.engine}/${cls.name}`);
+    if (cls) {
+      const key = `${cls.engine === 'nim' ? 'vllm' : cls.engine}/${cls.name}`;
+      const models = present.get(key) ?? new Set<string>();
+      for (const s of f.samples) models.add(modelOf(s.labels));
+      present.set(key, models);
+    }
     return cls;
   });
+  const aliasShadowed = (rule: Rule, tableKey: string, labels: Record<string, string>): boolean =>
+    rule.unlessPresent !== undefined && (present.get(`${tableKey}/${rule.unlessPresent}`)?.has(modelOf(labels)) ?? false);
   const seen = new Set<string>();
   const push = (s: MappedSample): void => {
     if (!Number.isFinite(s.value)) {
@@ -364,15 +388,16 @@ export function mapFamilies(families: readonly MetricFamily[], engine: EngineSet
     const rules = cls ? RULES[cls.engine][cls.name] : undefined;
     if (!cls || !rules) {
       result.unmappedFamilies++;
+      if (result.unmappedNames.length < MAX_UNMAPPED_NAMES) result.unmappedNames.push(family.name);
       return;
     }
     const tableKey = cls.engine === 'nim' ? 'vllm' : cls.engine;
     for (const rule of rules) {
-      if (rule.unlessPresent !== undefined && present.has(`${tableKey}/${rule.unlessPresent}`)) continue;
       const scale = rule.scale ?? 1;
       const base = { concept: rule.concept, source: family.name };
       if (rule.kind === 'histogram' || rule.kind === 'quantiles') {
         for (const series of groupSeries(family)) {
+          if (aliasShadowed(rule, tableKey, series.labels)) continue;
           const labels = normaliseLabels(series.labels, cls.engine, rule.labels);
           if (rule.kind === 'quantiles') {
             for (const q of series.quantiles) push({ ...base, part: 'quantile', labels: { ...labels, quantile: String(q.quantile) }, value: q.value * scale });
@@ -389,6 +414,7 @@ export function mapFamilies(families: readonly MetricFamily[], engine: EngineSet
       for (const s of family.samples) {
         if (family.type === 'counter' && !isCounterValueSample(family, s.name)) continue;
         if (family.type !== 'counter' && s.name !== family.name) continue;
+        if (aliasShadowed(rule, tableKey, s.labels)) continue;
         push({ ...base, part, labels: normaliseLabels(s.labels, cls.engine, rule.labels), value: part === 'count' ? s.value : s.value * scale });
       }
     }

@@ -28,5 +28,8 @@ export type { Loop } from './loop.ts';
 export { silentLogger } from './component.ts';
 /** Component (`start`, idempotent `stop`) and the pino-compatible Logger subset. */
 export type { Component, Logger } from './component.ts';
-/** Registers per-target scrape results (up, duration, samples, failures) on a prom-client registry. */
-export { registerScrapeMetrics } from './metrics.ts';
+/** Registers per-target scrape results (up, duration, samples, failures, mapped/unmapped families, parse warnings) on a prom-client registry. */
+export { registerScrapeMetrics, targetUp } from './metrics.ts';
+/** `GET /v1/scrape/targets`: each target's health, last scrape, error and mapped/unmapped families. */
+export { targetsPage } from './targets-page.ts';
+export type { TargetPageEntry } from './targets-page.ts';

@@ -26,10 +26,16 @@ export type ScrapeFailureReason = 'timeout' | 'connection' | 'http_status' | 'bo
 
 export interface TargetStats {
   url: string;
+  /** The target's configured labels (node, replica, pool, …), its interval and engine setting. */
+  labels: Record<string, string>;
+  intervalMs: number;
+  engineSetting: ScrapeTarget['engine'];
   /** Detected (or configured) engine of the last successful scrape. */
   engine: Engine | undefined;
   scrapes: number;
   failures: number;
+  /** Epoch ms of the last scrape attempt, whatever its outcome. */
+  lastScrapeMs: number | null;
   /** Epoch ms of the last successful scrape. */
   lastSuccessMs: number | null;
   /** The last failure; kept after a recovery (compare `atMs` with `lastSuccessMs`). */
@@ -38,10 +44,16 @@ export interface TargetStats {
   /** Resource samples written by the last successful scrape. */
   lastSamples: number;
   samplesTotal: number;
-  /** Parse warnings of the last scrape (bad lines, duplicate families). */
+  /** Parse warnings of the last scrape (bad lines, duplicate families), and the first of them. */
   lastParseWarnings: number;
-  /** Families no engine table knows, in the last scrape. */
+  lastParseWarning: { line: number; message: string } | null;
+  /** Parse warnings since start (cumulative). */
+  parseWarningsTotal: number;
+  /** Families an engine table mapped, in the last scrape. */
+  lastMappedFamilies: number;
+  /** Families no engine table knows, in the last scrape, and the first 100 of their names. */
   lastUnmappedFamilies: number;
+  lastUnmappedNames: string[];
   /** Series not tracked for rates because the per-target state was full (cumulative). */
   droppedSeries: number;
   /** Samples the sink rejected (cumulative). */
@@ -111,16 +123,24 @@ export function createScraper(options: ScraperOptions): Scraper {
       rates: createRateState({ maxSeries: options.maxSeriesPerTarget ?? 20_000, staleAfterMs: Math.max(10 * target.intervalMs, 5 * 60_000) }),
       stats: {
         url: target.url,
+        labels: { ...target.labels },
+        intervalMs: target.intervalMs,
+        engineSetting: target.engine,
         engine: target.engine === 'auto' ? undefined : target.engine,
         scrapes: 0,
         failures: 0,
+        lastScrapeMs: null,
         lastSuccessMs: null,
         lastError: null,
         lastDurationMs: null,
         lastSamples: 0,
         samplesTotal: 0,
         lastParseWarnings: 0,
+        lastParseWarning: null,
+        parseWarningsTotal: 0,
+        lastMappedFamilies: 0,
         lastUnmappedFamilies: 0,
+        lastUnmappedNames: [],
         droppedSeries: 0,
         sinkRejected: 0,
       },
@@ -146,6 +166,7 @@ export function createScraper(options: ScraperOptions): Scraper {
       controller.abort();
     }, target.timeoutMs);
     stats.scrapes++;
+    stats.lastScrapeMs = ts;
     try {
       let text: string;
       let contentType: string;
@@ -164,6 +185,9 @@ export function createScraper(options: ScraperOptions): Scraper {
       }
       const parsed = parseExposition(text, { contentType });
       stats.lastParseWarnings = parsed.warnings.length + parsed.warningsDropped;
+      stats.parseWarningsTotal += stats.lastParseWarnings;
+      const firstWarning = parsed.warnings[0];
+      stats.lastParseWarning = firstWarning ? { line: firstWarning.line, message: firstWarning.message } : null;
       if (parsed.sampleCount === 0 && parsed.badLines > 0) {
         const first = parsed.warnings[0];
         throw new ScrapeFailure('unparseable', `no samples in ${parsed.badLines} bad lines${first ? `; line ${first.line}: ${first.message}` : ''}`);
@@ -175,6 +199,8 @@ export function createScraper(options: ScraperOptions): Scraper {
       const mapped = mapFamilies(parsed.families, target.engine);
       stats.engine = mapped.engine;
       stats.lastUnmappedFamilies = mapped.unmappedFamilies;
+      stats.lastUnmappedNames = mapped.unmappedNames;
+      stats.lastMappedFamilies = parsed.families.length - mapped.unmappedFamilies;
       const samples = st.rates.apply(mapped.samples, ts).map((d) => toResourceSample(d, ts, target));
       stats.droppedSeries = st.rates.dropped();
       if (samples.length > 0) {
@@ -231,7 +257,14 @@ export function createScraper(options: ScraperOptions): Scraper {
       })();
       return stopping;
     },
-    stats: () => states.map((st) => ({ ...st.stats, lastError: st.stats.lastError && { ...st.stats.lastError } })),
+    stats: () =>
+      states.map((st) => ({
+        ...st.stats,
+        labels: { ...st.stats.labels },
+        lastError: st.stats.lastError && { ...st.stats.lastError },
+        lastParseWarning: st.stats.lastParseWarning && { ...st.stats.lastParseWarning },
+        lastUnmappedNames: [...st.stats.lastUnmappedNames],
+      })),
     scrapeOnce: async () => {
       await Promise.all(states.map((st) => st.loop.runOnce()));
     },

@@ -13,6 +13,7 @@ import { InferlensError } from '../../schema/index.ts';
 import type { ErrorCode } from '../../schema/index.ts';
 import type { MappedRequest, OtlpSignal } from '../otlp/map-request.ts';
 import type { YamlLimits } from './yaml.ts';
+import { workerEntry } from './entry.ts';
 
 export type DecodeJob =
   | { id: number; kind: 'otlp'; signal: OtlpSignal; body: Uint8Array; contentType: string }
@@ -30,11 +31,8 @@ export const MAX_PENDING = 8;
 /** The worker's old-generation heap cap, MiB: 40,000 spans (16 MiB of OTLP/JSON) decode in ~300 MiB. */
 const MAX_WORKER_HEAP_MB = 1024;
 
-const TSX_API_URL = import.meta.resolve('tsx/esm/api');
-const WORKER_URL = new URL('./decode-worker.ts', import.meta.url).href;
-// Node 20 does not apply `execArgv: ['--import', 'tsx']` to a worker's entry module, so a tiny
-// bootstrap registers tsx and then imports the TypeScript entry (as demo/service/replica-pool.ts).
-const BOOTSTRAP = `import(${JSON.stringify(TSX_API_URL)}).then((tsx) => { tsx.register(); return import(${JSON.stringify(WORKER_URL)}); });`;
+/** The worker's entry and how to start it: compiled code starts the compiled entry directly. */
+const WORKER = workerEntry(import.meta.url, 'decode-worker');
 
 interface Pending {
   resolve: (m: Result) => void;
@@ -46,7 +44,7 @@ const pending = new Map<number, Pending>();
 let nextId = 1;
 
 function start(): Worker {
-  const w = new Worker(BOOTSTRAP, { eval: true, resourceLimits: { maxOldGenerationSizeMb: MAX_WORKER_HEAP_MB } });
+  const w = new Worker(WORKER.entry, { ...WORKER.options, resourceLimits: { maxOldGenerationSizeMb: MAX_WORKER_HEAP_MB } });
   w.unref();
   w.on('message', (msg: DecodeReply) => {
     const p = pending.get(msg.id);

@@ -30,7 +30,7 @@ import { ClickHouseLogLevel, createClient } from '@clickhouse/client';
 import type { ClickHouseClient, ClickHouseClientConfigOptions, ClickHouseSettings } from '@clickhouse/client';
 import { EVENT_FIELDS, InferlensError, LATENCY_FIELDS } from '../../schema/index.ts';
 import type { Feedback, QueryRow, QuerySpec, ResourceSample, StoredEvent } from '../../schema/index.ts';
-import { SAMPLE_FILTER_KEYS } from '../store.ts';
+import { SAMPLE_FILTER_KEYS, resourceLabelOf } from '../store.ts';
 import type {
   AppendResult,
   BucketCountRow,
@@ -38,6 +38,7 @@ import type {
   HistogramRow,
   HistogramSpec,
   ListSpec,
+  ResourceField,
   ResourceQuerySpec,
   ResourceRow,
   RollupProgress,
@@ -452,20 +453,39 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     async resources(spec: ResourceQuerySpec): Promise<ResourceRow[]> {
       const p = new Params();
       const parts = [`ts >= ${tsParam(p, spec.fromMs)}`, `ts < ${tsParam(p, spec.toMs)}`, `metric IN ${p.add([...spec.metrics], 'Array(String)')}`];
+      const list = (v: string | readonly string[]) => p.add(typeof v === 'string' ? [v] : [...v], 'Array(String)');
       for (const [k, v] of Object.entries(spec.filters)) {
         if (v === undefined) continue;
-        parts.push(`${resourceColumn(k)} IN ${p.add(Array.isArray(v) ? v : [v], 'Array(String)')}`);
+        if (k === 'labels') {
+          // A sample's own labels. A Map answers '' for a key it lacks, so presence is tested apart.
+          for (const [lk, lv] of Object.entries(v as Record<string, string | readonly string[]>)) {
+            const key = p.add(lk);
+            parts.push(`mapContains(labels, ${key}) AND labels[${key}] IN ${list(lv)}`);
+          }
+          continue;
+        }
+        parts.push(`${resourceColumn(k)} IN ${list(v as string | readonly string[])}`);
       }
-      const groups = spec.groupBy.map(resourceColumn);
+      // Group keys: sample fields by name, labels as l0, l1, … (NULL where a sample lacks the label).
+      const groups = spec.groupBy.map((g, i) => {
+        const label = resourceLabelOf(g);
+        if (label === undefined) return { key: g, sql: resourceColumn(g), alias: g };
+        const key = p.add(label);
+        return { key: g, label, sql: `if(mapContains(labels, ${key}), labels[${key}], NULL)`, alias: `l${i}` };
+      });
       const rows = await read(
-        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, metric${groups.map((g) => `, ${g}`).join('')},
-                avg(value) AS avg, max(value) AS max, count() AS n, countIf(simulated) > 0 AS simulated
-         FROM ${t('resources')} WHERE ${parts.join(' AND ')} GROUP BY bucket, metric${groups.map((g) => `, ${g}`).join('')} ORDER BY bucket LIMIT 100000`,
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, metric${groups.map((g) => `, ${g.sql} AS ${g.alias}`).join('')},
+                avg(value) AS avg, max(value) AS max, sum(value) AS sum, count() AS n, countIf(simulated) > 0 AS simulated
+         FROM ${t('resources')} WHERE ${parts.join(' AND ')} GROUP BY bucket, metric${groups.map((g) => `, ${g.alias}`).join('')} ORDER BY bucket LIMIT 100000`,
         p.values,
       );
       return rows.map((r) => {
-        const out: ResourceRow = { bucketMs: Number(r.bucket), metric: r.metric as string, avg: Number(r.avg), max: Number(r.max), n: Number(r.n), simulated: Boolean(r.simulated) };
-        for (const g of spec.groupBy) out[g] = (r[g] as string | null) ?? null;
+        const out: ResourceRow = { bucketMs: Number(r.bucket), metric: r.metric as string, avg: Number(r.avg), max: Number(r.max), sum: Number(r.sum), n: Number(r.n), simulated: Boolean(r.simulated) };
+        for (const g of groups) {
+          const v = (r[g.alias] as string | null | undefined) ?? null;
+          if (g.label === undefined) out[g.key as ResourceField] = v;
+          else (out.labels ??= {})[g.label] = v;
+        }
         return out;
       });
     },

@@ -20,6 +20,7 @@ import type {
   HistogramRow,
   HistogramSpec,
   ListSpec,
+  ResourceField,
   ResourceQuerySpec,
   ResourceRow,
   RollupProgress,
@@ -28,6 +29,7 @@ import type {
   Store,
   StoreStats,
 } from '../store.ts';
+import { resourceLabelOf } from '../store.ts';
 import { EVENT_COLUMNS, stageToStored } from './ddl.ts';
 import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { Params, aggregateSql, bucketSql, ident, tsParam, whereClause } from './sql.ts';
@@ -410,22 +412,33 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     async resources(spec: ResourceQuerySpec): Promise<ResourceRow[]> {
       const p = new Params();
       const parts = [`ts >= ${tsParam(p, spec.fromMs)}`, `ts < ${tsParam(p, spec.toMs)}`, `metric IN (${spec.metrics.map((m) => p.add(m)).join(', ')})`];
+      const inList = (v: string | readonly string[]) => (typeof v === 'string' ? [v] : v).map((x) => p.add(x)).join(', ');
       for (const [k, v] of Object.entries(spec.filters)) {
         if (v === undefined) continue;
-        const col = resourceColumn(k);
-        const list = Array.isArray(v) ? v : [v];
-        parts.push(`${col} IN (${list.map((x) => p.add(x)).join(', ')})`);
+        if (k === 'labels') {
+          // A sample's own labels: `labels[$k]` is NULL where the sample has no such label.
+          for (const [lk, lv] of Object.entries(v as Record<string, string | readonly string[]>)) parts.push(`labels[${p.add(lk)}] IN (${inList(lv)})`);
+          continue;
+        }
+        parts.push(`${resourceColumn(k)} IN (${inList(v as string | readonly string[])})`);
       }
-      const groups = spec.groupBy.map(resourceColumn);
+      // Group keys: sample fields by name, labels as l0, l1, … (their names are user data, never SQL).
+      const groups = spec.groupBy.map((g, i) => {
+        const label = resourceLabelOf(g);
+        return label === undefined ? { key: g, sql: resourceColumn(g), alias: g } : { key: g, label, sql: `labels[${p.add(label)}]`, alias: `l${i}` };
+      });
       const rows = await read(
-        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, metric${groups.map((g) => `, ${g}`).join('')},
-                avg(value) AS avg, max(value) AS max, count(*) AS n, bool_or(coalesce(simulated, false)) AS simulated
+        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, metric${groups.map((g) => `, ${g.sql} AS ${g.alias}`).join('')},
+                avg(value) AS avg, max(value) AS max, sum(value) AS sum, count(*) AS n, bool_or(coalesce(simulated, false)) AS simulated
          FROM resources WHERE ${parts.join(' AND ')} GROUP BY ALL ORDER BY bucket LIMIT 100000`,
         p.values,
       );
       return rows.map((r) => {
-        const out: ResourceRow = { bucketMs: r.bucket as number, metric: r.metric as string, avg: r.avg as number, max: r.max as number, n: r.n as number, simulated: Boolean(r.simulated) };
-        for (const g of spec.groupBy) out[g] = r[g] as string | null;
+        const out: ResourceRow = { bucketMs: r.bucket as number, metric: r.metric as string, avg: r.avg as number, max: r.max as number, sum: r.sum as number, n: r.n as number, simulated: Boolean(r.simulated) };
+        for (const g of groups) {
+          if (g.label === undefined) out[g.key as ResourceField] = r[g.alias] as string | null;
+          else (out.labels ??= {})[g.label] = r[g.alias] as string | null;
+        }
         return out;
       });
     },

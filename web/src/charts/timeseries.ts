@@ -75,6 +75,13 @@ export function stackedHit(tops: readonly (number | null)[], y: number): number 
 }
 
 /** Creates or updates the chart in `el` (reused when the series labels are unchanged). */
+/** Indices of values whose neighbours are both missing (no line reaches them). */
+export function isolated(values: readonly (number | null | undefined)[]): number[] {
+  const out: number[] = [];
+  for (let i = 0; i < values.length; i++) if (values[i] != null && values[i - 1] == null && values[i + 1] == null) out.push(i);
+  return out;
+}
+
 export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
   const xs = o.xs.map((t) => t / 1000);
   // Stacked: draw the top of the stack first so lower areas paint over it.
@@ -130,7 +137,9 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
           width: s.width ?? 1.5,
           scale: s.y2 ? 'y2' : 'y',
           spanGaps: false,
-          points: { show: false },
+          // A value with a gap on both sides draws no line: a dot keeps it visible (a series seen
+          // in one bucket only, a scrape target added a minute ago).
+          points: { show: true, size: 5, filter: (u, si) => isolated(u.data[si] as (number | null | undefined)[]) },
           value: (_u, _v, _si, idx) => {
             const rv = idx == null ? null : raw[k]?.[idx];
             return rv == null ? '–' : fmt(rv);

@@ -7,7 +7,7 @@
  * First render is one batch of 8 parallel requests: one
  * bucketed `/v1/query` with every measure the charts need (34 of the 40 allowed; the heatmap's P99
  * overlay reuses it), one totals query, the histogram, the slice finder, the saturation check, the
- * stage attribution, the per-replica exec latency and the resources. Filter dropdown values load beside it, never blocking. Field
+ * stage attribution, the per-replica exec latency, the resources and the engine panels (views/engine.ts). Filter dropdown values load beside it, never blocking. Field
  * presence (staged adoption) is read off the same rows: a stage whose mean is null in every bucket
  * that has requests was not sent.
  */
@@ -17,6 +17,7 @@ import { h, replace } from '../dom.ts';
 import { colorFor, fmtBytes, fmtMs, fmtNum, fmtPct, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
 import { table } from './common.ts';
+import { loadEngine } from './engine.ts';
 import { heatmap } from '../charts/heatmap.ts';
 import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { SeriesSpec } from '../charts/timeseries.ts';
@@ -88,6 +89,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     replicas: new Panel('replicas', 'Exec latency by replica', 'exec_ms P50 (solid) and P99 (dashed) per replica · a slow replica stands out from its peers'),
     generative: new Panel('generative', 'Time to first token / per output token', 'generative models: TTFT and TPOT P50 / P99'),
     resources: new Panel('resources', 'Resources on the same time axis', 'GPU utilisation and memory per GPU, CPU and host memory per node', true),
+    engine: new Panel('engine', 'Engine', 'what the scraped inference engines report: KV cache, running and waiting requests, tokens, prefix-cache hits (per engine process)', true),
   };
   const concentrationKind = { value: 'errors' as 'errors' | 'slow' | 'shed' };
   let last: ViewContext | null = null;
@@ -96,7 +98,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
 
   replace(
     root,
-    h('div', { class: 'view-runtime' }, p.saturation, p.summary, h('div', { class: 'grid' }, ...[p.latency, p.stages, p.heatmap, p.qps, p.queue, p.rejects, p.errors, p.stageShift, p.replicas, p.concentration, p.generative, p.resources].map((x) => x.el))),
+    h('div', { class: 'view-runtime' }, p.saturation, p.summary, h('div', { class: 'grid' }, ...[p.latency, p.stages, p.heatmap, p.qps, p.queue, p.rejects, p.errors, p.stageShift, p.replicas, p.concentration, p.generative, p.resources, p.engine].map((x) => x.el))),
   );
 
   const sliceAt = (ctx: ViewContext, idx: number) => {
@@ -705,6 +707,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
         guard(p.stageShift, 'POST /v1/analysis/stages', 'Stage attribution compares per-stage P99 with the previous window.', () => loadStageShift(ctx)),
         guard(p.replicas, 'POST /v1/query', 'Per-replica exec latency comes from the query endpoint.', () => loadReplicas(ctx)),
         guard(p.resources, 'POST /v1/resources/query', 'Resource series come from the resources query endpoint.', () => loadResources(ctx)),
+        guard(p.engine, 'GET /v1/scrape/targets', 'Engine panels read scraped engine metrics and the scrape targets.', () => loadEngine(p.engine, ctx, SYNC)),
         loadSaturation(ctx),
       ]);
     },
