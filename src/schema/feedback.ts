@@ -1,7 +1,6 @@
 /** Feedback and business events, keyed by request_id; they may arrive hours after the request. */
 import { z } from 'zod';
-import type { Dimension } from './event.ts';
-import type { Filters } from './query.ts';
+import type { Dimension, Filters } from './vocabulary.ts';
 import { TimestampSchema, textSchema } from './fields.ts';
 
 export const FEEDBACK_KINDS = ['thumbs', 'rating', 'label', 'correct', 'conversion', 'click'] as const;

@@ -10,9 +10,11 @@
  */
 import { z } from 'zod';
 import { InferlensError } from './errors.ts';
-import { DIMENSIONS, EVENT_FIELD_NAMES, LATENCY_FIELDS, zodIssues } from './event.ts';
-import { FiltersSchema, GROUP_KEYS, MAX_BUCKETS, MAX_GROUPS, parseMeasure } from './query.ts';
-import type { Filters, QuerySpec } from './query.ts';
+import { EVENT_FIELD_NAMES, zodIssues } from './event.ts';
+import { FiltersSchema, MAX_BUCKETS, MAX_GROUPS } from './query.ts';
+import type { QuerySpec } from './query.ts';
+import { DIMENSIONS, GROUP_KEYS, LATENCY_FIELDS, SAMPLE_FILTER_KEYS, SAMPLE_REASONS, parseMeasure } from './vocabulary.ts';
+import type { Filters } from './vocabulary.ts';
 import { MAX_STEP_MS, MIN_STEP_MS, parseDurationMs, parseRfc3339 } from './time.ts';
 
 /** Decodes `input` with `schema` or throws invalid_argument listing every field problem with its path. */
@@ -260,26 +262,6 @@ export const CapacityRequestSchema = withStepMs({
 export type CapacityRequest = z.output<typeof CapacityRequestSchema>;
 
 // ---------- captured samples ----------
-
-/** Why a sample was kept (the capture policy's rules, in priority order). */
-export const SAMPLE_REASONS = [
-  'error',
-  'low_confidence',
-  'refused',
-  'empty',
-  'malformed',
-  'risk_tag',
-  'new_version',
-  'edge_input_long',
-  'edge_input_short',
-  'long_tail_tenant',
-  'baseline',
-] as const;
-export type SampleReason = (typeof SAMPLE_REASONS)[number];
-
-/** Dimensions and outcome fields a sample carries (and can be filtered by). */
-export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
-export type SampleFilterKey = (typeof SAMPLE_FILTER_KEYS)[number];
 
 const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);
 

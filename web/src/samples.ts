@@ -9,6 +9,7 @@
 import { ApiError, asSample, field, isRecord, records, request, searchEvents, searchSamples } from './api.ts';
 import type { Filters, Sample } from './api.ts';
 import { h, replace } from './dom.ts';
+import { LATENCY_FIELDS } from '../../src/schema/vocabulary.ts';
 import { fmtMs, fmtTime } from './format.ts';
 import { scrollBox } from './views/common.ts';
 
@@ -24,7 +25,7 @@ export interface SampleQuery {
 const TABLE_COLUMNS = ['ts', 'request_id', 'input', 'output', 'reasons', 'status', 'error_type', 'model', 'model_version', 'replica', 'tenant', 'total_ms', 'queue_ms', 'exec_ms'] as const;
 const EVENT_LIMIT = 200;
 const SAMPLE_LIMIT = 1000;
-const MS = new Set(['total_ms', 'queue_ms', 'exec_ms', 'ingress_ms', 'batch_ms', 'post_ms', 'ttft_ms', 'tpot_ms']);
+const MS: ReadonlySet<string> = new Set(LATENCY_FIELDS);
 const TEXT_PREVIEW_CHARS = 80;
 
 function cellText(col: string, v: unknown): string {

@@ -12,7 +12,9 @@
  * that has requests was not sent.
  */
 import { ApiError, approxError, call, field, num, queryApprox, records, str } from '../api.ts';
-import type { ErrorType, Filters, Row, Status } from '../api.ts';
+import type { Filters, Row } from '../api.ts';
+import { ERROR_TYPES, FAILED_STATUSES, SHED_STATUSES, STAGES, STATUSES } from '../../../src/schema/vocabulary.ts';
+import { BUCKET_MEASURES, NOT_SERVED_STATUSES, PCTS } from './runtime-measures.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtBytes, fmtMs, fmtNum, fmtPct, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
@@ -25,35 +27,6 @@ import { FILTER_DIMS } from '../state.ts';
 import type { FilterDim } from '../state.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 
-const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted', 'cancelled'] as const satisfies readonly Status[];
-const ERROR_TYPES = ['model_load', 'bad_input', 'resource_exhausted', 'dependency_timeout', 'replica_fault', 'internal', 'other'] as const satisfies readonly ErrorType[];
-const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as const;
-const PCTS = [
-  ['p50', 'P50'],
-  ['p90', 'P90'],
-  ['p95', 'P95'],
-  ['p99', 'P99'],
-  ['p999', 'P99.9'],
-] as const;
-
-/** 34 measures: the whole runtime view from one query. */
-const BUCKET_MEASURES = [
-  'count',
-  'n',
-  'qps',
-  ...STATUSES.map((s) => `${s}_rate`),
-  ...PCTS.map(([p]) => `${p}(total_ms)`),
-  'max(total_ms)',
-  ...STAGES.map((s) => `mean(${s})`),
-  'p99(queue_ms)',
-  'mean(batch_size)',
-  'max(batch_size)',
-  'p50(ttft_ms)',
-  'p99(ttft_ms)',
-  'p50(tpot_ms)',
-  'p99(tpot_ms)',
-  ...ERROR_TYPES.map((e) => `error_rate(${e})`),
-];
 const TOTAL_MEASURES = ['count', 'n', 'qps', 'error_rate', 'rejected_rate', 'rate_limited_rate', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'];
 
 const SYNC = 'runtime';
@@ -82,7 +55,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     heatmap: new Panel('heatmap', 'Latency heatmap', 'requests per latency bucket (log scale) with P99 · click a cell for its requests'),
     qps: new Panel('qps', 'Throughput by status', 'requests per second, stacked by status · click for the requests'),
     queue: new Panel('queue', 'Queue time, queue length and batch size', 'queue_ms P99 and mean (left); queue length = arrivals/s × mean queue time (Little\'s law), mean and max batch size (right)'),
-    rejects: new Panel('rejects', 'Rejected, rate-limited, timed out', 'share of requests per bucket'),
+    rejects: new Panel('rejects', 'Not served: rejected, rate-limited, timed out, …', 'share of requests per bucket, by status'),
     errors: new Panel('errors', 'Errors by cause', 'error share per bucket by error_type, and the window totals'),
     concentration: new Panel('concentration', 'Where it concentrates', 'slices whose rate is significantly above the rest (BH q < 0.05), with 95 % intervals', true),
     stageShift: new Panel('stage-shift', 'Which stage grew', 'P99 per stage, this window vs the one before; a stage is named when its growth is significant (Holm) and ≥ ×1.1'),
@@ -249,7 +222,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     }
 
     // Rejects and rate limiting.
-    const rej = (['rejected', 'rate_limited', 'timeout', 'aborted'] as const).map((s) => ({ label: s, color: colorFor(s, 0), values: col(grid, `${s}_rate`) }));
+    const rej = NOT_SERVED_STATUSES.map((s) => ({ label: s, color: colorFor(s, 0), values: col(grid, `${s}_rate`) }));
     ensureChartBox(p.rejects);
     timeSeries(chartBox(p.rejects), {
       id: 'rejects',
@@ -287,7 +260,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
 
   function renderErrors(ctx: ViewContext, grid: (Row | undefined)[], types: SeriesSpec[], weightedTotals: number[], count: Col): void {
     const { win, filters } = ctx;
-    const statusError = STATUSES.filter((s) => s === 'error' || s === 'timeout').map((s) => times(col(grid, `${s}_rate`), count));
+    const statusError = FAILED_STATUSES.map((s) => times(col(grid, `${s}_rate`), count));
     const failed = statusError.reduce((a, c) => a + c.reduce<number>((x, v) => x + (v ?? 0), 0), 0);
     const typed = weightedTotals.reduce((a, v) => a + v, 0);
     const shown = types.filter((_, i) => weightedTotals[i]! > 0);
@@ -296,7 +269,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       return;
     }
     if (typed === 0) {
-      p.errors.needs(['error_type'], `${fmtNum(failed, 0)} requests failed but none says why: send error_type (model_load, bad_input, resource_exhausted, dependency_timeout, replica_fault, internal, other).`);
+      p.errors.needs(['error_type'], `${fmtNum(failed, 0)} requests failed but none says why: send error_type (${ERROR_TYPES.join(', ')}).`);
       return;
     }
     const box = h('div', { class: 'chart' });
@@ -444,7 +417,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       p.concentration.ready(toggle, totalLine, h('div', { class: 'placeholder', data: { nothing: 'true' } }, message));
       return;
     }
-    const statusFilter = kind === 'errors' ? { status: ['error', 'timeout'] } : kind === 'shed' ? { status: ['rejected', 'rate_limited'] } : {};
+    const statusFilter = kind === 'errors' ? { status: [...FAILED_STATUSES] } : kind === 'shed' ? { status: [...SHED_STATUSES] } : {};
     const rows = slices.slice(0, 15).map((s) => {
       const slice = field(s, 'slice');
       const parts = Object.entries(slice && typeof slice === 'object' ? (slice as Record<string, unknown>) : {}).map(([k, v]) => [k, String(v)] as const);
