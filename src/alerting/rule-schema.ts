@@ -336,8 +336,6 @@ export const GroupSchema = z
   })
   .strict();
 
-export const RuleFileSchema = z.object({ groups: z.array(GroupSchema).max(1000) }).strict();
-
 /** The file's outer shape; each group and each rule is then checked (and reported) on its own. */
 export const RuleFileShellSchema = z.object({ groups: z.array(z.unknown()).max(1000) }).strict();
 export const GroupShellSchema = GroupSchema.extend({ rules: z.array(z.unknown()).max(1000).default([]) }).strict();

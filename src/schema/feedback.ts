@@ -4,7 +4,6 @@ import type { Dimension, Filters } from './vocabulary.ts';
 import { TimestampSchema, textSchema } from './fields.ts';
 
 export const FEEDBACK_KINDS = ['thumbs', 'rating', 'label', 'correct', 'conversion', 'click'] as const;
-export type FeedbackKind = (typeof FEEDBACK_KINDS)[number];
 
 /** A feedback row: `ts` is when the feedback was given (RFC 3339 or epoch ms, the same window as events). */
 export const FeedbackSchema = z.object({

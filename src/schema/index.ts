@@ -1,5 +1,5 @@
 /** The schema folder: the contracts every other folder shares. Types are inferred from zod schemas. */
-export { InferlensError, isInferlensError, ERROR_CODES } from './errors.ts';
+export { InferlensError, isInferlensError } from './errors.ts';
 export type { ErrorCode, FieldIssue, InferlensErrorOptions } from './errors.ts';
 /** The vocabularies (dependency-free: the web and the SDK import them as values). */
 export {
@@ -90,7 +90,6 @@ export {
   AuditRequestSchema,
 } from './requests.ts';
 export type {
-  QueryRequestInput,
   EventSearchRequest,
   ErrorSlicesRequest,
   StagesRequest,
@@ -100,27 +99,21 @@ export type {
   ResourceQuantilesRequest,
   CapacityRequest,
   SampleSearchRequest,
-  SampleSearchInput,
   QualitySummaryRequest,
   DriftRequest,
   DriftField,
   FeedbackQualityRequest,
   GoldenResultsRequest,
   CompareRequest,
-  CompareRequestInput,
-  LabelsRequest,
-  AlertsRequest,
-  SilenceRequest,
-  AuditRequest,
 } from './requests.ts';
 /** Principals, roles, what each role may do, and the read scope a principal carries. */
 export { ROLES, PERMISSIONS, ROLE_PERMISSIONS, roleAllows, unscoped, scopeOf, tenantAllowed, KeyRecordSchema } from './auth.ts';
-export type { Role, Permission, Principal, ReadScope, KeyRecord, KeyRecordInput } from './auth.ts';
+export type { Role, Permission, Principal, ReadScope, KeyRecord } from './auth.ts';
 export { READ_RESOURCE_METRICS, ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
-export type { Feedback, FeedbackKind, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
-export type { SuccessEnvelope, ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
+export type { Feedback, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
+export type { ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
 /** What every write route accepts, so validation and storage agree: timestamps, well-formed text, bounds. */
 export { TimestampSchema, textSchema, timestampMs, outsideWindow, truncate, isWellFormed, ILL_FORMED_TEXT, EXPECTED_TIMESTAMP, MAX_FUTURE_MS } from './fields.ts';
 export { MAX_COUNT, MAX_SAMPLE_WEIGHT } from './event.ts';

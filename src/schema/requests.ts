@@ -142,7 +142,6 @@ export const QueryRequestSchema = z
     if (o.approx) spec.approx = true;
     return spec;
   });
-export type QueryRequestInput = z.input<typeof QueryRequestSchema>;
 
 // ---------- runtime analyses ----------
 
@@ -273,7 +272,6 @@ export const SampleSearchRequestSchema = windowRequest({
     limit: z.number().int().min(1).max(1000).default(100),
 });
 export type SampleSearchRequest = z.output<typeof SampleSearchRequestSchema>;
-export type SampleSearchInput = z.input<typeof SampleSearchRequestSchema>;
 
 // ---------- result quality ----------
 
@@ -373,7 +371,6 @@ export const CompareRequestSchema = z
   })
   .strict();
 export type CompareRequest = z.output<typeof CompareRequestSchema>;
-export type CompareRequestInput = z.input<typeof CompareRequestSchema>;
 
 // ---------- small GET requests ----------
 
@@ -384,7 +381,6 @@ export const LabelsRequestSchema = z
   .superRefine((o, ctx) => {
     if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
   });
-export type LabelsRequest = z.output<typeof LabelsRequestSchema>;
 
 /** A request id in a path (`GET /v1/requests/:id`). */
 export const RequestIdSchema = z.string().min(1).max(128);
@@ -400,7 +396,6 @@ export const AlertsRequestSchema = z
     alertname: z.string().min(1).max(256).optional(),
   })
   .strict();
-export type AlertsRequest = z.output<typeof AlertsRequestSchema>;
 
 /** A body field that the caller may not set: who acts is the authenticated principal. */
 const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
@@ -428,7 +423,6 @@ export const SilenceRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'ends after the year 9999' });
     }
   });
-export type SilenceRequest = z.output<typeof SilenceRequestSchema>;
 
 /** `POST /v1/actions/:id/approve`: no fields; the approver is the caller. */
 export const ApproveRequestSchema = z.object({ by: notFromBody('approver') }).strict();
@@ -446,4 +440,3 @@ export const AuditRequestSchema = z
   .superRefine((o, ctx) => {
     if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
   });
-export type AuditRequest = z.output<typeof AuditRequestSchema>;

@@ -11,7 +11,7 @@
  * presence (staged adoption) is read off the same rows: a stage whose mean is null in every bucket
  * that has requests was not sent.
  */
-import { ApiError, approxError, call, field, num, queryApprox, records, str } from '../api.ts';
+import { approxError, call, field, num, queryApprox, records, str } from '../api.ts';
 import type { Filters, Row } from '../api.ts';
 import { ERROR_TYPES, FAILED_STATUSES, SHED_STATUSES, STAGES, STATUSES } from '../../../src/schema/vocabulary.ts';
 import { BUCKET_MEASURES, NOT_SERVED_STATUSES, PCTS } from './runtime-measures.ts';
@@ -395,7 +395,7 @@ export function runtimeView(root: HTMLElement): ViewHandle {
               click: () => {
                 concentrationKind.value = k;
                 p.concentration.loading();
-                if (last) void guard(p.concentration, '/v1/analysis/errors', 'The slice finder ranks where failures concentrate.', () => loadConcentration(last!));
+                if (last) void guard(p.concentration, () => loadConcentration(last!));
               },
             },
           },
@@ -490,9 +490,9 @@ export function runtimeView(root: HTMLElement): ViewHandle {
           ? h('span', null, h('strong', null, 'Saturating: '), head, reasons.join('; '), since ? h('span', { class: 'ci' }, ` (judged against the window before, from ${fmtTime(Date.parse(since))})`) : null)
           : null,
       );
-    } catch (e) {
+    } catch {
       if (signal.aborted) return;
-      el.dataset['state'] = e instanceof ApiError && e.missingEndpoint ? 'missing-api' : 'error';
+      el.dataset['state'] = 'error';
       replace(el);
     }
   }
@@ -520,8 +520,8 @@ export function runtimeView(root: HTMLElement): ViewHandle {
       p.stageShift.needs([...STAGES], 'Per-stage timings show which stage made the tail grow.');
       return;
     }
-    const cur = (s: Record<string, unknown>) => num(s['currentMs'] ?? s['current']);
-    const base = (s: Record<string, unknown>) => num(s['baselineMs'] ?? s['baseline']);
+    const cur = (s: Record<string, unknown>) => num(s['currentMs']);
+    const base = (s: Record<string, unknown>) => num(s['baselineMs']);
     p.stageShift.ready(
       h('p', { class: 'panel-sub', data: { grew: grew ?? '' } }, grew ? `Grew most: ${grew.replace('_ms', '')} (significant, ≥ ×1.1)` : 'No stage grew significantly (Holm p < 0.05) and by ×1.1 or more against the previous window.'),
       slowLine,
@@ -654,13 +654,13 @@ export function runtimeView(root: HTMLElement): ViewHandle {
     }
   }
 
-  async function guard(panel: Panel, endpoint: string, what: string, fn: () => Promise<void>): Promise<void> {
+  /** Runs a panel's load: an abort is ignored, a failure is said on the panel. */
+  async function guard(panel: Panel, fn: () => Promise<void>): Promise<void> {
     try {
       await fn();
     } catch (e) {
       if (last?.signal.aborted || (e instanceof DOMException && e.name === 'AbortError')) return;
-      if (e instanceof ApiError && e.missingEndpoint) panel.missingApi(endpoint, what);
-      else panel.error((e as Error).message);
+      panel.error((e as Error).message);
     }
   }
 
@@ -675,12 +675,12 @@ export function runtimeView(root: HTMLElement): ViewHandle {
           const msg = (e as Error).message;
           for (const x of [p.latency, p.stages, p.qps, p.queue, p.rejects, p.errors, p.generative]) x.error(msg);
         }),
-        guard(p.heatmap, 'POST /v1/histogram', 'The heatmap reads log-spaced latency bucket counts from the histogram endpoint.', () => loadHeatmap(ctx, buckets)),
-        guard(p.concentration, 'POST /v1/analysis/errors', 'The slice finder ranks where failures concentrate.', () => loadConcentration(ctx)),
-        guard(p.stageShift, 'POST /v1/analysis/stages', 'Stage attribution compares per-stage P99 with the previous window.', () => loadStageShift(ctx)),
-        guard(p.replicas, 'POST /v1/query', 'Per-replica exec latency comes from the query endpoint.', () => loadReplicas(ctx)),
-        guard(p.resources, 'POST /v1/resources/query', 'Resource series come from the resources query endpoint.', () => loadResources(ctx)),
-        guard(p.engine, 'GET /v1/scrape/targets', 'Engine panels read scraped engine metrics and the scrape targets.', () => loadEngine(p.engine, ctx, SYNC)),
+        guard(p.heatmap, () => loadHeatmap(ctx, buckets)),
+        guard(p.concentration, () => loadConcentration(ctx)),
+        guard(p.stageShift, () => loadStageShift(ctx)),
+        guard(p.replicas, () => loadReplicas(ctx)),
+        guard(p.resources, () => loadResources(ctx)),
+        guard(p.engine, () => loadEngine(p.engine, ctx, SYNC)),
         loadSaturation(ctx),
       ]);
     },
