@@ -6,7 +6,7 @@ import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { join, relative, resolve } from 'node:path';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import * as vocabulary from '../src/schema/vocabulary.ts';
-import { BUCKET_MEASURES, NOT_SERVED_STATUSES } from '../web/src/views/runtime-measures.ts';
+import { BUCKET_MEASURES, NOT_SERVED_STATUSES } from '../web/src/views/runtime/measures.ts';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const VOCAB_FILE = 'src/schema/vocabulary.ts';
@@ -101,7 +101,7 @@ describe('vocabulary', () => {
         const v = await original<typeof vocabulary>();
         return { ...v, STAGES: [...v.STAGES, 'tokenize_ms'], STATUSES: [...v.STATUSES, 'shed_early'], ERROR_TYPES: [...v.ERROR_TYPES, 'quota'] };
       });
-      const view = await import('../web/src/views/runtime-measures.ts');
+      const view = await import('../web/src/views/runtime/measures.ts');
       expect(view.BUCKET_MEASURES).toContain('mean(tokenize_ms)');
       expect(view.BUCKET_MEASURES).toContain('shed_early_rate');
       expect(view.BUCKET_MEASURES).toContain('error_rate(quota)');

@@ -3,7 +3,7 @@
  * new status, error type or stage appears on the dashboard without an edit here
  * (`test/vocabulary.test.ts` checks every member is asked for).
  */
-import { ERROR_TYPES, STAGES, STATUSES } from '../../../src/schema/vocabulary.ts';
+import { ERROR_TYPES, STAGES, STATUSES } from '../../../../src/schema/vocabulary.ts';
 
 export const PCTS = [
   ['p50', 'P50'],
@@ -34,3 +34,6 @@ export const BUCKET_MEASURES = [
   'p99(tpot_ms)',
   ...ERROR_TYPES.map((e) => `error_rate(${e})`),
 ];
+
+/** The KPI row: one unbucketed query. */
+export const TOTAL_MEASURES = ['count', 'n', 'qps', 'error_rate', 'rejected_rate', 'rate_limited_rate', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'];
