@@ -7,3 +7,5 @@ export { typedReads } from './reads.ts';
 export type { TypedReads } from './reads.ts';
 /** The spec and row types those reads take and give. */
 export type { BucketCountSpec, BucketCountRow, ListSpec, ResourceQuerySpec, ResourceRow } from '../store/index.ts';
+/** The log-bucket index of values ≤ 0 in `bucketCounts` rows. */
+export { ZERO_INDEX } from '../store/index.ts';
