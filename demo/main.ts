@@ -9,13 +9,13 @@
  * Stop order (Ctrl-C): scenario (ends incidents) → traffic → feedback → GPU samples → service →
  * SDK flush → server. This file only wires and prints; the logic lives in the folders.
  *
- * Run it directly: `node --import tsx demo/main.ts [--port 7070] [--data ./data] [...]`
- * (the same options as `inferlens demo`, see src/cli/demo.ts).
+ * Run it with `inferlens demo` (options in src/cli/demo.ts, which loads this file on use); from
+ * source: `node --import tsx src/cli/main.ts demo [--port 7070] [--data ./data] [...]`.
  */
 import { createServer as createNetServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import pino from 'pino';
 import { loadConfig } from '../src/config/index.ts';
@@ -44,13 +44,14 @@ import {
   createTenants,
   createTraffic,
   fitLatencyModel,
-  hasEvents,
   PILOT_TENANT,
   predictAll,
   tenantRateLimits,
   tenantTiers,
 } from './traffic/index.ts';
-import type { BackfillResult, HistoricalIncident, IngestTarget, LatencyModel, Traffic } from './traffic/index.ts';
+import type { BackfillResult, HistoricalIncident, LatencyModel, Traffic } from './traffic/index.ts';
+import { hasEvents } from './ingest/index.ts';
+import type { IngestTarget } from './ingest/index.ts';
 
 export type ScenarioName = 'full' | 'quick' | 'clean' | 'custom';
 
@@ -560,12 +561,4 @@ export async function runDemo(o: DemoOptions = {}): Promise<void> {
   });
   await demo.stop();
   (o.print ?? console.log)('stopped.');
-}
-
-if (process.argv[1] && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { Command } = await import('commander');
-  const { registerDemoCommand } = await import('../src/cli/demo.ts');
-  const program = new Command('demo-main');
-  registerDemoCommand(program, runDemo);
-  await program.parseAsync(['node', 'demo-main', 'demo', ...process.argv.slice(2)]);
 }

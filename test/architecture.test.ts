@@ -1,36 +1,60 @@
-// The import-direction check of DESIGN.md, run inside `npm test`.
-// Two rules: (1) a folder under src/ is imported by other folders only through its index.ts;
-// (2) imports follow the data flow: each folder may import only the folders listed for it below.
+// The import-direction check of DESIGN.md, run inside `npm test`, over the whole tree: src/, web/,
+// demo/, bench/, e2e/ and the test support in test/. A unit is a folder under src/ or demo/ (their
+// top-level files are the unit `src/.` / `demo/.`), or web, bench, e2e, test as a whole.
+// Three rules: (1) production code (src, web, demo) imports a folder unit only through its index.ts; (2) imports
+// follow the data flow: each unit may import only the units listed for it below; (3) the units'
+// import graph has no circle.
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
-const SRC = resolve(import.meta.dirname, '..', 'src');
+const ROOT = resolve(import.meta.dirname, '..');
+const AREAS = ['src', 'web', 'demo', 'bench', 'e2e', 'test'] as const;
+/** The one file the dashboard imports from the server's source: the vocabularies, dependency-free. */
+const VOCABULARY = 'src/schema/vocabulary.ts';
+const SRC_ALL = 'src/*';
+const DEMO_ALL = 'demo/*';
 
-/** Which folders each folder may import (besides itself). The order is the data flow. */
+/** Which units each unit may import (besides itself). The order is the data flow. */
 export const ALLOWED: Record<string, readonly string[]> = {
-  schema: [],
+  'src/schema': [],
   // Config composes the config schemas that components export; it sits on top like main.
-  config: ['schema', 'ingest', 'pipeline', 'quality', 'alerting'],
-  analysis: ['schema'],
-  store: ['schema'],
-  pipeline: ['schema', 'store'],
-  ingest: ['schema', 'pipeline'],
-  query: ['schema', 'store', 'analysis'],
-  quality: ['schema', 'query', 'analysis'],
-  release: ['schema', 'query', 'analysis', 'quality'],
-  notify: ['schema'],
-  alerting: ['schema', 'query', 'analysis', 'quality', 'release', 'notify'],
-  reports: ['schema', 'query', 'analysis', 'quality', 'release', 'alerting'],
-  api: ['schema', 'ingest', 'pipeline', 'query', 'analysis', 'quality', 'release', 'alerting', 'reports', 'notify'],
-  sdk: ['schema'],
-  // The CLI and the composition root sit on top: they may wire anything.
-  cli: ['*'],
-  '.': ['*'],
+  'src/config': ['src/schema', 'src/ingest', 'src/pipeline', 'src/quality', 'src/alerting'],
+  'src/analysis': ['src/schema'],
+  'src/store': ['src/schema'],
+  'src/pipeline': ['src/schema', 'src/store'],
+  'src/ingest': ['src/schema', 'src/pipeline'],
+  'src/query': ['src/schema', 'src/store', 'src/analysis'],
+  'src/quality': ['src/schema', 'src/query', 'src/analysis'],
+  'src/release': ['src/schema', 'src/query', 'src/analysis', 'src/quality'],
+  'src/notify': ['src/schema'],
+  'src/alerting': ['src/schema', 'src/query', 'src/analysis', 'src/quality', 'src/release', 'src/notify'],
+  'src/api': ['src/schema', 'src/ingest', 'src/pipeline', 'src/query', 'src/analysis', 'src/quality', 'src/release', 'src/alerting', 'src/notify'],
+  'src/sdk': ['src/schema'],
+  // The composition root wires anything in src/; the CLI too, and `inferlens demo` loads the demo.
+  'src/.': [SRC_ALL],
+  'src/cli': [SRC_ALL, 'demo/.', 'demo/scenario'],
+  // The dashboard: only the vocabularies (web/src/api.ts reads every reply through its own guards).
+  web: [VOCABULARY],
+  // The demo, bottom to top: model ← service ← golden; ingest ← resources ← scenario; feedback; traffic; main.
+  'demo/model': ['src/analysis'],
+  'demo/service': ['demo/model', 'src/schema', 'src/ingest'],
+  'demo/golden': ['demo/model', 'demo/service', 'src/quality'],
+  'demo/ingest': [],
+  'demo/resources': ['demo/model', 'demo/ingest'],
+  'demo/feedback': ['demo/model', 'src/schema', 'src/sdk'],
+  'demo/scenario': ['demo/service', 'demo/resources'],
+  'demo/traffic': ['demo/model', 'demo/service', 'demo/ingest', 'demo/resources', 'demo/feedback', 'demo/scenario', 'src/schema'],
+  'demo/.': [DEMO_ALL, 'src/.', 'src/config', 'src/schema', 'src/sdk'],
+  // Benchmarks, browser journeys and the test support sit on top of everything but each other's.
+  bench: [SRC_ALL, DEMO_ALL, 'test'],
+  e2e: [SRC_ALL, DEMO_ALL, 'test'],
+  test: [SRC_ALL, DEMO_ALL, 'web'],
 };
 
 function walk(dir: string): string[] {
   return readdirSync(dir).flatMap((name) => {
+    if (name === 'node_modules' || name === 'dist') return [];
     const p = join(dir, name);
     return statSync(p).isDirectory() ? walk(p) : p.endsWith('.ts') ? [p] : [];
   });
@@ -38,52 +62,129 @@ function walk(dir: string): string[] {
 
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
-function folderOf(file: string): string {
-  const rel = relative(SRC, file).split(sep);
-  return rel.length === 1 ? '.' : rel[0]!;
+/** The unit a file (path relative to the root) belongs to. */
+export function unitOf(rel: string): string {
+  const parts = rel.split(/[\\/]/);
+  if (parts[0] === 'src' || parts[0] === 'demo') return parts.length === 2 ? `${parts[0]}/.` : `${parts[0]}/${parts[1]}`;
+  return parts[0]!;
 }
 
-export function violations(): string[] {
-  const out: string[] = [];
-  for (const file of walk(SRC)) {
-    const from = folderOf(file);
-    // Tests may also use a real store and the pure statistics (a seeded PRNG, reference values).
-    const isTest = file.endsWith('.test.ts');
-    const text = readFileSync(file, 'utf8');
-    for (const m of text.matchAll(IMPORT_RE)) {
-      const spec = m[1] ?? m[2]!;
-      if (!spec.startsWith('.')) continue;
-      const target = resolve(dirname(file), spec);
-      if (!target.startsWith(SRC)) continue;
-      const to = folderOf(target.endsWith('.js') || target.endsWith('.ts') ? target : target + '.ts');
-      if (to === from) continue;
-      const where = `${relative(SRC, file)} imports ${spec}`;
-      const rel = relative(join(SRC, to), target).replace(/\.(js|ts)$/, '');
-      if (to !== '.' && rel !== 'index') out.push(`${where}: import ${to}/ only through its index.ts`);
-      const allowed = ALLOWED[from];
-      if (!allowed) out.push(`${where}: folder src/${from} is not in the dependency map of test/architecture.test.ts`);
-      else if (!allowed.includes('*') && !allowed.includes(to) && !(isTest && (to === 'store' || to === 'analysis')))
-        out.push(`${where}: ${from}/ may not depend on ${to}/ (data flows ${from} ← ${allowed.join(', ') || 'nothing'})`);
+function allows(allowed: readonly string[], to: string, toFile: string): boolean {
+  return allowed.some((a) => a === to || a === toFile || (a === SRC_ALL && to.startsWith('src/')) || (a === DEMO_ALL && to.startsWith('demo/')));
+}
+
+export interface ImportEdge {
+  /** Files relative to the root. */
+  file: string;
+  spec: string;
+  target: string;
+}
+
+/** Every relative import between files of the tree. */
+export function importEdges(): ImportEdge[] {
+  const out: ImportEdge[] = [];
+  for (const area of AREAS) {
+    for (const abs of walk(join(ROOT, area))) {
+      const text = readFileSync(abs, 'utf8');
+      for (const m of text.matchAll(IMPORT_RE)) {
+        const spec = m[1] ?? m[2]!;
+        if (!spec.startsWith('.')) continue;
+        let target = resolve(dirname(abs), spec);
+        if (!/\.(ts|js|mjs|json|yaml|css)$/.test(target)) target += '.ts';
+        out.push({ file: relative(ROOT, abs).split(sep).join('/'), spec, target: relative(ROOT, target).split(sep).join('/') });
+      }
     }
   }
   return out;
 }
 
+export function violations(edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const { file, spec, target } of edges) {
+    const from = unitOf(file);
+    const to = unitOf(target);
+    if (from === to) continue;
+    const where = `${file} imports ${spec}`;
+    // Tests may also use a real store, the pure statistics (a seeded PRNG, reference values) and the test support.
+    const isTest = file.endsWith('.test.ts');
+    // Production code goes through a folder's index.ts; benchmarks, browser journeys and the test
+    // support may reach a module under test (or its test helpers) directly.
+    const folderUnit = (to.startsWith('src/') || to.startsWith('demo/')) && !to.endsWith('/.');
+    const production = from.startsWith('src/') || from.startsWith('demo/') || from === 'web';
+    if (production && folderUnit && target !== `${to}/index.ts` && target !== VOCABULARY) out.push(`${where}: import ${to}/ only through its index.ts`);
+    const allowed = ALLOWED[from];
+    if (!allowed) out.push(`${where}: ${from} is not in the dependency map of test/architecture.test.ts`);
+    else if (!allows(allowed, to, target) && !(isTest && (to === 'src/store' || to === 'src/analysis' || to === 'test')))
+      out.push(`${where}: ${from} may not depend on ${to} (it may import ${allowed.join(', ') || 'nothing'})`);
+  }
+  return out;
+}
+
+/** Circles in the graph of units (non-test imports): each as `a → b → … → a`. */
+export function circles(edges: readonly ImportEdge[]): string[] {
+  const graph = new Map<string, Set<string>>();
+  for (const { file, target } of edges) {
+    if (file.endsWith('.test.ts')) continue;
+    const a = unitOf(file);
+    const b = unitOf(target);
+    if (a !== b) graph.set(a, (graph.get(a) ?? new Set()).add(b));
+  }
+  const out: string[] = [];
+  const state = new Map<string, 'open' | 'done'>();
+  const path: string[] = [];
+  const visit = (u: string): void => {
+    state.set(u, 'open');
+    path.push(u);
+    for (const v of graph.get(u) ?? []) {
+      if (state.get(v) === 'open') out.push([...path.slice(path.indexOf(v)), v].join(' → '));
+      else if (!state.has(v)) visit(v);
+    }
+    path.pop();
+    state.set(u, 'done');
+  };
+  for (const u of [...graph.keys()].sort()) if (!state.has(u)) visit(u);
+  return out;
+}
+
 describe('architecture', () => {
-  it('imports follow the data flow and go through index.ts', () => {
-    expect(violations()).toEqual([]);
+  const edges = importEdges();
+  it('imports follow the data flow and go through index.ts, in src, web, demo, bench, e2e and test', () => {
+    expect(edges.length).toBeGreaterThan(1000);
+    expect(violations(edges)).toEqual([]);
   });
-  it('every folder under src/ has an index.ts', () => {
-    const missing = readdirSync(SRC)
-      .filter((d) => statSync(join(SRC, d)).isDirectory())
-      .filter((d) => {
-        try {
-          statSync(join(SRC, d, 'index.ts'));
-          return false;
-        } catch {
-          return true;
-        }
-      });
-    expect(missing).toEqual([]);
+  it('the units import each other in no circle', () => {
+    expect(circles(edges)).toEqual([]);
+  });
+  it('the checks find a back-edge, a reach past index.ts, a circle and an unknown folder', () => {
+    const e = (file: string, target: string): ImportEdge => ({ file, spec: target, target });
+    expect(violations([e('src/schema/x.ts', 'src/store/index.ts'), e('web/src/a.ts', 'src/schema/index.ts'), e('demo/traffic/a.ts', 'demo/model/random.ts'), e('src/reports/a.ts', 'src/schema/index.ts')])).toEqual([
+      'src/schema/x.ts imports src/store/index.ts: src/schema may not depend on src/store (it may import nothing)',
+      'web/src/a.ts imports src/schema/index.ts: web may not depend on src/schema (it may import src/schema/vocabulary.ts)',
+      'demo/traffic/a.ts imports demo/model/random.ts: import demo/model/ only through its index.ts',
+      'src/reports/a.ts imports src/schema/index.ts: src/reports is not in the dependency map of test/architecture.test.ts',
+    ]);
+    expect(circles([e('src/cli/demo.ts', 'demo/main.ts'), e('demo/main.ts', 'src/cli/demo.ts'), e('demo/a/x.ts', 'demo/b/index.ts'), e('demo/b/y.ts', 'demo/a/index.ts')])).toEqual([
+      'demo/. → src/cli → demo/.',
+      'demo/a → demo/b → demo/a',
+    ]);
+  });
+  it('every folder under src/ and demo/ has an index.ts, and every unit is in the map', () => {
+    const folders = ['src', 'demo'].flatMap((area) =>
+      readdirSync(join(ROOT, area))
+        // demo/rules holds only the demo's alert rule file.
+        .filter((d) => statSync(join(ROOT, area, d)).isDirectory() && `${area}/${d}` !== 'demo/rules')
+        .map((d) => `${area}/${d}`),
+    );
+    const noIndex = folders.filter((d) => {
+      try {
+        statSync(join(ROOT, d, 'index.ts'));
+        return false;
+      } catch {
+        return true;
+      }
+    });
+    expect(noIndex).toEqual([]);
+    expect(folders.filter((d) => !(d in ALLOWED))).toEqual([]);
+    expect(Object.keys(ALLOWED).filter((u) => !u.endsWith('/.') && !folders.includes(u) && !AREAS.includes(u as (typeof AREAS)[number]))).toEqual([]);
   });
 });

@@ -1,5 +1,4 @@
 // inferlens's /metrics read by a real Prometheus (Debian's), started on loopback by this test.
-import { spawn } from 'node:child_process';
 import type { ChildProcess } from 'node:child_process';
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
@@ -10,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
+import { startOwned, stopOwned } from './own-process.ts';
 
 const PROMETHEUS = '/usr/bin/prometheus';
 const dir = mkdtempSync(join(tmpdir(), 'inferlens-prom-'));
@@ -39,11 +39,11 @@ beforeAll(async () => {
   writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: inferlens\n    static_configs:\n      - targets: ['${target}']\n`);
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
-  prom = spawn(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`], { stdio: 'ignore' });
+  prom = startOwned(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`]);
 });
 
 afterAll(async () => {
-  prom?.kill('SIGTERM');
+  await stopOwned(prom);
   await server?.stop();
   rmSync(dir, { recursive: true, force: true });
 });

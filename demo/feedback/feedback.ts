@@ -6,10 +6,25 @@
  */
 import type { Feedback } from '../../src/schema/index.ts';
 import type { InferlensClient } from '../../src/sdk/index.ts';
-import { createRandom } from '../model/random.ts';
-import type { TrafficResult } from '../traffic/index.ts';
+import { createRandom } from '../model/index.ts';
+import type { Label } from '../model/index.ts';
 import { DEFAULT_FEEDBACK_POLICY, planFeedback } from './policy.ts';
 import type { FeedbackPolicy } from './policy.ts';
+
+/** A finished request, as the feedback sender observes it (the traffic generator's result). */
+export interface ObservedRequest {
+  requestId: string;
+  tsMs: number;
+  tenant: string;
+  entry: string;
+  truth: Label;
+  drift: boolean;
+  /** 0 when the request failed before a reply (connection error, timeout). */
+  httpStatus: number;
+  label?: Label;
+  modelVersion?: string;
+  latencyMs: number;
+}
 
 export interface FeedbackOptions {
   client: Pick<InferlensClient, 'feedback'>;
@@ -33,7 +48,7 @@ export interface FeedbackStats {
 
 export interface FeedbackSender {
   /** Plans the feedback of a finished request (only answered ones get any). */
-  observe(result: TrafficResult): void;
+  observe(result: ObservedRequest): void;
   start(): void;
   stop(): void;
   stats(): FeedbackStats;

@@ -10,3 +10,5 @@ export { loadModel, trainModel, createClassifier, accuracy, DEFAULT_CACHE_DIR, T
 export type { ModelParams, LoadModelOptions } from './models.ts';
 /** Tokenisation shared by the models; `countWords` is what the service reports as input tokens. */
 export { tokenize, countWords } from './tokenize.ts';
+/** Seeded randomness shared by the demo (mulberry32 from src/analysis, FNV-1a for stable hashing). */
+export { createRandom, fnv1a } from './random.ts';

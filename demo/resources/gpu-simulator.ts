@@ -4,10 +4,10 @@
  * the GPU-memory-creep incident on one GPU (memory grows by `bytesPerS` until cleared: a leak, and
  * the restart that ends it). Send failures are counted, never thrown.
  */
-import { createRandom } from '../model/random.ts';
+import { createRandom } from '../model/index.ts';
 // the ingest client file directly: traffic/index.ts (the backfill) imports this folder
-import { postNdjson } from '../traffic/ingest-client.ts';
-import type { IngestTarget } from '../traffic/ingest-client.ts';
+import { postNdjson } from '../ingest/index.ts';
+import type { IngestTarget } from '../ingest/index.ts';
 import { gpuReadings, gpuRows } from './gpu-model.ts';
 
 export interface SimulatedGpu {

@@ -4,14 +4,21 @@
  */
 import type { ServiceControls } from '../service/index.ts';
 import type { GpuSimulator } from '../resources/index.ts';
-import type { Traffic } from '../traffic/index.ts';
 import { INCIDENT_PARAMS } from './incidents.ts';
-import type { IncidentSpec } from './incidents.ts';
+import type { BurstSettings, IncidentSpec } from './incidents.ts';
 import type { IncidentActions } from './scenario.ts';
+
+/** The traffic knobs an incident turns (the live generator has them). */
+export interface TrafficControls {
+  setRateMultiplier(multiplier: number): void;
+  /** Share of requests drawn from the hard subset, 0–1. */
+  setDriftShare(share: number): void;
+  setBurst(burst: BurstSettings | null): void;
+}
 
 export interface ActionTargets {
   controls: Pick<ServiceControls, 'slowReplica' | 'tenantError' | 'setCanary' | 'regression'>;
-  traffic: Pick<Traffic, 'setRateMultiplier' | 'setBurst' | 'setDriftShare'>;
+  traffic: TrafficControls;
   gpu: Pick<GpuSimulator, 'setMemoryCreep'>;
   /** The canary percent to return to after the regression. */
   baseCanaryPercent: number;

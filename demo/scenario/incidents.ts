@@ -3,6 +3,12 @@
  * specs with offsets from the scenario's start; `fullSchedule` is the live demo's 40-minute cycle,
  * `compressedSchedule` the seconds-long one tests use, and `clean` injects nothing.
  */
+/** Synchronised dumps, e.g. a batch job posting a backlog at once (the load spike's). */
+export interface BurstSettings {
+  size: number;
+  everyMs: number;
+}
+
 export type IncidentKind = 'slow_replica' | 'tenant_errors' | 'input_drift' | 'load_spike' | 'canary_regression' | 'gpu_memory_creep';
 /** In schedule order: the load spike last, so its backlog and 5× traffic do not dilute the windows of the next incident. */
 export const INCIDENT_KINDS: readonly IncidentKind[] = ['slow_replica', 'tenant_errors', 'input_drift', 'canary_regression', 'gpu_memory_creep', 'load_spike'];

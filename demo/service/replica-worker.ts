@@ -8,7 +8,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { createClassifier } from '../model/index.ts';
 import type { Classifier, ModelVersion, Prediction } from '../model/index.ts';
-import { createRandom } from '../model/random.ts';
+import { createRandom } from '../model/index.ts';
 import type { FromReplica, ReplicaConfig, ReplicaWorkerData, ToReplica } from './replica-protocol.ts';
 
 const data = workerData as ReplicaWorkerData;

@@ -8,7 +8,7 @@
  * hash mod 10,000 is below 1,000 to the rule; over 1,000 requests that is 100 ± 19 (95 %).
  */
 import type { ModelVersion } from '../model/index.ts';
-import { fnv1a } from '../model/random.ts';
+import { fnv1a } from '../model/index.ts';
 
 export interface RouteRule {
   name: string;

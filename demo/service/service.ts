@@ -19,7 +19,7 @@ import type { EventInput, ErrorType, Status } from '../../src/schema/index.ts';
 import { countWords, loadModel, MODEL_VERSIONS } from '../model/index.ts';
 import type { ModelParams, ModelVersion, Prediction } from '../model/index.ts';
 import { spamProbability } from '../model/index.ts';
-import { createRandom } from '../model/random.ts';
+import { createRandom } from '../model/index.ts';
 import { runAdmin } from './admin.ts';
 import { createBatcher } from './batcher.ts';
 import type { Batch, Batcher, BatchSettings } from './batcher.ts';

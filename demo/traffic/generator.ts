@@ -15,8 +15,10 @@
  * (`rateLimitedShare`). Errors and timeouts together stay at 0.2 %, well inside the default
  * rules' 99.5 % objective (a burn rate of 0.4×).
  */
-import type { Label, Message } from '../model/index.ts';
-import { createRandom } from '../model/random.ts';
+import type { Message } from '../model/index.ts';
+import { createRandom } from '../model/index.ts';
+import type { ObservedRequest } from '../feedback/index.ts';
+import type { BurstSettings } from '../scenario/index.ts';
 import { poisson } from './rate.ts';
 import type { RateModel } from './rate.ts';
 import { createTenantPicker } from './tenants.ts';
@@ -49,24 +51,8 @@ export interface TrafficOptions {
 /** The misbehaving clients of a real service, present from the start (shares of requests; bursts per second). */
 export const CLIENT_TRICKLE = { malformedShare: 0.001, tightDeadlineShare: 0.001, retryBurstPerS: 1 / 120, retryBurstSize: 4, rateLimitedShare: 0.004 } as const;
 
-export interface TrafficResult {
-  requestId: string;
-  tsMs: number;
-  tenant: string;
+export interface TrafficResult extends ObservedRequest {
   entry: Entry;
-  truth: Label;
-  drift: boolean;
-  /** 0 when the request failed before a reply (connection error, timeout). */
-  httpStatus: number;
-  label?: Label;
-  modelVersion?: string;
-  latencyMs: number;
-}
-
-/** Synchronised dumps, e.g. a batch job posting a backlog at once. */
-export interface BurstSettings {
-  size: number;
-  everyMs: number;
 }
 
 export interface TrafficStats {

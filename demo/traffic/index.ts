@@ -7,10 +7,7 @@ export { createRateModel, poisson } from './rate.ts';
 export type { RateModel, RateOptions } from './rate.ts';
 /** Live open-loop traffic to `POST /v1/classify`, with the scenario's knobs (rate multiplier, drift, bursts). */
 export { createTraffic } from './generator.ts';
-export type { Traffic, TrafficOptions, TrafficResult, TrafficStats, BurstSettings } from './generator.ts';
-/** NDJSON writes to the public ingest API with Retry-After handling, and an emptiness check. */
-export { postNdjson, hasEvents } from './ingest-client.ts';
-export type { IngestTarget, IngestReply } from './ingest-client.ts';
+export type { Traffic, TrafficOptions, TrafficResult, TrafficStats } from './generator.ts';
 /** Stage-latency model fitted on live measurements, for generated history. */
 export { fitLatencyModel, drawMs, DEFAULT_LATENCY_MODEL, MIN_CALIBRATION_EVENTS } from './latency-model.ts';
 export type { LatencyModel, StageFit } from './latency-model.ts';

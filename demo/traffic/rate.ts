@@ -11,7 +11,7 @@
  * linearly between minutes (σ 0.15: ±15 % wobble); a burst multiplies by `burstFactor` for 1–4
  * minutes, starting in an hour with probability burstsPerDay / 24.
  */
-import { fnv1a } from '../model/random.ts';
+import { fnv1a } from '../model/index.ts';
 
 export interface RateOptions {
   /** Daily mean, requests per second. */

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { createRandom } from '../model/random.ts';
+import { createRandom } from '../model/index.ts';
 import { createRateModel } from './rate.ts';
 import { createTenantPicker, createTenants, tenantRateLimits } from './tenants.ts';
 

@@ -7,7 +7,7 @@
  * the top tenant (acme) sends 1 / 3.68 = 27.2 % of the requests, rank 2 (globex) 2^-1.1 / 3.68 =
  * 12.7 %, and the median tenants (ranks 20–21) about 1 % each: the top tenant is ≈ 28× the median.
  */
-import { createRandom } from '../model/random.ts';
+import { createRandom } from '../model/index.ts';
 
 export type Entry = 'api' | 'batch' | 'web';
 export const ENTRIES: readonly Entry[] = ['api', 'batch', 'web'];

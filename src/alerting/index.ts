@@ -9,7 +9,7 @@ export type { Alerting, AlertingOptions, AlertView, RuleGroupView, RuleView } fr
 export { loadRuleFiles, parseRuleText, formatProblem, DEFAULT_INTERVAL_MS, DEFAULT_RULE_PACK } from './rule-file.ts';
 export type { LoadedRules, RuleProblem } from './rule-file.ts';
 /** The rule file schema and its types. */
-export { RuleFileSchema, ConditionSchema, SEVERITIES, ACTION_TYPES, durationMs } from './rule-schema.ts';
+export { ConditionSchema, SEVERITIES, ACTION_TYPES, durationMs } from './rule-schema.ts';
 export type { Rule, RuleGroup, RuleAction, Condition, Severity, ActionType } from './rule-schema.ts';
 /** The SRE Workbook window pairs used when a burn-rate rule names none. */
 export { PAGE_WINDOWS, TICKET_WINDOWS } from './conditions/index.ts';
@@ -20,7 +20,7 @@ export type { Clock, ManualClock } from './clock.ts';
 export { DEFAULT_INHIBIT_RULES } from './inhibit.ts';
 export type { InhibitRule } from './inhibit.ts';
 /** Label matchers (`name="v"`, `=~`, `!=`, `!~`). */
-export { parseMatcher, formatMatcher, fingerprint } from './labels.ts';
+export { parseMatcher, fingerprint } from './labels.ts';
 export type { Labels, Matcher } from './labels.ts';
 /** Silence input schema (for API docs). */
 export { SilenceInputSchema } from './silences.ts';

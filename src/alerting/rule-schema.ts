@@ -17,7 +17,7 @@
  * `action: { type: scale_out }`. Durations are `30s`, `5m`, `6h`, `3d`.
  */
 import { z } from 'zod';
-import { FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, STATUSES, parseDurationMs } from '../schema/index.ts';
+import { FAILED_STATUSES, FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, RATE_FLAGS, SHED_STATUSES, STATUSES, parseDurationMs } from '../schema/index.ts';
 import { LABEL_NAME_RE } from './labels.ts';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -77,7 +77,7 @@ export const SloBurnRateSchema = z
     /** SLO target, e.g. 0.999: error budget = 1 − objective. */
     objective: z.number().gt(0).lt(1),
     /** Error SLO (default): these statuses are bad. */
-    bad_statuses: z.array(z.enum(STATUSES.filter((x) => x !== 'ok'))).min(1).default(['error', 'timeout']),
+    bad_statuses: z.array(z.enum(STATUSES.filter((x) => x !== 'ok'))).min(1).default([...FAILED_STATUSES]),
     /** Latency SLO instead: a request slower than threshold_ms is bad. */
     latency: z.object({ field: z.enum(NUMERIC_FIELDS), threshold_ms: z.number().positive() }).strict().optional(),
     /** Default by severity: critical → 1h/5m 14.4× and 6h/30m 6×; otherwise 3d/6h 1×. */
@@ -244,7 +244,7 @@ const shiftCommon = {
 };
 
 /** Signals of rate_shift: which requests count as bad. */
-export const RATE_SIGNALS = ['error', 'timeout', 'errors', 'rejected', 'rate_limited', 'shed', 'empty', 'refused', 'format_error'] as const;
+export const RATE_SIGNALS = [...FAILED_STATUSES, 'errors', ...SHED_STATUSES, 'shed', ...RATE_FLAGS] as const;
 /** A named signal, or the share of rows whose field is below a value (low confidence: `{ below: { field: confidence, value: 0.9 } }`). */
 export const RateSignalSchema = z.union([z.enum(RATE_SIGNALS), z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict()]);
 export type RateSignal = z.infer<typeof RateSignalSchema>;
@@ -335,8 +335,6 @@ export const GroupSchema = z
     rules: z.array(RuleSchema).max(1000).default([]),
   })
   .strict();
-
-export const RuleFileSchema = z.object({ groups: z.array(GroupSchema).max(1000) }).strict();
 
 /** The file's outer shape; each group and each rule is then checked (and reported) on its own. */
 export const RuleFileShellSchema = z.object({ groups: z.array(z.unknown()).max(1000) }).strict();

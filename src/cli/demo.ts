@@ -5,7 +5,7 @@
 import { InvalidArgumentError, Option } from 'commander';
 import type { Command } from 'commander';
 import type { DemoOptions, ScenarioName } from '../../demo/main.ts';
-import { INCIDENT_KINDS } from '../../demo/scenario/incidents.ts';
+import { INCIDENT_KINDS } from '../../demo/scenario/index.ts';
 import type { IncidentKind } from '../../demo/scenario/index.ts';
 import { parseDurationMs } from '../schema/index.ts';
 

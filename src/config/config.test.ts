@@ -36,4 +36,11 @@ describe('loadConfig', () => {
     writeFileSync(file, 'storage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    password: oops\n    database: "bad name"\n');
     expect(() => loadConfig({ file })).toThrow(/password: set it in the environment[\s\S]*storage.clickhouse.database/);
   });
+  it("refuses one backend's settings under the other: they would be read by nothing", () => {
+    expect(() => loadConfig({ flags: { storage: { clickhouse: { url: 'http://ch:8123' } } } })).toThrow(/storage.clickhouse.url: storage.clickhouse.url is read only with storage.backend clickhouse \(the backend is duckdb\)/);
+    expect(() => loadConfig({ env: { INFERLENS_STORAGE_BACKEND: 'duckdb' }, flags: { storage: { clickhouse: { chdbPath: '/tmp/ch', cluster: 'prod' } } } })).toThrow(/clickhouse.chdbPath[\s\S]*clickhouse.cluster/);
+    expect(() => loadConfig({ flags: { storage: { backend: 'clickhouse', threads: 4, clickhouse: { url: 'http://ch:8123' } } } })).toThrow(/storage.threads: storage.threads sets DuckDB threads/);
+    expect(() => loadConfig({ flags: { storage: { backend: 'sqlite' as 'duckdb' } } })).toThrow(/storage.backend/);
+    expect(loadConfig({ flags: { storage: { backend: 'clickhouse', clickhouse: { url: 'http://ch:8123' } } } }).storage.backend).toBe('clickhouse');
+  });
 });

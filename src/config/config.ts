@@ -133,7 +133,14 @@ export const ConfigSchema = z
       })
       .strict()
       .superRefine((s, ctx) => {
-        if (s.backend !== 'clickhouse') return;
+        if (s.backend !== 'clickhouse') {
+          // Settings of the other backend would be read by nothing: a URL without the backend set
+          // would silently store in a DuckDB file.
+          for (const key of ['url', 'chdbPath', 'cluster'] as const)
+            if (s.clickhouse[key] !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', key], message: `storage.clickhouse.${key} is read only with storage.backend clickhouse (the backend is ${s.backend})` });
+          return;
+        }
+        if (s.threads !== undefined) ctx.addIssue({ code: 'custom', path: ['threads'], message: 'storage.threads sets DuckDB threads: it is read only with storage.backend duckdb' });
         const { url, chdbPath } = s.clickhouse;
         if ((url === undefined) === (chdbPath === undefined)) ctx.addIssue({ code: 'custom', path: ['clickhouse'], message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdbPath (in-process)' });
         if (chdbPath !== undefined && s.clickhouse.cluster !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', 'cluster'], message: 'a cluster needs storage.clickhouse.url: the in-process engine is one node' });

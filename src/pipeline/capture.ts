@@ -102,7 +102,6 @@ export const CapturePolicySchema = z
   })
   .strict();
 
-export type CapturePolicyConfig = z.infer<typeof CapturePolicySchema>;
 export type CapturePolicyInput = z.input<typeof CapturePolicySchema>;
 
 /** Maps a dimension value the way the stored event will carry it (the cardinality cap). */

@@ -13,7 +13,7 @@ export { createRollupMaintainer } from './rollup.ts';
 export type { RollupMaintainer, RollupMaintainerOptions } from './rollup.ts';
 /** The capture policy: which payloads are kept as samples (redacted, weighted, bounded), and its config schema. */
 export { createCapturePolicy, CapturePolicySchema } from './capture.ts';
-export type { CapturePolicy, CapturePolicyConfig, CapturePolicyInput, CapturePolicyOptions } from './capture.ts';
+export type { CapturePolicy, CapturePolicyInput, CapturePolicyOptions } from './capture.ts';
 /** Work on big inputs in slices with a turn of the event loop between them. */
 export { yieldToLoop, ROWS_PER_SLICE, CHARS_PER_SLICE } from './slices.ts';
 /** PII redaction of captured text. */

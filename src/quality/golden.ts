@@ -59,7 +59,6 @@ export function checkGoldenBounds(value: unknown, what = 'golden set'): void {
 }
 
 export const CHECKER_KINDS = ['exact', 'label_equals', 'contains', 'regex', 'json_schema', 'numeric_tolerance'] as const;
-export type CheckerKind = (typeof CHECKER_KINDS)[number];
 
 const CheckerObjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exact') }).strict(),
@@ -101,7 +100,6 @@ export const GoldenSetSchema = z
   });
 export type GoldenSetInput = z.input<typeof GoldenSetSchema>;
 export type GoldenSet = z.infer<typeof GoldenSetSchema>;
-export type GoldenSample = z.infer<typeof GoldenSampleSchema>;
 
 export interface CheckResult {
   pass: boolean;

@@ -15,10 +15,10 @@ export { feedbackQuality } from './feedback.ts';
 export type { FeedbackReply, FeedbackReplyRow } from './feedback.ts';
 /** Golden sets: schema, checkers, YAML parsing and the in-memory registry persisted to a YAML file. */
 export { GoldenSetSchema, CHECKER_KINDS, GOLDEN_LIMITS, checkGoldenBounds, compileChecker, compileGoldenSet, parseGoldenYaml, goldenYamlDocs, goldenDocs, createGoldenRegistry } from './golden.ts';
-export type { GoldenSet, GoldenSetInput, GoldenSample, Checker, CheckerKind, CheckResult, CompiledSet, CompiledSample, GoldenRegistry, GoldenRegistryOptions } from './golden.ts';
+export type { GoldenSet, GoldenSetInput, Checker, CheckResult, CompiledSet, CompiledSample, GoldenRegistry, GoldenRegistryOptions } from './golden.ts';
 /** The scheduled probe runner that records golden checks as probe events. */
 export { createProbeRunner, ProbeTargetSchema, ProbeScheduleSchema } from './probe-runner.ts';
-export type { ProbeRunner, ProbeRunnerOptions, ProbeRunSummary, ProbeTarget, ProbeSchedule, ProbeEventSink } from './probe-runner.ts';
+export type { ProbeRunner, ProbeRunnerOptions, ProbeRunSummary, ProbeTarget, ProbeEventSink } from './probe-runner.ts';
 /** `GET /v1/golden/results`: pass rate per version over time and the failing samples. */
 export { goldenResults } from './golden-results.ts';
 export type { GoldenResults, VersionResult, FailingSample } from './golden-results.ts';

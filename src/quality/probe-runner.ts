@@ -40,7 +40,6 @@ export const ProbeScheduleSchema = z
     targets: z.array(ProbeTargetSchema).max(100).default([]),
   })
   .strict();
-export type ProbeSchedule = z.infer<typeof ProbeScheduleSchema>;
 
 /** Where probe events go: the pipeline's EventSink (validated like any other event). */
 export interface ProbeEventSink {

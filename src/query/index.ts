@@ -2,10 +2,7 @@
 /** Builds the query service over a Store's reads. */
 export { createQueries } from './queries.ts';
 export type { Queries } from './queries.ts';
-export type { QueryFn } from './runtime.ts';
-/** Throws invalid_argument unless from < to (for specs built in code). */
-export { checkRange } from './spec.ts';
-/** The typed reads alerting and reports use (no HTTP bodies), over a store. */
+/** The typed reads alerting uses (no HTTP bodies), over a store. */
 export { typedReads } from './reads.ts';
 export type { TypedReads } from './reads.ts';
 /** The spec and row types those reads take and give. */

@@ -5,7 +5,7 @@
  */
 import { compareReplicas, compareTailComposition, detectSaturation, judgeStageShifts, logBuckets, rankSlices } from '../analysis/index.ts';
 import type { RankedSlice, SaturationResult, SlowReplica, StageShiftInput, TailCompositionComparison } from '../analysis/index.ts';
-import { STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
+import { FAILED_STATUSES, SHED_STATUSES, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
 import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, HistogramRequest, Measure, QuerySpec, ResourceQueryRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
 import type { Approximation, ResourceRow, StoreReads } from '../store/index.ts';
@@ -72,10 +72,10 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
     bad = { column: o.field, aboveMs: thresholdMs };
   } else if (o.kind === 'shed') {
     // Turned away before being served: the service's own limits (a full queue, a tenant's quota).
-    bad = { statuses: ['rejected', 'rate_limited'] };
+    bad = { statuses: [...SHED_STATUSES] };
   } else {
     // Errors include timeouts: both are failures the caller saw.
-    bad = { statuses: ['error', 'timeout'] };
+    bad = { statuses: [...FAILED_STATUSES] };
   }
   // With approx, a window of more than SLICE_SAMPLE_ROWS rows is counted on a sample of about
   // that many (the count itself is cheap: one column, zone maps).

@@ -4,9 +4,6 @@ import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/inde
 import { ROLLUP_APPROXIMATION } from '../store/index.ts';
 import type { Approximation, StoreReads, StoredSample } from '../store/index.ts';
 
-/** `(spec, at) => result`: the seam alerting, release and reports use. */
-export type QueryFn = (spec: QuerySpec) => Promise<QueryRow[]>;
-
 /** Rows with `bucket` as RFC 3339 (the API form). */
 export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
   return rows.map((r) => (typeof r.bucket === 'number' ? { ...r, bucket: new Date(r.bucket).toISOString() } : r));

@@ -8,9 +8,6 @@ import type { CompareRequest, FieldIssue, Filters } from '../schema/index.ts';
 import { DEFAULT_TOLERANCE, METRIC_FAMILIES, isKnownMetric } from './metrics.ts';
 import type { MetricFamily, Tolerance } from './metrics.ts';
 
-/** Most raw rows read per side (the bound on `queries.events`; CompareRequestSchema's max). */
-export const MAX_EVENTS_PER_SIDE = 20_000;
-
 /** One side of the comparison, resolved. */
 export interface SideWindow {
   fromMs: number;

@@ -1,11 +1,6 @@
 /** The HTTP API envelopes (Prometheus-style) and the ingest reply. */
 import type { ErrorCode, FieldIssue } from './errors.ts';
 
-export interface SuccessEnvelope<T> {
-  status: 'success';
-  data: T;
-}
-
 export interface ErrorEnvelope {
   status: 'error';
   error_type: ErrorCode;

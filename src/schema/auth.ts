@@ -79,4 +79,3 @@ export const KeyRecordSchema = z
   })
   .strict();
 export type KeyRecord = z.output<typeof KeyRecordSchema>;
-export type KeyRecordInput = z.input<typeof KeyRecordSchema>;

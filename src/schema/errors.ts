@@ -14,19 +14,6 @@ export type ErrorCode =
   | 'deadline_exceeded'
   | 'internal';
 
-export const ERROR_CODES: readonly ErrorCode[] = [
-  'invalid_argument',
-  'not_found',
-  'unauthenticated',
-  'permission_denied',
-  'resource_exhausted',
-  'payload_too_large',
-  'unsupported_media_type',
-  'unavailable',
-  'deadline_exceeded',
-  'internal',
-];
-
 /** One problem with one field of the input, e.g. `{ path: "queue_ms", message: "expected a number ≥ 0" }`. */
 export interface FieldIssue {
   path: string;

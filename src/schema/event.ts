@@ -9,6 +9,7 @@
 import { z } from 'zod';
 import type { FieldIssue } from './errors.ts';
 import { EXPECTED_TIMESTAMP, ILL_FORMED_TEXT, TimestampSchema, isWellFormed, outsideWindow, timestampMs } from './fields.ts';
+import { DIMENSIONS, ERROR_TYPES, LATENCY_FIELDS, STATUSES } from './vocabulary.ts';
 
 /**
  * The one low-confidence cut-off: an answer with confidence below it is "low confidence" for the
@@ -16,72 +17,6 @@ import { EXPECTED_TIMESTAMP, ILL_FORMED_TEXT, TimestampSchema, isWellFormed, out
  * sets it once (`quality.lowConfidence`); a confident classifier such as the demo's uses 0.9.
  */
 export const DEFAULT_LOW_CONFIDENCE = 0.6;
-
-/**
- * Append only: a status is stored as text in events and as a rollup column (`w_<status>`), so a new
- * one needs a migration in every store backend (see src/store/duckdb/migrations.ts). `aborted`: the
- * server stopped the request (engine abort, shutdown, preemption); `cancelled`: the caller did
- * (disconnected or cancelled, HTTP 499; gRPC CANCELLED).
- */
-export const STATUSES = ['ok', 'error', 'rejected', 'rate_limited', 'timeout', 'aborted', 'cancelled'] as const;
-export type Status = (typeof STATUSES)[number];
-
-/**
- * Append only, like STATUSES. `dependency_timeout`: a dependency (feature store, vector DB, upstream
- * model API) did not answer in time; `dependency_error`: it answered with a failure.
- */
-export const ERROR_TYPES = [
-  'model_load',
-  'bad_input',
-  'resource_exhausted',
-  'dependency_timeout',
-  'dependency_error',
-  'replica_fault',
-  'internal',
-  'other',
-] as const;
-export type ErrorType = (typeof ERROR_TYPES)[number];
-
-/** Dimensions: low-cardinality strings an event is sliced by. Each has a cardinality cap at ingest. */
-export const DIMENSIONS = [
-  'model',
-  'model_version',
-  'service_version',
-  'route_rule',
-  'tenant',
-  'entry',
-  'node',
-  'replica',
-  'service_tier',
-  'pool',
-] as const;
-export type Dimension = (typeof DIMENSIONS)[number];
-
-/** Latency stages in milliseconds, in request order; `total_ms` is end to end. */
-export const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as const;
-export type Stage = (typeof STAGES)[number];
-/**
- * Every latency field. Generative models add time to first token, time per output token and the
- * prompt's prefill time (a part of `exec_ms`, so not a stage of its own: stages add up to the total).
- */
-export const LATENCY_FIELDS = [...STAGES, 'total_ms', 'ttft_ms', 'tpot_ms', 'prefill_ms'] as const;
-export type LatencyField = (typeof LATENCY_FIELDS)[number];
-
-/** Numeric fields a query may aggregate (quantiles, mean, max, sum). */
-export const NUMERIC_FIELDS = [
-  ...LATENCY_FIELDS,
-  'batch_size',
-  'batch_tokens',
-  'input_tokens',
-  'output_tokens',
-  'cached_tokens',
-  'confidence',
-  'score',
-  'output_length',
-  'http_status',
-  'sample_weight',
-] as const;
-export type NumericField = (typeof NUMERIC_FIELDS)[number];
 
 export type FieldKind =
   | 'ts' // RFC 3339 string (a real calendar date) or epoch milliseconds
@@ -128,7 +63,7 @@ export const MAX_SAMPLE_WEIGHT = 1_000_000;
 /** Longest key of an `attributes` or `features` map, and longest tag. */
 const MAX_KEY_CHARS = 64;
 
-export const EVENT_FIELDS: readonly FieldSpec[] = [
+export const EVENT_FIELDS = [
   { name: 'ts', kind: 'ts', doc: 'when the request arrived: RFC 3339 or epoch milliseconds' },
   { name: 'request_id', kind: 'id', doc: 'unique per request; re-sent events with the same request_id and ts are stored once' },
   { name: 'trace_id', kind: 'id', doc: 'W3C trace id, to jump to a trace' },
@@ -157,10 +92,10 @@ export const EVENT_FIELDS: readonly FieldSpec[] = [
   { name: 'input', kind: 'text', doc: 'captured input payload (kept by the capture policy)' },
   { name: 'output', kind: 'text', doc: 'captured output payload' },
   { name: 'risk_tags', kind: 'tags', doc: 'risk tags that make this request worth keeping' },
-];
+] as const satisfies readonly FieldSpec[];
 
 export const EVENT_FIELD_NAMES: ReadonlySet<string> = new Set(EVENT_FIELDS.map((f) => f.name));
-const FIELD_BY_NAME = new Map(EVENT_FIELDS.map((f) => [f.name, f]));
+const FIELD_BY_NAME: ReadonlyMap<string, FieldSpec> = new Map(EVENT_FIELDS.map((f) => [f.name, f]));
 
 // The string form a store parses as is: UTC with 'Z' and at most microseconds (once it is a valid
 // RFC 3339 timestamp, so a real calendar date).
@@ -370,51 +305,42 @@ export function checkEvent(row: unknown, nowMs: number, minTsMs = 0): CheckResul
 
 // ---------- zod: the same contract, for types, the SDK and documentation ----------
 
-function zodFor(kind: FieldKind): z.ZodType {
-  const msg = { error: expectedFor(kind) };
-  const wf = { error: ILL_FORMED_TEXT };
-  const key = z.string().max(MAX_KEY_CHARS).refine(isWellFormed, wf);
-  switch (kind) {
-    case 'ts':
-      return TimestampSchema;
-    case 'id':
-      return z.string(msg).min(1, msg).max(MAX_ID_CHARS, msg).refine(isWellFormed, wf);
-    case 'dim':
-      return z.string(msg).min(1, msg).max(MAX_DIM_CHARS, msg).refine(isWellFormed, wf);
-    case 'string':
-      return z.string(msg).max(MAX_DIM_CHARS, msg).refine(isWellFormed, wf);
-    case 'text':
-      return z.string(msg).max(MAX_TEXT_CHARS, msg).refine(isWellFormed, wf);
-    case 'ms':
-      return z.number(msg).min(0, msg).max(MAX_LATENCY_MS, msg);
-    case 'count':
-      return z.number(msg).int(msg).min(0, msg).max(MAX_COUNT, msg);
-    case 'unit':
-      return z.number(msg).min(0, msg).max(1, msg);
-    case 'number':
-      return z.number(msg);
-    case 'positive':
-      return z.number(msg).positive(msg).max(MAX_SAMPLE_WEIGHT, msg);
-    case 'http_status':
-      return z.number(msg).int(msg).min(100, msg).max(599, msg);
-    case 'bool':
-      return z.boolean(msg);
-    case 'status':
-      return z.enum(STATUSES, msg);
-    case 'error_type':
-      return z.enum(ERROR_TYPES, msg);
-    case 'attributes':
-      return z.record(key, z.string().max(MAX_DIM_CHARS).refine(isWellFormed, wf), msg).refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg);
-    case 'features':
-      return z.record(key, z.number(), msg).refine((o) => Object.keys(o).length <= MAX_FEATURES, msg);
-    case 'tags':
-      return z.array(z.string().min(1).max(MAX_KEY_CHARS).refine(isWellFormed, wf), msg).max(MAX_TAGS, msg);
-  }
-}
+const wf = { error: ILL_FORMED_TEXT };
+const msg = (kind: FieldKind) => ({ error: expectedFor(kind) });
+const key = z.string().max(MAX_KEY_CHARS).refine(isWellFormed, wf);
+/** The zod schema of each field kind (the same rules as `valueOk`). */
+const KIND_SCHEMAS = {
+  ts: TimestampSchema,
+  id: z.string(msg('id')).min(1, msg('id')).max(MAX_ID_CHARS, msg('id')).refine(isWellFormed, wf),
+  dim: z.string(msg('dim')).min(1, msg('dim')).max(MAX_DIM_CHARS, msg('dim')).refine(isWellFormed, wf),
+  string: z.string(msg('string')).max(MAX_DIM_CHARS, msg('string')).refine(isWellFormed, wf),
+  text: z.string(msg('text')).max(MAX_TEXT_CHARS, msg('text')).refine(isWellFormed, wf),
+  ms: z.number(msg('ms')).min(0, msg('ms')).max(MAX_LATENCY_MS, msg('ms')),
+  count: z.number(msg('count')).int(msg('count')).min(0, msg('count')).max(MAX_COUNT, msg('count')),
+  unit: z.number(msg('unit')).min(0, msg('unit')).max(1, msg('unit')),
+  number: z.number(msg('number')),
+  positive: z.number(msg('positive')).positive(msg('positive')).max(MAX_SAMPLE_WEIGHT, msg('positive')),
+  http_status: z.number(msg('http_status')).int(msg('http_status')).min(100, msg('http_status')).max(599, msg('http_status')),
+  bool: z.boolean(msg('bool')),
+  status: z.enum(STATUSES, msg('status')),
+  error_type: z.enum(ERROR_TYPES, msg('error_type')),
+  attributes: z.record(key, z.string().max(MAX_DIM_CHARS).refine(isWellFormed, wf), msg('attributes')).refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg('attributes')),
+  features: z.record(key, z.number(), msg('features')).refine((o) => Object.keys(o).length <= MAX_FEATURES, msg('features')),
+  tags: z.array(z.string().min(1).max(MAX_KEY_CHARS).refine(isWellFormed, wf), msg('tags')).max(MAX_TAGS, msg('tags')),
+} satisfies Record<FieldKind, z.ZodType>;
+type KindSchemas = typeof KIND_SCHEMAS;
+
+type Field = (typeof EVENT_FIELDS)[number];
+/** The kind of the field named K (a dimension's entry in the table names all of them at once). */
+type KindOf<K extends string> = Field extends infer F ? (F extends { name: infer N; kind: infer Kd extends FieldKind } ? (K extends N ? Kd : never) : never) : never;
+/** `ts` and `model` are required; every other field may be absent or null. */
+type EventShape = {
+  [K in Field['name']]: K extends 'ts' | 'model' ? KindSchemas[KindOf<K>] : z.ZodOptional<z.ZodNullable<KindSchemas[KindOf<K>]>>;
+};
 
 const shape: Record<string, z.ZodType> = {};
 for (const f of EVENT_FIELDS) {
-  const base = zodFor(f.kind).describe(f.doc);
+  const base = KIND_SCHEMAS[f.kind].describe(f.doc);
   shape[f.name] = f.name === 'ts' || f.name === 'model' ? base : base.nullish();
 }
 
@@ -423,58 +349,11 @@ for (const f of EVENT_FIELDS) {
  * path applies the same rules through `checkEvent` (a test keeps the two in agreement).
  */
 export const EventInputSchema = z
-  .object(shape)
+  .object(shape as EventShape)
   .refine((e) => e.total_ms != null || e.status != null, { message: 'required: total_ms or status (or both)', path: ['total_ms'] });
 
-type Opt<T> = T | null | undefined;
-/** An inference event as clients send it (flat form). */
-export interface EventInput {
-  ts: string | number;
-  request_id?: Opt<string>;
-  trace_id?: Opt<string>;
-  model: string;
-  model_version?: Opt<string>;
-  service_version?: Opt<string>;
-  route_rule?: Opt<string>;
-  tenant?: Opt<string>;
-  entry?: Opt<string>;
-  node?: Opt<string>;
-  replica?: Opt<string>;
-  service_tier?: Opt<string>;
-  pool?: Opt<string>;
-  attributes?: Opt<Record<string, string>>;
-  ingress_ms?: Opt<number>;
-  queue_ms?: Opt<number>;
-  batch_ms?: Opt<number>;
-  exec_ms?: Opt<number>;
-  post_ms?: Opt<number>;
-  total_ms?: Opt<number>;
-  ttft_ms?: Opt<number>;
-  tpot_ms?: Opt<number>;
-  prefill_ms?: Opt<number>;
-  batch_size?: Opt<number>;
-  batch_tokens?: Opt<number>;
-  status?: Opt<Status>;
-  error_type?: Opt<ErrorType>;
-  http_status?: Opt<number>;
-  input_tokens?: Opt<number>;
-  output_tokens?: Opt<number>;
-  cached_tokens?: Opt<number>;
-  label?: Opt<string>;
-  confidence?: Opt<number>;
-  score?: Opt<number>;
-  output_length?: Opt<number>;
-  finish_reason?: Opt<string>;
-  empty?: Opt<boolean>;
-  refused?: Opt<boolean>;
-  format_ok?: Opt<boolean>;
-  features?: Opt<Record<string, number>>;
-  probe?: Opt<boolean>;
-  sample_weight?: Opt<number>;
-  input?: Opt<string>;
-  output?: Opt<string>;
-  risk_tags?: Opt<string[]>;
-}
+/** An inference event as clients send it (flat form), inferred from the field table's schema. */
+export type EventInput = z.output<typeof EventInputSchema>;
 
 /** A stored event as read back: `ts` is RFC 3339 UTC; absent fields are null. */
 export type StoredEvent = Omit<EventInput, 'ts'> & { ts: string };

@@ -1,11 +1,9 @@
 /** Feedback and business events, keyed by request_id; they may arrive hours after the request. */
 import { z } from 'zod';
-import type { Dimension } from './event.ts';
-import type { Filters } from './query.ts';
+import type { Dimension, Filters } from './vocabulary.ts';
 import { TimestampSchema, textSchema } from './fields.ts';
 
 export const FEEDBACK_KINDS = ['thumbs', 'rating', 'label', 'correct', 'conversion', 'click'] as const;
-export type FeedbackKind = (typeof FEEDBACK_KINDS)[number];
 
 /** A feedback row: `ts` is when the feedback was given (RFC 3339 or epoch ms, the same window as events). */
 export const FeedbackSchema = z.object({

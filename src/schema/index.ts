@@ -1,14 +1,45 @@
 /** The schema folder: the contracts every other folder shares. Types are inferred from zod schemas. */
-export { InferlensError, isInferlensError, ERROR_CODES } from './errors.ts';
+export { InferlensError, isInferlensError } from './errors.ts';
 export type { ErrorCode, FieldIssue, InferlensErrorOptions } from './errors.ts';
+/** The vocabularies (dependency-free: the web and the SDK import them as values). */
 export {
-  DEFAULT_LOW_CONFIDENCE,
   STATUSES,
+  FAILED_STATUSES,
+  SHED_STATUSES,
   ERROR_TYPES,
   DIMENSIONS,
   STAGES,
   LATENCY_FIELDS,
   NUMERIC_FIELDS,
+  FILTER_KEYS,
+  GROUP_KEYS,
+  SAMPLE_REASONS,
+  SAMPLE_FILTER_KEYS,
+  QUANTILES,
+  RATE_FLAGS,
+  COUNTED_FLAGS,
+  parseMeasure,
+} from './vocabulary.ts';
+export type {
+  Status,
+  ErrorType,
+  Dimension,
+  Stage,
+  StageName,
+  LatencyField,
+  NumericField,
+  Filters,
+  FilterKey,
+  GroupKey,
+  SampleReason,
+  SampleFilterKey,
+  QuantileName,
+  RateFlag,
+  CountedFlag,
+  Measure,
+} from './vocabulary.ts';
+export {
+  DEFAULT_LOW_CONFIDENCE,
   EVENT_FIELDS,
   EVENT_FIELD_NAMES,
   EventInputSchema,
@@ -19,9 +50,9 @@ export {
   zodIssues,
   tsMillis,
 } from './event.ts';
-export type { Status, ErrorType, Dimension, Stage, LatencyField, NumericField, FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
-export { FiltersSchema, FILTER_KEYS, GROUP_KEYS, QUANTILES, MAX_BUCKETS, MAX_GROUPS, parseMeasure } from './query.ts';
-export type { QuerySpec, QueryRow, Measure, Filters, FilterKey, GroupKey } from './query.ts';
+export type { FieldKind, FieldSpec, EventInput, StoredEvent, CheckResult } from './event.ts';
+export { FiltersSchema, MAX_BUCKETS, MAX_GROUPS } from './query.ts';
+export type { QuerySpec, QueryRow } from './query.ts';
 /** The one RFC 3339 parser and the one duration (step) parser. */
 export { parseRfc3339, parseDurationMs, daysInMonth, MIN_STEP_MS, MAX_STEP_MS } from './time.ts';
 /** Every request body and query string the HTTP API reads, decoded into typed specs. */
@@ -40,8 +71,6 @@ export {
   ResourceQuantilesRequestSchema,
   CapacityRequestSchema,
   SampleSearchRequestSchema,
-  SAMPLE_REASONS,
-  SAMPLE_FILTER_KEYS,
   QualitySummaryRequestSchema,
   DriftRequestSchema,
   DRIFT_FIELDS,
@@ -61,7 +90,6 @@ export {
   AuditRequestSchema,
 } from './requests.ts';
 export type {
-  QueryRequestInput,
   EventSearchRequest,
   ErrorSlicesRequest,
   StagesRequest,
@@ -71,29 +99,21 @@ export type {
   ResourceQuantilesRequest,
   CapacityRequest,
   SampleSearchRequest,
-  SampleSearchInput,
-  SampleReason,
-  SampleFilterKey,
   QualitySummaryRequest,
   DriftRequest,
   DriftField,
   FeedbackQualityRequest,
   GoldenResultsRequest,
   CompareRequest,
-  CompareRequestInput,
-  LabelsRequest,
-  AlertsRequest,
-  SilenceRequest,
-  AuditRequest,
 } from './requests.ts';
 /** Principals, roles, what each role may do, and the read scope a principal carries. */
 export { ROLES, PERMISSIONS, ROLE_PERMISSIONS, roleAllows, unscoped, scopeOf, tenantAllowed, KeyRecordSchema } from './auth.ts';
-export type { Role, Permission, Principal, ReadScope, KeyRecord, KeyRecordInput } from './auth.ts';
+export type { Role, Permission, Principal, ReadScope, KeyRecord } from './auth.ts';
 export { READ_RESOURCE_METRICS, ResourceSampleSchema } from './resource.ts';
 export type { ResourceSample } from './resource.ts';
 export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
-export type { Feedback, FeedbackKind, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
-export type { SuccessEnvelope, ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
+export type { Feedback, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
+export type { ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
 /** What every write route accepts, so validation and storage agree: timestamps, well-formed text, bounds. */
 export { TimestampSchema, textSchema, timestampMs, outsideWindow, truncate, isWellFormed, ILL_FORMED_TEXT, EXPECTED_TIMESTAMP, MAX_FUTURE_MS } from './fields.ts';
 export { MAX_COUNT, MAX_SAMPLE_WEIGHT } from './event.ts';

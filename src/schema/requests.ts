@@ -10,9 +10,11 @@
  */
 import { z } from 'zod';
 import { InferlensError } from './errors.ts';
-import { DIMENSIONS, EVENT_FIELD_NAMES, LATENCY_FIELDS, zodIssues } from './event.ts';
-import { FiltersSchema, GROUP_KEYS, MAX_BUCKETS, MAX_GROUPS, parseMeasure } from './query.ts';
-import type { Filters, QuerySpec } from './query.ts';
+import { EVENT_FIELD_NAMES, zodIssues } from './event.ts';
+import { FiltersSchema, MAX_BUCKETS, MAX_GROUPS } from './query.ts';
+import type { QuerySpec } from './query.ts';
+import { DIMENSIONS, GROUP_KEYS, LATENCY_FIELDS, SAMPLE_FILTER_KEYS, SAMPLE_REASONS, parseMeasure } from './vocabulary.ts';
+import type { Filters } from './vocabulary.ts';
 import { MAX_STEP_MS, MIN_STEP_MS, parseDurationMs, parseRfc3339 } from './time.ts';
 
 /** Decodes `input` with `schema` or throws invalid_argument listing every field problem with its path. */
@@ -140,7 +142,6 @@ export const QueryRequestSchema = z
     if (o.approx) spec.approx = true;
     return spec;
   });
-export type QueryRequestInput = z.input<typeof QueryRequestSchema>;
 
 // ---------- runtime analyses ----------
 
@@ -261,26 +262,6 @@ export type CapacityRequest = z.output<typeof CapacityRequestSchema>;
 
 // ---------- captured samples ----------
 
-/** Why a sample was kept (the capture policy's rules, in priority order). */
-export const SAMPLE_REASONS = [
-  'error',
-  'low_confidence',
-  'refused',
-  'empty',
-  'malformed',
-  'risk_tag',
-  'new_version',
-  'edge_input_long',
-  'edge_input_short',
-  'long_tail_tenant',
-  'baseline',
-] as const;
-export type SampleReason = (typeof SAMPLE_REASONS)[number];
-
-/** Dimensions and outcome fields a sample carries (and can be filtered by). */
-export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
-export type SampleFilterKey = (typeof SAMPLE_FILTER_KEYS)[number];
-
 const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);
 
 export const SampleSearchRequestSchema = windowRequest({
@@ -291,7 +272,6 @@ export const SampleSearchRequestSchema = windowRequest({
     limit: z.number().int().min(1).max(1000).default(100),
 });
 export type SampleSearchRequest = z.output<typeof SampleSearchRequestSchema>;
-export type SampleSearchInput = z.input<typeof SampleSearchRequestSchema>;
 
 // ---------- result quality ----------
 
@@ -391,7 +371,6 @@ export const CompareRequestSchema = z
   })
   .strict();
 export type CompareRequest = z.output<typeof CompareRequestSchema>;
-export type CompareRequestInput = z.input<typeof CompareRequestSchema>;
 
 // ---------- small GET requests ----------
 
@@ -402,7 +381,6 @@ export const LabelsRequestSchema = z
   .superRefine((o, ctx) => {
     if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
   });
-export type LabelsRequest = z.output<typeof LabelsRequestSchema>;
 
 /** A request id in a path (`GET /v1/requests/:id`). */
 export const RequestIdSchema = z.string().min(1).max(128);
@@ -418,7 +396,6 @@ export const AlertsRequestSchema = z
     alertname: z.string().min(1).max(256).optional(),
   })
   .strict();
-export type AlertsRequest = z.output<typeof AlertsRequestSchema>;
 
 /** A body field that the caller may not set: who acts is the authenticated principal. */
 const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
@@ -446,7 +423,6 @@ export const SilenceRequestSchema = z
       ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'ends after the year 9999' });
     }
   });
-export type SilenceRequest = z.output<typeof SilenceRequestSchema>;
 
 /** `POST /v1/actions/:id/approve`: no fields; the approver is the caller. */
 export const ApproveRequestSchema = z.object({ by: notFromBody('approver') }).strict();
@@ -464,4 +440,3 @@ export const AuditRequestSchema = z
   .superRefine((o, ctx) => {
     if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
   });
-export type AuditRequest = z.output<typeof AuditRequestSchema>;

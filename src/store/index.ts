@@ -49,6 +49,6 @@ export type { Approximation, RollupLevel } from './rollup.ts';
 /** The rollup's log-bucket histogram mapping (γ = 10^(1/120), α ≈ 0.96 %). */
 export { SKETCH_RELATIVE_ERROR, sketchIndex, sketchValue, sketchQuantile, sketchBoundIndex } from './log-sketch.ts';
 /** The same mapping at another resolution, and linear buckets: what `Store.bucketCounts` returns. */
-export { ZERO_INDEX, logBucketIndex, logBucketUpper, linearBucketIndex } from './log-sketch.ts';
+export { ZERO_INDEX, logBucketIndex } from './log-sketch.ts';
 /** The read scope, applied in one place: the Store's reads limited to a caller's tenants. */
 export { scopeStore, scopeFilters } from './scoped-store.ts';

@@ -95,12 +95,3 @@ export function logBucketIndex(v: number, perDecade: number): number {
   return Math.ceil(Math.log10(v) * perDecade - SKETCH_INDEX_EPSILON) || 0;
 }
 
-/** The upper bound 10^(i/d) of bucket i (0 for the zero bucket). */
-export function logBucketUpper(i: number, perDecade: number): number {
-  return i === ZERO_INDEX ? 0 : 10 ** (i / perDecade);
-}
-
-/** Linear buckets of width w: bucket i holds [i·w, (i+1)·w). Worked (w = 0.05): 0.93 → 18. */
-export function linearBucketIndex(v: number, width: number): number {
-  return Math.floor(v / width + SKETCH_INDEX_EPSILON);
-}

@@ -3,14 +3,14 @@
  * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
  * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
  */
-import type { Dimension, ErrorType, Status } from '../../src/schema/index.ts';
+import { SAMPLE_FILTER_KEYS } from '../../src/schema/vocabulary.ts';
+import type { Dimension, ErrorType, Filters, Status } from '../../src/schema/vocabulary.ts';
 
-export type { Dimension, ErrorType, Status };
+export type { Dimension, ErrorType, Filters, Status };
 
 /** A value of a query row: a dimension string, a measure number, or null (no data). */
 export type Cell = string | number | null;
 export type Row = Record<string, Cell>;
-export type Filters = Partial<Record<Dimension | 'status' | 'error_type', string | string[]>>;
 
 export class ApiError extends Error {
   constructor(
@@ -151,11 +151,6 @@ export async function searchEvents(body: SearchBody, signal?: AbortSignal): Prom
 export async function request(id: string, signal?: AbortSignal): Promise<unknown> {
   return call('GET', `/v1/requests/${encodeURIComponent(id)}`, undefined, signal);
 }
-
-/** Keys `POST /v1/samples/search` filters on (src/store/store.ts SAMPLE_FILTER_KEYS). */
-export const SAMPLE_FILTER_KEYS = ['model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label'] as const;
-/** Why a sample was kept (the capture policy's rules, in priority order). */
-export const SAMPLE_REASONS = ['error', 'low_confidence', 'refused', 'empty', 'malformed', 'risk_tag', 'new_version', 'edge_input_long', 'edge_input_short', 'long_tail_tenant', 'baseline'] as const;
 
 /** A captured sample as the API returns it: redacted, bounded text. */
 export interface Sample {

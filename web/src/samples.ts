@@ -9,6 +9,7 @@
 import { ApiError, asSample, field, isRecord, records, request, searchEvents, searchSamples } from './api.ts';
 import type { Filters, Sample } from './api.ts';
 import { h, replace } from './dom.ts';
+import { LATENCY_FIELDS } from '../../src/schema/vocabulary.ts';
 import { fmtMs, fmtTime } from './format.ts';
 import { scrollBox } from './views/common.ts';
 
@@ -24,7 +25,7 @@ export interface SampleQuery {
 const TABLE_COLUMNS = ['ts', 'request_id', 'input', 'output', 'reasons', 'status', 'error_type', 'model', 'model_version', 'replica', 'tenant', 'total_ms', 'queue_ms', 'exec_ms'] as const;
 const EVENT_LIMIT = 200;
 const SAMPLE_LIMIT = 1000;
-const MS = new Set(['total_ms', 'queue_ms', 'exec_ms', 'ingress_ms', 'batch_ms', 'post_ms', 'ttft_ms', 'tpot_ms']);
+const MS: ReadonlySet<string> = new Set(LATENCY_FIELDS);
 const TEXT_PREVIEW_CHARS = 80;
 
 function cellText(col: string, v: unknown): string {
@@ -90,11 +91,8 @@ export class Drawer {
       const win = { from: new Date(q.fromMs).toISOString(), to: new Date(q.toMs).toISOString() };
       const [events, samples] = await Promise.all([
         searchEvents({ ...win, filters: q.filters, limit: EVENT_LIMIT, ...(q.min ? { min: q.min } : {}) }, signal),
-        // Samples of the same slice; a server without the samples API just shows no text.
-        searchSamples({ ...win, filters: q.filters, limit: SAMPLE_LIMIT }, signal).catch((e: unknown) => {
-          if (e instanceof ApiError && e.missingEndpoint) return null;
-          throw e;
-        }),
+        // Samples of the same slice (payloads are stored as samples, never on events).
+        searchSamples({ ...win, filters: q.filters, limit: SAMPLE_LIMIT }, signal),
       ]);
       if (signal.aborted) return;
       this.el.dataset['state'] = 'ready';
@@ -103,7 +101,7 @@ export class Drawer {
         return;
       }
       const byRequest = new Map<string, Sample>();
-      for (const x of samples ?? []) if (x.request_id && !byRequest.has(x.request_id)) byRequest.set(x.request_id, x);
+      for (const x of samples) if (x.request_id && !byRequest.has(x.request_id)) byRequest.set(x.request_id, x);
       const rows = events.map((e) => {
         const id = typeof e['request_id'] === 'string' ? e['request_id'] : null;
         const smp = id ? byRequest.get(id) : undefined;
@@ -111,14 +109,11 @@ export class Drawer {
       });
       const withText = rows.filter((r) => r['input'] != null || r['output'] != null).length;
       const count = `${events.length} request${events.length === 1 ? '' : 's'}${events.length === EVENT_LIMIT ? ` (first ${EVENT_LIMIT})` : ''}`;
-      const text = samples === null ? ' · captured text needs POST /v1/samples/search' : ` · ${withText} with a captured sample`;
-      replace(this.body, head, h('p', { class: 'drawer-sub', data: { samples: String(withText) } }, count + text), this.sampleTable(rows));
+      replace(this.body, head, h('p', { class: 'drawer-sub', data: { samples: String(withText) } }, `${count} · ${withText} with a captured sample`), this.sampleTable(rows));
     } catch (e) {
       if (signal.aborted) return;
       this.el.dataset['state'] = 'error';
-      if (e instanceof ApiError && e.missingEndpoint) {
-        replace(this.body, head, h('div', { class: 'needs' }, h('strong', null, 'This needs ', h('code', null, 'POST /v1/events/search')), h('p', null, 'The server does not list requests yet.')));
-      } else replace(this.body, head, h('div', { class: 'error' }, (e as Error).message));
+      replace(this.body, head, h('div', { class: 'error' }, (e as Error).message));
     }
   }
 

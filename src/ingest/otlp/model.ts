@@ -12,7 +12,6 @@ export type Attrs = ReadonlyMap<string, AttrValue>;
 /** OTLP SpanKind / StatusCode / AggregationTemporality numbers. */
 export const STATUS_CODE_ERROR = 2;
 export const TEMPORALITY_DELTA = 1;
-export const TEMPORALITY_CUMULATIVE = 2;
 /** DataPointFlags.FLAG_NO_RECORDED_VALUE: the point marks a gap, it carries no value. */
 export const FLAG_NO_RECORDED_VALUE = 1;
 

@@ -83,8 +83,8 @@ const DUP_LOOKUP_IDS = 5000;
 /** Event columns in the order of the field table (every insert names them). */
 const EVENT_COLUMN_NAMES = EVENT_FIELDS.map((f) => f.name);
 const EVENT_COLUMN_SET: ReadonlySet<string> = new Set(EVENT_COLUMN_NAMES);
-const MAP_COLUMNS = new Set(EVENT_FIELDS.filter((f) => f.kind === 'attributes' || f.kind === 'features').map((f) => f.name));
-const ARRAY_COLUMNS = new Set(EVENT_FIELDS.filter((f) => f.kind === 'tags').map((f) => f.name));
+const MAP_COLUMNS: ReadonlySet<string> = new Set(EVENT_FIELDS.filter((f) => f.kind === 'attributes' || f.kind === 'features').map((f) => f.name));
+const ARRAY_COLUMNS: ReadonlySet<string> = new Set(EVENT_FIELDS.filter((f) => f.kind === 'tags').map((f) => f.name));
 const LATENCY_SET: ReadonlySet<string> = new Set(LATENCY_FIELDS);
 
 /**

@@ -513,7 +513,7 @@ function resourceColumn(c: string): string {
   return c;
 }
 
-const MAP_COLUMNS = new Set(EVENT_COLUMNS.filter((c) => c.kind === 'attributes' || c.kind === 'features').map((c) => c.name));
+const MAP_COLUMNS: ReadonlySet<string> = new Set(EVENT_COLUMNS.filter((c) => c.kind === 'attributes' || c.kind === 'features').map((c) => c.name));
 
 function selectEventColumns(cols?: readonly string[]): string {
   const names = cols ?? EVENT_COLUMNS.map((c) => c.name).filter((c) => c !== 'ts');

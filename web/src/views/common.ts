@@ -1,10 +1,10 @@
-/** Helpers the role views share: a guarded panel load and a generic table of records. */
+/** Helpers the role views share: a guarded panel load and tables. */
 import { ApiError } from '../api.ts';
 import { h } from '../dom.ts';
 import type { Child } from '../dom.ts';
 import type { Panel } from '../panel.ts';
 
-/** Runs a panel's load; a 404 route becomes "this needs <endpoint>", an abort is ignored. */
+/** Runs a panel's load; an abort is ignored, a 404 route says "this needs <endpoint>" (only the alert routes can be absent: a server with alerting off). */
 export async function guard(panel: Panel, signal: AbortSignal, endpoint: string, what: string, fn: () => Promise<void>): Promise<void> {
   try {
     await fn();
@@ -13,13 +13,6 @@ export async function guard(panel: Panel, signal: AbortSignal, endpoint: string,
     if (e instanceof ApiError && e.missingEndpoint) panel.missingApi(endpoint, what);
     else panel.error((e as Error).message);
   }
-}
-
-function cell(v: unknown): string {
-  if (v == null) return '–';
-  if (typeof v === 'number') return Number.isInteger(v) ? String(v) : v.toFixed(4);
-  if (typeof v === 'object') return JSON.stringify(v);
-  return String(v);
 }
 
 /**
@@ -44,19 +37,6 @@ export function scrollBox(table: HTMLTableElement): HTMLElement {
   wrap.addEventListener('scroll', update, { passive: true });
   new ResizeObserver(update).observe(wrap);
   return box;
-}
-
-/** A table of whatever records an endpoint returns: columns are the union of their keys. */
-export function recordTable(rows: Record<string, unknown>[], columns?: string[]): HTMLElement {
-  const cols = columns ?? [...new Set(rows.flatMap((r) => Object.keys(r)))];
-  return scrollBox(
-    h(
-      'table',
-      { class: 'compact' },
-      h('thead', null, h('tr', null, ...cols.map((c) => h('th', null, c)))),
-      h('tbody', null, ...rows.map((r) => h('tr', null, ...cols.map((c) => h('td', null, cell(r[c])))))),
-    ),
-  );
 }
 
 /** A table from header labels and rows of cells; `rowData` sets data-* on each row (test hooks). */

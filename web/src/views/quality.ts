@@ -6,7 +6,8 @@
  * pass rate and failing samples; `POST /v1/samples/search` the sample explorer (captured text shown
  * as text). Confidence and output length over time come from `/v1/query`.
  */
-import { SAMPLE_REASONS, call, field, isRecord, num, query, records, searchSamples, str } from '../api.ts';
+import { call, field, isRecord, num, query, records, searchSamples, str } from '../api.ts';
+import { SAMPLE_REASONS } from '../../../src/schema/vocabulary.ts';
 import type { Filters } from '../api.ts';
 import { form, h, replace } from '../dom.ts';
 import type { Child } from '../dom.ts';
