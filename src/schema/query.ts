@@ -25,7 +25,8 @@ export type Measure =
   | { kind: 'flag_n'; flag: 'empty' | 'refused' | 'format_ok' } // rows that carry the flag: n(empty), the denominator of empty_rate
   | { kind: 'below_rate'; field: NumericField; threshold: number } // share of rows with field < threshold, e.g. low confidence
   | { kind: 'quantile'; q: number; field: NumericField }
-  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField }; // count: rows where the field is present
+  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField } // count: rows where the field is present
+  | { kind: 'total'; field: NumericField }; // Σ field × sample_weight: the field over the requests the rows stand for (tokens, execution time)
 
 const NUMERIC_SET: ReadonlySet<string> = new Set(NUMERIC_FIELDS);
 
@@ -57,9 +58,10 @@ export function parseMeasure(s: string): Measure | string {
     if (name in QUANTILES) return { kind: 'quantile', q: QUANTILES[name]!, field: field as NumericField };
     if (name === 'mean' || name === 'max' || name === 'min' || name === 'sum') return { kind: 'agg', fn: name, field: field as NumericField };
     if (name === 'n') return { kind: 'agg', fn: 'count', field: field as NumericField };
-    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum or n`;
+    if (name === 'total') return { kind: 'total', field: field as NumericField };
+    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum, total or n`;
   }
-  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>), n(empty|refused|format_ok)`;
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), empty_rate, refused_rate, format_error_rate, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|total|n(<field>), n(empty|refused|format_ok)`;
 }
 
 const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);

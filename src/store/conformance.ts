@@ -163,6 +163,12 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(await store.aggregate(spec(['count', 'n', 'error_rate']))).toEqual([{ count: 10, n: 2, error_rate: 0.1 }]);
     });
 
+    test('total(field) is Σ field × sample_weight; null where no row carries the field', async () => {
+      // 40 ms standing for 9 requests + 100 ms for 1 + a row without exec_ms: 9·40 + 100 = 460 (sum: 140).
+      await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', exec_ms: 40, input_tokens: 7, sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'ok', exec_ms: 100 }), line({ ts: T0, model: 'm', status: 'ok' })]);
+      expect(await store.aggregate(spec(['total(exec_ms)', 'sum(exec_ms)', 'total(input_tokens)', 'total(output_tokens)']))).toEqual([{ 'total(exec_ms)': 460, 'sum(exec_ms)': 140, 'total(input_tokens)': 63, 'total(output_tokens)': null }]);
+    });
+
     test('histogram counts per bucket', async () => {
       await store.appendEvents(fixtureLines());
       const h = await store.histogram({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, stepMs: MIN, column: 'total_ms', boundsMs: [25, 50, 75] });
