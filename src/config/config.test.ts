@@ -36,4 +36,12 @@ describe('loadConfig', () => {
     writeFileSync(file, 'storage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    password: oops\n    database: "bad name"\n');
     expect(() => loadConfig({ file })).toThrow(/password: set it in the environment[\s\S]*storage.clickhouse.database/);
   });
+  it('reads cost prices from YAML, and names a bad currency or a negative price', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'cost:\n  currency: EUR\n  gpuHour:\n    - { pool: a100, price: 3.6 }\n    - { gpuModel: NVIDIA H100 80GB HBM3, price: 7.2 }\n  tokens:\n    gpt-hosted: { input: 2, output: 8 }\n');
+    expect(loadConfig({ file }).cost).toEqual({ currency: 'EUR', gpuHour: [{ pool: 'a100', price: 3.6 }, { gpuModel: 'NVIDIA H100 80GB HBM3', price: 7.2 }], tokens: { 'gpt-hosted': { input: 2, output: 8 } } });
+    expect(loadConfig().cost).toEqual({ currency: 'USD', gpuHour: [], tokens: {} });
+    expect(() => loadConfig({ flags: { cost: { currency: 'euro', gpuHour: [{ price: -1 }] } } })).toThrow(/cost.currency: expected an ISO 4217 code[\s\S]*cost.gpuHour.0.price/);
+  });
 });

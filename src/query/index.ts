@@ -10,3 +10,5 @@ export { typedReads } from './reads.ts';
 export type { TypedReads } from './reads.ts';
 /** The spec and row types those reads take and give. */
 export type { BucketCountSpec, BucketCountRow, ListSpec, ResourceQuerySpec, ResourceRow } from '../store/index.ts';
+/** Cost in money: the prices a cost read takes (from the config) and its result. */
+export type { CostPrices, CostResult } from './cost.ts';

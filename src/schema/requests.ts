@@ -251,6 +251,10 @@ export const ResourceQuantilesRequestSchema = withStepMs({
 });
 export type ResourceQuantilesRequest = z.output<typeof ResourceQuantilesRequestSchema>;
 
+/** `POST /v1/cost`: money per model, tenant, 1,000 requests and 1,000 tokens; `step` is the attribution and trend step. */
+export const CostRequestSchema = withStepMs({ filters: Filters_, step: Step.default('1h') });
+export type CostRequest = z.output<typeof CostRequestSchema>;
+
 export const CapacityRequestSchema = withStepMs({
     filters: Filters_,
     step: Step.default('1m'),
