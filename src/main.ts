@@ -221,7 +221,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     alerts && probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
+  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), incidentLog: store, logger, registry, now: options.now }) : undefined;
 
   // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
   const readsCache = new Map<string, Reads>();
@@ -344,7 +344,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
-function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+function buildAlerting(config: Config, d: { reads: TypedReads; incidentLog: Store; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
   const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
   if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
@@ -370,6 +370,7 @@ function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; r
     ...(ac.inhibitRules && { inhibitRules: ac.inhibitRules }),
     externalUrl: ac.externalUrl ?? `http://${config.server.host}:${config.server.port}`,
     ...(dataDir && { silencesFile: join(dataDir, 'silences.json') }),
+    incidentLog: d.incidentLog,
     actions: { ...ac.actions, ...(dataDir && { auditFile: join(dataDir, 'actions.jsonl') }) },
   });
 }

@@ -55,6 +55,7 @@ export {
   RequestIdSchema,
   PathIdSchema,
   AlertsRequestSchema,
+  IncidentsRequestSchema,
   SilenceRequestSchema,
   ApproveRequestSchema,
   RejectRequestSchema,

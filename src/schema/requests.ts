@@ -424,6 +424,16 @@ export const AlertsRequestSchema = z
   .strict();
 export type AlertsRequest = z.output<typeof AlertsRequestSchema>;
 
+/** `GET /v1/incidents?from&to`: with both, incidents from the incident log; with neither, the live ones. */
+export const IncidentsRequestSchema = z
+  .object({ from: Rfc3339.optional(), to: Rfc3339.optional() })
+  .strict()
+  .superRefine((o, ctx) => {
+    if ((o.from === undefined) !== (o.to === undefined)) ctx.addIssue({ code: 'custom', path: [o.from === undefined ? 'from' : 'to'], message: 'give both from and to (the incident log over that window), or neither (the live incidents)' });
+    if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
+  });
+export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
+
 /** A body field that the caller may not set: who acts is the authenticated principal. */
 const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
 
