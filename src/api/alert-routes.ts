@@ -87,38 +87,26 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
       },
     },
     { method: 'GET', path: '/v1/actions', access: 'read', handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()) }) },
-    {
-      method: 'POST',
-      path: '/v1/actions/:id/approve',
-      access: 'operate',
-      audit: 'action.approve',
-      handler: async (c) => {
-        const id = decode(PathIdSchema, c.req.param('id'), 'action id');
-        decode(ApproveRequestSchema, await jsonBody(c), 'approval');
-        const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
-        if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
-        const approved = a.actions.approve(id, actorOf(c.var.principal));
-        const tenant = approved.alert.labels.tenant;
-        c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details: { action: approved.action, params: approved.params, alert: approved.alert.alertname, state: approved.state } });
-        return ok(c, approved);
-      },
-    },
-    {
-      method: 'POST',
-      path: '/v1/actions/:id/reject',
-      access: 'operate',
-      audit: 'action.reject',
-      handler: async (c) => {
-        const id = decode(PathIdSchema, c.req.param('id'), 'action id');
-        const req = decode(RejectRequestSchema, await jsonBody(c), 'rejection');
-        const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
-        if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
-        const rejected = a.actions.reject(id, actorOf(c.var.principal), req.reason);
-        const tenant = rejected.alert.labels.tenant;
-        c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details: { action: rejected.action, alert: rejected.alert.alertname, state: rejected.state, ...(req.reason ? { reason: req.reason } : {}) } });
-        return ok(c, rejected);
-      },
-    },
+    ...(['approve', 'reject'] as const).map(
+      (verb): Route => ({
+        method: 'POST',
+        path: `/v1/actions/:id/${verb}`,
+        access: 'operate',
+        audit: `action.${verb}`,
+        handler: async (c) => {
+          const id = decode(PathIdSchema, c.req.param('id'), 'action id');
+          const body = await jsonBody(c);
+          const reason = verb === 'reject' ? decode(RejectRequestSchema, body, 'rejection').reason : (decode(ApproveRequestSchema, body, 'approval'), undefined);
+          const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
+          if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
+          const decided = verb === 'approve' ? a.actions.approve(id, actorOf(c.var.principal)) : a.actions.reject(id, actorOf(c.var.principal), reason);
+          const tenant = decided.alert.labels.tenant;
+          const details = { action: decided.action, ...(verb === 'approve' && { params: decided.params }), alert: decided.alert.alertname, state: decided.state, ...(reason ? { reason } : {}) };
+          c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details });
+          return ok(c, decided);
+        },
+      }),
+    ),
     {
       method: 'GET',
       path: '/v1/rules',

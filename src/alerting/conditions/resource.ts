@@ -13,7 +13,7 @@ import { mannKendall, spearman, theilSen } from '../../analysis/index.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { ResourceCondition } from '../rule-schema.ts';
 import type { Labels } from '../labels.ts';
-import { compare, sliceKey } from './context.ts';
+import { compare, measure, sliceKey } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 
 interface Row {
@@ -164,5 +164,32 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     }
     if (value !== null && compare(value, c.op, c.value)) out.push({ labels: s.labels, value });
   }
-  return out;
+  return servedBy(out, ctx, windowMs);
+}
+
+/**
+ * A resource alert on a replica also names the model and version the replica served in the window,
+ * from its requests, when it served exactly one (resource samples carry node, replica, gpu and pool,
+ * not the model): "replica r3 restarted" becomes "replica r3 of ranker v2 restarted", the slice the
+ * on-call and the routing action need. A replica that served several, or none, is left as it is.
+ */
+async function servedBy(out: Observation[], ctx: ConditionContext, windowMs: number): Promise<Observation[]> {
+  const replicas = [...new Set(out.filter((o) => o.labels.replica !== undefined && o.labels.model === undefined).map((o) => o.labels.replica!))];
+  if (replicas.length === 0) return out;
+  const rows = await ctx.reads.aggregate({ fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs, filters: { replica: replicas }, groupBy: ['replica', 'model', 'model_version'], measures: [measure('count')], includeProbes: true, limit: 1000 });
+  const served = new Map<string, Labels[]>();
+  for (const r of rows) {
+    if (typeof r.replica !== 'string' || typeof r.model !== 'string') continue;
+    const list = served.get(r.replica) ?? [];
+    list.push({ model: r.model, ...(typeof r.model_version === 'string' && { model_version: r.model_version }) });
+    served.set(r.replica, list);
+  }
+  return out.map((o) => {
+    const list = o.labels.replica === undefined || o.labels.model !== undefined ? undefined : served.get(o.labels.replica);
+    if (!list || new Set(list.map((l) => l.model)).size !== 1) return o;
+    const labels: Labels = { ...o.labels, model: list[0]!.model! };
+    const version = list[0]!.model_version;
+    if (version !== undefined && list.every((l) => l.model_version === version)) labels.model_version = version;
+    return { ...o, labels };
+  });
 }
