@@ -19,7 +19,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes, reportRoutes } from './api/index.ts';
 import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
@@ -268,7 +268,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
     // The reads, the rule backtest among them, are the query role's; the alert routes the alerting role's.
     routes: [
-      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), costRoutes(config.cost), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
+      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), costRoutes(config.cost), reportRoutes({ prices: config.cost, now, ...(alerting && { alerting }) }), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
       ...(alerting ? [alertRoutes({ alerting })] : []),
       ...(options.routes ?? []),
     ],

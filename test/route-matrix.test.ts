@@ -156,6 +156,7 @@ describe('route × role × tenant', () => {
         'GET /v1/audit',
         'POST /v1/samples/search',
         'POST /v1/cost',
+        'GET /v1/reports',
         'POST /v1/quality/summary',
         'POST /v1/quality/feedback',
         'GET /v1/alerts',

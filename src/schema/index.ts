@@ -56,6 +56,7 @@ export {
   PathIdSchema,
   AlertsRequestSchema,
   IncidentsRequestSchema,
+  ReportRequestSchema,
   SilenceRequestSchema,
   ApproveRequestSchema,
   RejectRequestSchema,

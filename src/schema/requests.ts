@@ -434,6 +434,23 @@ export const IncidentsRequestSchema = z
   });
 export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
 
+/** `GET /v1/reports?period&format`: the review of the period ending now (1 h to 90 d), as JSON or Markdown. */
+export const ReportRequestSchema = z
+  .object({
+    period: z
+      .string()
+      .max(32)
+      .default('24h')
+      .refine((s) => {
+        const ms = parseDurationMs(s);
+        return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
+      }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
+      .transform((s) => parseDurationMs(s)!),
+    format: z.enum(['json', 'md']).default('json'),
+  })
+  .strict();
+export type ReportRequest = z.output<typeof ReportRequestSchema>;
+
 /** A body field that the caller may not set: who acts is the authenticated principal. */
 const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
 
