@@ -1,51 +1,19 @@
 // The periodic review over HTTP (`GET /v1/reports`): each section's numbers computed by hand from
-// the rows stored below, for the hour before NOW against the hour before that. The server's clock
+// the rows of test/report-fixture.ts, for the hour before NOW against the hour before that. The server's clock
 // is fixed at NOW.
 import { execFile } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { promisify } from 'node:util';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/index.ts';
-import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import type { Report } from '../src/reports/index.ts';
 import { BIN } from './serve-process.ts';
-import { ruleFile } from './two-tenants.ts';
+import { H, startReportServer } from './report-fixture.ts';
 
-const NOW = Date.parse('2026-11-30T12:00:00Z');
-const H = 3_600_000;
-const MIN = 60_000;
-const GiB = 1024 ** 3;
 let server: InferlensServer;
 let dir: string;
-
-/**
- * Previous hour: m v1 takes 10 requests at 10:30, total_ms 10, 20, …, 100, one an error, on node n1
- * (exec 5 ms each). Current hour: m v1 10 requests at 11:30, total_ms 20, 40, …, 200, no error, on
- * n1; m v2 4 requests at 11:45, total_ms 70–100, two errors, no node.
- * GPU n1/0 (pool a100, 3.60 per hour): previous 10:30 at 40 %; current 11:30 at 90 % and 11:31 at
- * 50 %, 60 of 80 GiB used.
- */
-function rows(): { events: unknown[]; resources: unknown[] } {
-  const events: unknown[] = [];
-  for (let i = 0; i < 10; i++) {
-    events.push({ ts: NOW - 1.5 * H + i * 3000, model: 'm', model_version: 'v1', node: 'n1', total_ms: (i + 1) * 10, exec_ms: 5, status: i === 0 ? 'error' : 'ok' });
-    events.push({ ts: NOW - 0.5 * H + i * 3000, model: 'm', model_version: 'v1', node: 'n1', total_ms: (i + 1) * 20, exec_ms: 5, status: 'ok' });
-  }
-  for (let i = 0; i < 4; i++) events.push({ ts: NOW - 0.25 * H + i * 1000, model: 'm', model_version: 'v2', total_ms: 70 + i * 10, status: i < 2 ? 'error' : 'ok' });
-  const gpu = (ts: number, metric: string, value: number) => ({ ts, node: 'n1', gpu: '0', pool: 'a100', metric, value });
-  const resources = [
-    gpu(NOW - 1.5 * H + 30_000, 'gpu_utilization_ratio', 0.4),
-    gpu(NOW - 0.5 * H + 30_000, 'gpu_utilization_ratio', 0.9),
-    gpu(NOW - 0.5 * H + MIN + 30_000, 'gpu_utilization_ratio', 0.5),
-    gpu(NOW - 0.5 * H + 30_000, 'gpu_memory_used_bytes', 60 * GiB),
-    gpu(NOW - 0.5 * H + 30_000, 'gpu_memory_total_bytes', 80 * GiB),
-  ];
-  return { events, resources };
-}
 
 async function get(path: string): Promise<Response> {
   return fetch(server.url + path);
@@ -53,24 +21,7 @@ async function get(path: string): Promise<Response> {
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferlens-report-'));
-  const rules = ruleFile(
-    dir,
-    `alert: VersionErrors
-condition: { kind: threshold, measure: error_rate, window: 1h, by: [model, model_version], op: '>', value: 0.3, min_count: 2 }
-for: 0s
-severity: warning`,
-  );
-  server = await startServer(
-    loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { defaultRules: false, ruleFiles: [rules] }, cost: { gpuHour: [{ pool: 'a100', price: 3.6 }] }, log: { level: 'silent' } } }),
-    { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false },
-  );
-  const { events, resources } = rows();
-  for (const [p, list] of [['/v1/events', events], ['/v1/resources', resources]] as const) {
-    const res = await fetch(server.url + p, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: list.map((r) => JSON.stringify(r)).join('\n') });
-    expect(res.status).toBe(200);
-  }
-  // One evaluation at NOW: v2's 2 errors in 4 requests (50 %) fire VersionErrors.
-  await server.alerting!.evaluateAt(NOW);
+  server = await startReportServer(dir);
 });
 afterAll(async () => {
   await server?.stop();
