@@ -14,3 +14,5 @@ export type { BucketCountSpec, BucketCountRow, ListSpec, ResourceQuerySpec, Reso
 export type { IncidentLogEntry, IncidentLogSpec } from '../store/index.ts';
 /** Cost in money: the prices a cost read takes (from the config) and its result. */
 export type { CostPrices, CostResult } from './cost.ts';
+/** The log-bucket index of values ≤ 0 in `bucketCounts` rows. */
+export { ZERO_INDEX } from '../store/index.ts';

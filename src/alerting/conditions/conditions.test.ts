@@ -45,6 +45,9 @@ beforeAll(async () => {
     // golden probes: v1 passes 10/10, v2 passes 6/10 (one without the attribute but with an error).
     ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: 'true' }, total_ms: 10 + i })),
     ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v2', probe: true, status: i === 9 ? 'error' : 'ok', ...(i < 9 && { attributes: { golden_pass: i < 6 ? 'true' : 'false' } }), total_ms: 10 + i })),
+    // golden probes, judged sequentially: gs v1 fails 12 of its last 20 (3 of every 5), gs v2 6 of its last 12 (every other).
+    ...series(NOW - 20 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i % 5 < 2 ? 'true' : 'false' } })),
+    ...series(NOW - 12 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: i % 2 === 0 ? 'true' : 'false' } })),
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
@@ -176,8 +179,17 @@ describe('rule kinds on DuckDB', () => {
   });
 
   it('golden_failure: v2 passes 6 of 10 probes (the error without a verdict counts as a failure)', async () => {
-    const obs = await run({ kind: 'golden_failure', window: '15m', by: ['model', 'model_version'], min_pass_rate: 0.9, min_count: 5 });
+    const obs = await run({ kind: 'golden_failure', window: '15m', by: ['model', 'model_version'], filters: { model: 'g' }, min_pass_rate: 0.9, min_count: 5 });
     expect(obs).toEqual([{ labels: { model: 'g', model_version: 'v2' }, value: 0.6 }]);
+  });
+
+  it('golden_failure with fdr: 12 of 20 failing is a failing version, 6 of 12 is not yet', async () => {
+    // Against "at most 10 % fail": 12 of 20 → ln LR 12.5, p = 60·e^−12.5 = 2e-4; 6 of 12 → ln LR 4.7, p = 0.57
+    // (hand-checked with the mixture over 20 %, 40 %, 80 %, 95 %); over 20 minutes the 15-minute window
+    // holds 9 failures of 15 and is no stronger.
+    const obs = await run({ kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gs' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'gs', model_version: 'v1' }]);
+    expect(obs[0]!.value).toBeCloseTo(0.4, 2);
   });
 
   it('no_data: the replica that stopped sending, not the one still sending', async () => {

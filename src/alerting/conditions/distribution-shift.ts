@@ -15,6 +15,7 @@
 import { evidencePValue, benjaminiHochberg, jensenShannonDistance, multinomialShiftLogBF } from '../../analysis/index.ts';
 import type { NumericField } from '../../schema/index.ts';
 import { NUMERIC_FIELDS } from '../../schema/index.ts';
+import { ZERO_INDEX } from '../../query/index.ts';
 import type { Labels } from '../labels.ts';
 import type { SliceSeries } from '../series.ts';
 import { CATEGORICAL_FIELDS, durationMs } from '../rule-schema.ts';
@@ -65,6 +66,7 @@ async function read(c: DistributionShiftCondition, ctx: ConditionContext, spanMs
     return out;
   }
   const bins = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : defaultBins(c.field);
+  const logBins = 'perDecade' in bins;
   const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: c.by, column: c.field as NumericField, buckets: bins }, ctx.nowMs, spanMs);
   for (const [key, s] of series)
     out.set(key, {
@@ -72,6 +74,10 @@ async function read(c: DistributionShiftCondition, ctx: ConditionContext, spanMs
       over: (a, b) => {
         const m = new Map<string, number>();
         for (const i of s.indices()) {
+          // Log bins describe positive values. Zero — an empty result, an answer of no tokens — is the
+          // empty-rate rule's signal: counted here, an empty-results incident would read as a length
+          // shift too, and so would its end, once its zeros sit in the reference hour.
+          if (logBins && i === ZERO_INDEX) continue;
           const n = s.count(i, a, b);
           if (n !== 0) m.set(String(i), n);
         }

@@ -6,6 +6,7 @@
  */
 import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
 import type { ConditionContext, Observation } from './context.ts';
+import { CHANGE_POINTS } from './shift.ts';
 import { sliceKey } from './context.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { GoldenFailureCondition } from '../rule-schema.ts';
@@ -57,10 +58,14 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
 /**
  * The sequential form: over windows of 5 … `window` minutes ending now, the evidence that the
  * failure rate is above 1 − min_pass_rate by at least 10 points (analysis/sequential.ts, the
- * tolerance exact: golden samples are expected to pass), Benjamini–Hochberg across slices. Worked:
- * min_pass_rate 0.9; 6 of the last 12 probes failed → against "at most 10 % fail" the mixture over
- * 20 %, 40 %, 80 %, 95 % gives ln LR ≈ 6.5, far from the ~15 a day of change points asks; 12 of 20
- * failing (60 %) → ≈ 17: raised. A probe or two failing in fifteen is not a failing version.
+ * tolerance exact: golden samples are expected to pass), Benjamini–Hochberg across slices. The
+ * p-value is union-bounded over an hour of change points, as the other sequential detectors' are
+ * (`CHANGE_POINTS`): probes are the prober's own fixed inputs, so their failures carry no tenant
+ * mix or burst to guard against, and at one probe a minute each nat of evidence is about two
+ * minutes of a failing version. Worked: min_pass_rate 0.9; 6 of the last 12 probes failed →
+ * against "at most 10 % fail" the mixture over 20 %, 40 %, 80 %, 95 % gives ln LR ≈ 4.7, short of
+ * the ~8.7 an hour of change points asks at q < 0.01; 12 of 20 failing (60 %) → ≈ 12.5: raised. A
+ * probe or two failing in fifteen is not a failing version.
  */
 function sequential(c: GoldenFailureCondition, fdr: number, slices: { labels: Labels; n: number; pass: number; marks: { ageMs: number; passed: boolean }[] }[]): Observation[] {
   const windowMs = durationMs(c.window);
@@ -72,7 +77,7 @@ function sequential(c: GoldenFailureCondition, fdr: number, slices: { labels: La
       return { n: inside.length, k: inside.filter((x) => !x.passed).length, pRef: 1 - c.min_pass_rate, nRef: Infinity };
     });
     const e = rateShift(windows, { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) });
-    if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR) });
+    if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR, CHANGE_POINTS) });
   }
   const q = benjaminiHochberg(tested.map((t) => t.pValue));
   return tested.filter((_, i) => (q[i] ?? 1) < fdr).map((t) => ({ labels: t.labels, value: t.rate }));

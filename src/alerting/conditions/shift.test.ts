@@ -50,6 +50,11 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'conf', model_version: 'v1', label: 'a', confidence: recent(10) ? 0.6 + 0.3 * rnd() : 0.9 + 0.1 * rnd(), total_ms: 5, status: 'ok' }));
     // dist: a classifier answering spam 30 % of the time, 70 % over the last 15 minutes.
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'dist', model_version: 'v1', label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham', confidence: 0.5 + rnd() / 2, total_ms: 5, status: 'ok' }));
+    // gen: answers of ~200 tokens; over the last 15 minutes 30 % come back empty (0 tokens) and the rest
+    // as long as before: the empty rate's change, not a length shift. gen2: answers halve over the last 15.
+    const empty = recent(15) && rnd() < 0.3;
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'gen', model_version: 'v1', output_tokens: empty ? 0 : Math.round(lognormal(rnd, 200, 0.4)), empty, status: 'ok' }));
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'gen2', model_version: 'v1', output_tokens: Math.round(lognormal(rnd, recent(15) ? 100 : 200, 0.4)), status: 'ok' }));
   }
   // fresh: a version that started 3 minutes ago (no past of its own to speak of) beside v1.
   for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000) lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
@@ -144,6 +149,16 @@ describe('distribution_shift', () => {
   it('a confidence distribution that did not move, binned, is not a shift; before the change neither is the label', async () => {
     expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'], filters: { model: 'dist' } })).obs).toEqual([]);
     for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'] }, t)).obs).toEqual([]);
+  });
+});
+
+describe('distribution_shift of a log-binned field', () => {
+  it('answers that halved are a length shift; answers that came back empty are not (zero is the empty rate\'s)', async () => {
+    const { obs } = await run({ kind: 'distribution_shift', field: 'output_tokens', by: ['model', 'model_version'] });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'gen2', model_version: 'v1' }]);
+    // Halving moves a 10-a-decade log histogram by 3 bins of a lognormal with σ 0.4 (≈ 1.7 bins):
+    // far apart, but overlapping.
+    expect(obs[0]!.value).toBeGreaterThan(0.4);
   });
 });
 
