@@ -31,7 +31,7 @@ import { GOLDEN_FILE } from './golden/index.ts';
 import type { FeedbackPolicy, FeedbackSender } from './feedback/index.ts';
 import { createClassifier, loadDataset, loadModel, MODEL_VERSIONS } from './model/index.ts';
 import type { Dataset, ModelParams, ModelVersion } from './model/index.ts';
-import { createGpuSimulator } from './resources/index.ts';
+import { GPU_POOL, createGpuSimulator } from './resources/index.ts';
 import type { GpuSimulator } from './resources/index.ts';
 import { compressedSchedule, createIncidentActions, createScenario, describeIncident, fullSchedule, FULL_CYCLE_MS, GROUND_TRUTH_FILE, INCIDENT_KINDS } from './scenario/index.ts';
 import type { CompressedTiming, GroundTruthIncident, IncidentKind, IncidentSpec, IncidentTargets, Scenario } from './scenario/index.ts';
@@ -200,6 +200,9 @@ export function demoActionEndpoints(serviceUrl: string) {
   };
 }
 
+/** The demo's price of one simulated GPU-hour (config currency, USD by default): illustrative, not a quote. */
+export const DEMO_GPU_HOUR_PRICE = 2.5;
+
 /** Builds and starts everything; returns when the traffic and the scenario are running. */
 export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const print = o.print ?? ((line: string) => console.log(line));
@@ -217,6 +220,9 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // for capture, the quality table and its rule (demo/rules/spam-filter.yaml).
   flags.quality = { lowConfidence: 0.9, goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
+  // Money in the Cost view: an illustrative price for the simulated GPUs' pool (not a quote), unless
+  // the config file sets prices of its own.
+  if (config.cost.gpuHour.length === 0 && Object.keys(config.cost.tokens).length === 0) config.cost = { ...config.cost, gpuHour: [{ pool: GPU_POOL, price: DEMO_GPU_HOUR_PRICE }] };
   // The spam filter's own rules beside the default pack (and whatever the config names).
   config.alerting.ruleFiles = [...config.alerting.ruleFiles, DEMO_RULE_FILE];
   const seed = o.seed ?? 7;

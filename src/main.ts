@@ -19,7 +19,7 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes, reportRoutes } from './api/index.ts';
 import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
@@ -221,7 +221,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     alerts && probeSchedule.targets.length > 0
       ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
       : undefined;
-  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), logger, registry, now: options.now }) : undefined;
+  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), incidentLog: store, logger, registry, now: options.now }) : undefined;
 
   // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
   const readsCache = new Map<string, Reads>();
@@ -268,7 +268,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
     // The reads, the rule backtest among them, are the query role's; the alert routes the alerting role's.
     routes: [
-      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
+      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), costRoutes(config.cost), reportRoutes({ prices: config.cost, now, ...(alerting && { alerting }) }), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
       ...(alerting ? [alertRoutes({ alerting })] : []),
       ...(options.routes ?? []),
     ],
@@ -344,7 +344,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */
-function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; registry: Registry; now?: () => number }): Alerting {
+function buildAlerting(config: Config, d: { reads: TypedReads; incidentLog: Store; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
   const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
   if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
@@ -370,6 +370,7 @@ function buildAlerting(config: Config, d: { reads: TypedReads; logger: Logger; r
     ...(ac.inhibitRules && { inhibitRules: ac.inhibitRules }),
     externalUrl: ac.externalUrl ?? `http://${config.server.host}:${config.server.port}`,
     ...(dataDir && { silencesFile: join(dataDir, 'silences.json') }),
+    incidentLog: d.incidentLog,
     actions: { ...ac.actions, ...(dataDir && { auditFile: join(dataDir, 'actions.jsonl') }) },
   });
 }

@@ -8,7 +8,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { demoActionEndpoints, startDemo } from '../demo/main.ts';
+import { DEMO_GPU_HOUR_PRICE, demoActionEndpoints, startDemo } from '../demo/main.ts';
+import type { CostResult } from '../src/query/index.ts';
 import { ADMIN_ACTIONS } from '../demo/service/admin.ts';
 import { ACTION_TYPES } from '../src/alerting/index.ts';
 import type { Demo } from '../demo/main.ts';
@@ -118,6 +119,24 @@ describe('demo, end to end', () => {
     expect(s['p50(exec_ms)'] as number).toBeGreaterThan(0);
     expect(s['p50(total_ms)'] as number).toBeGreaterThanOrEqual(s['p50(exec_ms)'] as number);
     expect(s['max(batch_size)'] as number).toBeGreaterThanOrEqual(1);
+  });
+
+  it('README: the Cost view prices the simulated GPUs and attributes their time to model, version and tenant', async () => {
+    const res = await fetch(`${demo.url}/v1/cost`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: iso(fromMs - 10 * 60_000), to: iso(Date.now()), step: '1m' }) });
+    const { data } = (await res.json()) as { data: CostResult };
+    expect(data).toMatchObject({ priced: true, currency: 'USD', unpriced: [] });
+    // Three simulated GPUs, one per replica; each held minute is 2.50 / 60 of money.
+    const held = data.nodes.reduce((a, n) => a + n.gpu_seconds, 0);
+    expect(data.nodes.reduce((a, n) => a + n.gpus, 0)).toBe(3);
+    expect(data.nodes.reduce((a, n) => a + n.cost!, 0)).toBeCloseTo((held / 3600) * DEMO_GPU_HOUR_PRICE, 9);
+    // Every held second is attributed or named: the demo's requests carry node, replica and exec_ms.
+    const unattributed = data.unattributed.reduce((a, u) => a + u.gpu_seconds, 0);
+    expect(data.total.gpu_seconds + unattributed).toBeCloseTo(held, 6);
+    expect(data.total.gpu_seconds / held).toBeGreaterThan(0.8);
+    expect(data.by_model.map((m) => m.model)).toContain('spam-filter');
+    expect(data.by_tenant.length).toBeGreaterThan(10);
+    const acme = data.by_tenant.find((t) => t.tenant === 'acme')!;
+    expect(acme.cost_per_1k_requests).toBeCloseTo((acme.cost! / acme.requests) * 1000, 9);
   });
 
   it("the slow replica's median exec_ms during the incident is well above the others'", async () => {

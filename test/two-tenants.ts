@@ -111,6 +111,8 @@ export function readSamples(w: { from: string; to: string }): Record<string, Rea
     'GET /v1/audit': { path: '/v1/audit' },
     'POST /v1/compare': { path: '/v1/compare', body: { ...w, baseline: { filters: { model_version: 'v1' } }, candidate: { filters: { model_version: 'v2' } }, min_requests: 1 } },
     'POST /v1/samples/search': { path: '/v1/samples/search', body: { ...w, limit: 1000 } },
+    'POST /v1/cost': { path: '/v1/cost', body: { ...w, step: '10m' } },
+    'GET /v1/reports': { path: '/v1/reports?period=1h' },
     'POST /v1/quality/summary': { path: '/v1/quality/summary', body: { ...w, group_by: ['tenant'] } },
     'POST /v1/quality/drift': { path: '/v1/quality/drift', body: { ...w } },
     'POST /v1/quality/feedback': { path: '/v1/quality/feedback', body: { ...w, group_by: ['tenant'] } },

@@ -42,6 +42,8 @@ export interface ActionsOptions {
   auditFile?: string;
   /** Most action records kept in memory (oldest go first). */
   maxRecords?: number;
+  /** Called with every audited step (proposed, approved, rejected, sent, answered, failed): the incident log. */
+  onStep?: (step: string, r: ActionRecord, extra: Record<string, unknown>) => void;
   maxQueue?: number;
   logger?: Logger;
 }
@@ -98,6 +100,7 @@ export function createActions(o: ActionsOptions): Actions {
   const iso = () => new Date(o.clock.now()).toISOString();
 
   const audit = (step: string, r: ActionRecord, extra: Record<string, unknown> = {}) => {
+    o.onStep?.(step, r, extra);
     if (!o.auditFile) return;
     const line = JSON.stringify({ ts: iso(), step, id: r.id, action: r.action, state: r.state, params: r.params, alert: r.alert, incident: r.incident, ...extra }) + '\n';
     const file = o.auditFile;

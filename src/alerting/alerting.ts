@@ -16,6 +16,8 @@ import { systemClock } from './clock.ts';
 import { createEvaluator } from './evaluator.ts';
 import type { Evaluator, RuleHealth } from './evaluator.ts';
 import type { Coverage } from './conditions/index.ts';
+import { createIncidentLog } from './incident-log.ts';
+import type { IncidentHistoryReply, IncidentLog, IncidentLogStore } from './incident-log.ts';
 import { createIncidents } from './incidents.ts';
 import type { IncidentView, Incidents } from './incidents.ts';
 import { DEFAULT_INHIBIT_RULES, createInhibitor } from './inhibit.ts';
@@ -23,7 +25,8 @@ import type { InhibitRule } from './inhibit.ts';
 import type { Labels } from './labels.ts';
 import type { ActionType, Condition, Rule, RuleAction, RuleGroup, Severity } from './rule-schema.ts';
 import { createSilences } from './silences.ts';
-import type { Silences } from './silences.ts';
+import type { Silence, Silences } from './silences.ts';
+import { formatMatcher } from './labels.ts';
 
 export interface AlertingOptions {
   groups: readonly RuleGroup[];
@@ -46,6 +49,8 @@ export interface AlertingOptions {
   /** Base URL of this server for generatorURL links. */
   externalUrl?: string;
   silencesFile?: string;
+  /** Where incidents, alerts, actions and silences are logged so they survive restarts (the store); none: memory only. */
+  incidentLog?: IncidentLogStore;
   actions?: {
     mode?: ActionMode;
     url?: string;
@@ -116,6 +121,8 @@ export interface Alerting {
   /** Pending and firing alerts (and resolved ones with includeResolved), info included. */
   alerts(o?: { includeResolved?: boolean }): AlertView[];
   incidents(): IncidentView[];
+  /** Incidents with any step in [fromMs, toMs), from the incident log, with their timelines; and the window's silences. */
+  history(fromMs: number, toMs: number): Promise<IncidentHistoryReply>;
   silences: Pick<Silences, 'create' | 'expire' | 'list'>;
   actions: Pick<Actions, 'approve' | 'reject' | 'list' | 'mode' | 'idle'>;
   rules(): RuleGroupView[];
@@ -134,7 +141,31 @@ export function createAlerting(o: AlertingOptions): Alerting {
   const maxIntervalMs = Math.max(30_000, ...o.groups.map((g) => g.intervalMs));
   const inhibitor = createInhibitor(o.inhibitRules ?? DEFAULT_INHIBIT_RULES);
   const silences = createSilences({ clock, ...(o.silencesFile && { file: o.silencesFile }) });
-  const actions = createActions({ clock, ...o.actions, ...(o.logger && { logger: o.logger.child({ component: 'actions' }) }) });
+  const incidentLog = createIncidentLog({ clock, ...(o.incidentLog && { store: o.incidentLog }), ...(o.logger && { logger: o.logger.child({ component: 'incident-log' }) }) });
+  const actions = createActions({
+    clock,
+    ...o.actions,
+    ...(o.logger && { logger: o.logger.child({ component: 'actions' }) }),
+    onStep: (step, r, extra) =>
+      incidentLog.record({
+        incident_id: r.incident,
+        kind: `action_${step}`,
+        alertname: r.alert.alertname,
+        fingerprint: r.alert.fingerprint,
+        severity: r.alert.severity,
+        labels: r.alert.labels,
+        detail: { action_id: r.id, action: r.action, state: r.state, params: r.params, ...extra },
+      }),
+  });
+  /** The tenant a silence names with `tenant="…"`, for the log's tenant scoping. */
+  const silenceTenant = (s: Silence) => s.matchers.find((m) => m.name === 'tenant' && m.isEqual && !m.isRegex)?.value ?? null;
+  const logSilence = (kind: 'silence_created' | 'silence_expired', s: Silence) =>
+    incidentLog.record({
+      incident_id: null,
+      kind,
+      tenant: silenceTenant(s),
+      detail: { silence_id: s.id, matchers: s.matchers.map(formatMatcher), createdBy: s.createdBy, comment: s.comment, startsAt: s.startsAt, endsAt: s.endsAt },
+    });
   const muted = new Map<string, { silencedBy: string[]; inhibitedBy: string | null }>();
   let lastStreamMs = -Infinity;
   let lastStreamHash = '';
@@ -161,6 +192,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
     notify: (batch) => {
       for (const n of notifiers) if (n.accepts === 'incident') n.send(batch);
     },
+    log: (e) => incidentLog.record(e),
   });
 
   /** The rule behind each alert, rebuilt after every evaluation. */
@@ -206,7 +238,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
     onEvaluated: afterEvaluation,
   });
 
-  if (o.registry) registerMetrics(o.registry, evaluator, notifiers, actions);
+  if (o.registry) registerMetrics(o.registry, evaluator, notifiers, actions, incidentLog);
 
   const view = (a: Alert): AlertView => {
     const m = muted.get(a.fingerprint);
@@ -245,6 +277,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
         await Promise.race([evaluator.settled(), new Promise<void>((r) => (timer = setTimeout(r, deadlineMs).unref()))]);
         clearTimeout(timer as NodeJS.Timeout);
         await Promise.all([...notifiers.map((n) => n.stop(deadlineMs)), actions.stop(deadlineMs)]);
+        await incidentLog.flush();
       })();
       return stopping;
     },
@@ -259,14 +292,20 @@ export function createAlerting(o: AlertingOptions): Alerting {
         .map(view);
     },
     incidents: () => incidents.list(),
+    history: (fromMs, toMs) => {
+      const open = new Set(incidents.list().filter((i) => i.status === 'open').map((i) => i.id));
+      return incidentLog.history(fromMs, toMs, (id) => open.has(id));
+    },
     silences: {
       create: (input) => {
         const s = silences.create(input);
+        logSilence('silence_created', s);
         afterEvaluation();
         return s;
       },
       expire: (id) => {
         const s = silences.expire(id);
+        logSilence('silence_expired', s);
         afterEvaluation();
         return s;
       },
@@ -312,7 +351,7 @@ export function createAlerting(o: AlertingOptions): Alerting {
 }
 
 /** Prometheus metrics read from the components' counters at scrape time. */
-function registerMetrics(registry: Registry, evaluator: Evaluator, notifiers: readonly Notifier[], actions: Actions) {
+function registerMetrics(registry: Registry, evaluator: Evaluator, notifiers: readonly Notifier[], actions: Actions, incidentLog: IncidentLog) {
   const counter = (name: string, help: string, read: () => number) => {
     let last = 0;
     new Counter({
@@ -330,6 +369,9 @@ function registerMetrics(registry: Registry, evaluator: Evaluator, notifiers: re
   counter('inferlens_alerting_rule_failures_total', 'Rule evaluations that failed.', () => evaluator.stats().ruleErrorsTotal);
   counter('inferlens_alerting_evaluations_skipped_total', 'Group ticks skipped because the previous evaluation still ran.', () => evaluator.stats().skippedTotal);
   counter('inferlens_alerting_actions_proposed_total', 'Actions proposed by firing alerts.', () => actions.stats().proposedTotal);
+  counter('inferlens_alerting_incident_log_written_total', 'Incident log entries written to the store.', () => incidentLog.stats().writtenTotal);
+  counter('inferlens_alerting_incident_log_write_failures_total', 'Incident log writes that failed (their entries stay queued).', () => incidentLog.stats().failedWritesTotal);
+  counter('inferlens_alerting_incident_log_dropped_total', 'Incident log entries dropped because the queue was full.', () => incidentLog.stats().droppedTotal);
   new Gauge({
     name: 'inferlens_alerting_alerts',
     help: 'Alerts by state.',

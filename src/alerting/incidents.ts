@@ -9,6 +9,7 @@
 import type { AlertNotification, NotificationBatch, Tier } from '../notify/index.ts';
 import type { Alert } from './alert-state.ts';
 import type { Clock } from './clock.ts';
+import type { IncidentLogInput } from './incident-log.ts';
 import type { Labels } from './labels.ts';
 import { fingerprint } from './labels.ts';
 
@@ -23,6 +24,8 @@ export interface IncidentOptions {
   notify(batch: NotificationBatch): void;
   /** Closed incidents kept for the API. */
   maxClosed?: number;
+  /** Records each step in the incident log (opened, alert firing / resolved / left, notified, resolved). */
+  log?: (e: IncidentLogInput) => void;
 }
 
 export interface IncidentView {
@@ -51,6 +54,8 @@ interface Incident {
   lastHash: string;
   notifications: number;
   timer: unknown;
+  /** The state of each alert as last written to the log. */
+  logged: Map<string, string>;
 }
 
 export interface Incidents {
@@ -69,6 +74,9 @@ export function createIncidents(o: IncidentOptions): Incidents {
   let seq = 0;
 
   const groupLabels = (a: Alert): Labels => Object.fromEntries(o.groupBy.map((k) => [k, a.labels[k] ?? '']));
+  const log = o.log ?? (() => undefined);
+  const logAlert = (inc: Incident, a: Alert, kind: 'alert_firing' | 'alert_resolved' | 'alert_left') =>
+    log({ incident_id: inc.id, kind, alertname: a.alertname, fingerprint: a.fingerprint, severity: a.severity, labels: a.labels, detail: { value: a.value, since: new Date(a.firedAtMs ?? a.activeAtMs).toISOString() } });
   const tierOf = (inc: Incident): Tier => ([...inc.alerts.values()].some((a) => a.state === 'firing' && a.severity === 'critical') ? 'page' : 'ticket');
 
   function flush(inc: Incident) {
@@ -82,6 +90,7 @@ export function createIncidents(o: IncidentOptions): Incidents {
     else if (firing && inc.lastNotifiedAtMs !== null && nowMs - inc.lastNotifiedAtMs >= o.repeatIntervalMs) reason = 'repeat';
     if (reason) {
       o.notify({ kind: 'incident', tier: tierOf(inc), incidentId: inc.id, groupKey: inc.key, groupLabels: inc.groupLabels, status: firing ? 'firing' : 'resolved', reason, alerts: toSend.map(o.toNotification) });
+      log({ incident_id: inc.id, kind: 'notified', labels: inc.groupLabels, detail: { reason, tier: tierOf(inc), status: firing ? 'firing' : 'resolved' } });
       inc.lastNotifiedAtMs = nowMs;
       inc.lastHash = hash;
       inc.notifications++;
@@ -89,6 +98,7 @@ export function createIncidents(o: IncidentOptions): Incidents {
     }
     if (!firing && [...inc.alerts.values()].every((a) => a.state !== 'firing')) {
       inc.resolvedAtMs = nowMs;
+      log({ incident_id: inc.id, kind: 'resolved', labels: inc.groupLabels, detail: { notifications: inc.notifications } });
       open.delete(inc.key);
       closed.push(inc);
       if (closed.length > maxClosed) closed.shift();
@@ -112,17 +122,27 @@ export function createIncidents(o: IncidentOptions): Incidents {
         if (!inc) {
           // A resolved alert alone does not open an incident.
           if (a.state !== 'firing') continue;
-          inc = { id: `inc-${nowMs.toString(36)}-${(++seq).toString(36)}`, key, groupLabels: gl, openedAtMs: nowMs, resolvedAtMs: null, alerts: new Map(), resolvedSent: new Set(), lastNotifiedAtMs: null, lastHash: '', notifications: 0, timer: undefined };
+          inc = { id: `inc-${nowMs.toString(36)}-${(++seq).toString(36)}`, key, groupLabels: gl, openedAtMs: nowMs, resolvedAtMs: null, alerts: new Map(), resolvedSent: new Set(), lastNotifiedAtMs: null, lastHash: '', notifications: 0, timer: undefined, logged: new Map() };
           open.set(key, inc);
+          log({ incident_id: inc.id, kind: 'opened', labels: gl, detail: { group_key: key } });
           inc.timer = o.clock.setTimeout(() => flush(inc!), o.groupWaitMs);
         }
         if (a.state === 'firing') inc.resolvedSent.delete(a.fingerprint);
         inc.alerts.set(a.fingerprint, a);
+        if (inc.logged.get(a.fingerprint) !== a.state) {
+          inc.logged.set(a.fingerprint, a.state);
+          logAlert(inc, a, a.state === 'firing' ? 'alert_firing' : 'alert_resolved');
+        }
       }
       // Alerts that left (muted, or dropped after retention) leave their incident.
       for (const inc of open.values()) {
         const now = new Set((current.get(inc.key) ?? []).map((a) => a.fingerprint));
-        for (const fp of inc.alerts.keys()) if (!now.has(fp)) inc.alerts.delete(fp);
+        for (const [fp, a] of inc.alerts) {
+          if (now.has(fp)) continue;
+          inc.alerts.delete(fp);
+          inc.logged.delete(fp);
+          logAlert(inc, a, 'alert_left');
+        }
       }
     },
     incidentOf(fp) {

@@ -28,6 +28,8 @@ export type { Silence, SilenceState } from './silences.ts';
 /** Action modes, endpoints and audit records. */
 export type { ActionMode, ActionEndpoint, ActionRecord, ActionState } from './actions.ts';
 export type { IncidentView } from './incidents.ts';
+/** The incident log read back: incidents with their timelines, and the window's silences. */
+export type { IncidentHistory, IncidentHistoryReply, IncidentLogStore } from './incident-log.ts';
 export type { Alert, AlertState } from './alert-state.ts';
 /** The backtest: the live evaluator on a manual clock over a past range, and its score against known incidents. */
 export { runBacktest, MAX_BACKTEST_RANGE_MS } from './backtest.ts';

@@ -36,6 +36,11 @@ export function parseMatcher(s: string): Matcher {
   return matcher;
 }
 
+/** The matcher as text, e.g. `replica=~"r-.*"`. */
+export function formatMatcher(m: Matcher): string {
+  return `${m.name}${m.isEqual ? (m.isRegex ? '=~' : '=') : m.isRegex ? '!~' : '!='}${JSON.stringify(m.value)}`;
+}
+
 /** A compiled matcher: a predicate on label sets. */
 export type LabelPredicate = (labels: Labels) => boolean;
 

@@ -6,11 +6,11 @@
  */
 import type { Context } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
-import { AlertsRequestSchema, ApproveRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
+import { AlertsRequestSchema, ApproveRequestSchema, IncidentsRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
 import type { Principal } from '../schema/index.ts';
 import { readJson } from './json-body.ts';
 import type { Route } from './routes.ts';
-import { checkSilenceScope, parseMatchers, scopeActions, scopeAlerts, scopeIncidents, scopeRules, silenceInScope, silenceTenants } from './tenant-scope.ts';
+import { checkSilenceScope, parseMatchers, scopeActions, scopeAlerts, scopeHistory, scopeIncidents, scopeRules, silenceInScope, silenceTenants } from './tenant-scope.ts';
 
 export interface AlertRoutesDeps {
   alerting: Alerting;
@@ -38,7 +38,16 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         return ok(c, data);
       },
     },
-    { method: 'GET', path: '/v1/incidents', access: 'read', handler: (c) => ok(c, scopeIncidents(c.var.scope, a.incidents())) },
+    {
+      method: 'GET',
+      path: '/v1/incidents',
+      access: 'read',
+      handler: async (c) => {
+        const q = decode(IncidentsRequestSchema, c.req.query(), 'incidents request');
+        if (q.from === undefined || q.to === undefined) return ok(c, scopeIncidents(c.var.scope, a.incidents()));
+        return ok(c, scopeHistory(c.var.scope, await a.history(q.from, q.to)));
+      },
+    },
     { method: 'GET', path: '/v1/silences', access: 'read', handler: (c) => ok(c, a.silences.list().filter((s) => silenceInScope(c.var.scope, s))) },
     {
       method: 'POST',

@@ -8,7 +8,7 @@
  * every tenant scope. A silence belongs to the tenant its `tenant="…"` equality matcher names.
  */
 import { parseMatcher } from '../alerting/index.ts';
-import type { ActionRecord, AlertView, IncidentView, Matcher, RuleGroupView } from '../alerting/index.ts';
+import type { ActionRecord, AlertView, IncidentHistoryReply, IncidentView, Matcher, RuleGroupView } from '../alerting/index.ts';
 import type { Sink, WriteOptions } from '../pipeline/index.ts';
 import { InferlensError, tenantAllowed } from '../schema/index.ts';
 import type { IngestReply, ReadScope, RowIssue } from '../schema/index.ts';
@@ -26,6 +26,30 @@ export function scopeIncidents(scope: ReadScope, incidents: readonly IncidentVie
     const alerts = i.alerts.filter((a) => alertInScope(scope, a.labels));
     return alerts.length > 0 ? [{ ...i, alerts }] : [];
   });
+}
+
+/** Incident steps that name no alert or tenant: what a tenant may see of an incident its alerts are in. */
+const INCIDENT_LEVEL_KINDS: ReadonlySet<string> = new Set(['opened', 'notified', 'resolved']);
+
+/**
+ * The incident log narrowed like the live incidents: an incident is kept when one of its alerts is
+ * the scope's, with only those alerts, their actions and the timeline steps of its tenants (plus
+ * the incident's own opened / notified / resolved); silences whose logged tenant is the scope's.
+ */
+export function scopeHistory(scope: ReadScope, h: IncidentHistoryReply): IncidentHistoryReply {
+  if (scope.tenants === null) return h;
+  const mine = (tenant: string | null) => tenant !== null && tenantAllowed(scope, tenant);
+  return {
+    incidents: h.incidents.flatMap((i) => {
+      const alerts = i.alerts.filter((a) => alertInScope(scope, a.labels));
+      if (alerts.length === 0) return [];
+      const names = new Set(alerts.map((a) => a.alertname));
+      const timeline = i.timeline.filter((t) => mine(t.tenant) || (t.tenant === null && INCIDENT_LEVEL_KINDS.has(t.kind)));
+      const actions = i.actions.filter((a) => a.alertname !== null && names.has(a.alertname) && timeline.some((t) => t.detail['action_id'] === a.id));
+      return [{ ...i, alerts, actions, timeline }];
+    }),
+    silences: h.silences.filter((s) => mine(s.tenant)),
+  };
 }
 
 export function scopeActions(scope: ReadScope, actions: readonly ActionRecord[]): ActionRecord[] {

@@ -1,5 +1,5 @@
 /**
- * The `inferlens` command: serve | query | import | keys | rules | demo. `serve` wires the server
+ * The `inferlens` command: serve | query | import | report | keys | rules | demo. `serve` wires the server
  * through main.ts; the other commands talk only to the public HTTP API (`query` and `import` with
  * `--api-key`, or INFERLENS_API_KEY, when the server needs one) or to files.
  *
@@ -141,6 +141,38 @@ program
     printImport(r, console.log);
     // Rows that were not stored are a failed import for a script: exit 1.
     if (r.rejected > 0 || r.accepted === 0) process.exitCode = 1;
+  });
+
+program
+  .command('report')
+  .description('the periodic review from a running server: worst tail latency, error changes, hot GPU pools and nodes, alerting health, cost — each against the period before')
+  .option('--period <span>', 'the period ending now, 1h to 90d', '24h')
+  .addOption(new Option('--format <format>', 'md (for a chat tool) or json').choices(['md', 'json']).default('md'))
+  .option('--out <file>', 'write the report to this file instead of printing it')
+  .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
+  .option('--api-key <key>', 'API key with the read role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
+  .action(async (o: { period: string; format: 'md' | 'json'; out?: string; url: string; apiKey?: string }) => {
+    const res = await fetch(`${o.url}/v1/reports?period=${encodeURIComponent(o.period)}&format=${o.format}`, { headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} }).catch((e: unknown) => {
+      throw serverUnreachable(o.url, e);
+    });
+    const text = await res.text();
+    if (res.status !== 200) {
+      let why = text;
+      try {
+        why = String((JSON.parse(text) as { error?: unknown }).error ?? text);
+      } catch {
+        // not JSON: print it as it came
+      }
+      console.error(`report failed (${res.status}): ${why}`);
+      process.exitCode = 1;
+      return;
+    }
+    const out = o.format === 'json' ? JSON.stringify((JSON.parse(text) as { data: unknown }).data, null, 2) + '\n' : text;
+    if (o.out) {
+      const { writeFile } = await import('node:fs/promises');
+      await writeFile(o.out, out);
+      console.log(`wrote ${o.out}`);
+    } else process.stdout.write(out);
   });
 
 const rules = program.command('rules').description('check, test and backtest alert rule files');

@@ -43,4 +43,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ flags: { storage: { backend: 'sqlite' as 'duckdb' } } })).toThrow(/storage.backend/);
     expect(loadConfig({ flags: { storage: { backend: 'clickhouse', clickhouse: { url: 'http://ch:8123' } } } }).storage.backend).toBe('clickhouse');
   });
+  it('reads cost prices from YAML, and names a bad currency or a negative price', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
+    const file = join(dir, 'c.yaml');
+    writeFileSync(file, 'cost:\n  currency: EUR\n  gpuHour:\n    - { pool: a100, price: 3.6 }\n    - { gpuModel: NVIDIA H100 80GB HBM3, price: 7.2 }\n  tokens:\n    gpt-hosted: { input: 2, output: 8 }\n');
+    expect(loadConfig({ file }).cost).toEqual({ currency: 'EUR', gpuHour: [{ pool: 'a100', price: 3.6 }, { gpuModel: 'NVIDIA H100 80GB HBM3', price: 7.2 }], tokens: { 'gpt-hosted': { input: 2, output: 8 } } });
+    expect(loadConfig().cost).toEqual({ currency: 'USD', gpuHour: [], tokens: {} });
+    expect(() => loadConfig({ flags: { cost: { currency: 'euro', gpuHour: [{ price: -1 }] } } })).toThrow(/cost.currency: expected an ISO 4217 code[\s\S]*cost.gpuHour.0.price/);
+  });
 });

@@ -196,6 +196,26 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * Prices for the Cost view and `POST /v1/cost` (src/query/cost.ts). Without any, money figures
+     * are null and the view names these settings.
+     */
+    cost: z
+      .object({
+        /** ISO 4217 code the prices are in. */
+        currency: z.string().regex(/^[A-Z]{3}$/, { error: 'expected an ISO 4217 code such as USD or EUR' }).default('USD'),
+        /** Price of one GPU-hour; the first entry whose pool and gpuModel (the GPU's `gpu_model` label) match; neither: every GPU. */
+        gpuHour: z
+          .array(z.object({ pool: z.string().min(1).max(256).optional(), gpuModel: z.string().min(1).max(256).optional(), price: z.number().nonnegative().finite() }).strict())
+          .max(1000)
+          .default([]),
+        /** Hosted models: price per 1 M input and output tokens, by model name. */
+        tokens: z
+          .record(z.string().min(1).max(256), z.object({ input: z.number().nonnegative().finite().default(0), output: z.number().nonnegative().finite().default(0) }).strict())
+          .default({}),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()

@@ -7,5 +7,9 @@ export { typedReads } from './reads.ts';
 export type { TypedReads } from './reads.ts';
 /** The spec and row types those reads take and give. */
 export type { BucketCountSpec, BucketCountRow, ListSpec, ResourceQuerySpec, ResourceRow } from '../store/index.ts';
+/** The incident log's stored entry and its read spec (alerting writes and reads it through the store). */
+export type { IncidentLogEntry, IncidentLogSpec } from '../store/index.ts';
+/** Cost in money: the prices a cost read takes (from the config) and its result. */
+export type { CostPrices, CostResult } from './cost.ts';
 /** The log-bucket index of values ≤ 0 in `bucketCounts` rows. */
 export { ZERO_INDEX } from '../store/index.ts';

@@ -7,6 +7,8 @@ import type { CapacityRequest, Dimension, ErrorSlicesRequest, EventSearchRequest
 import type { ListSpec, StoreReads, StoredSample } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
 import { capacity } from './capacity.ts';
+import { costReport } from './cost.ts';
+import type { CostPrices, CostRequest } from './cost.ts';
 import { errorSlices, histogram, resourceSeries, saturation, searchEvents, stageAttribution } from './runtime-analyses.ts';
 import { resourceQuantiles } from './resource-quantiles.ts';
 import { searchSamples } from './samples.ts';
@@ -31,6 +33,8 @@ export interface Queries {
   resourceQuantiles(req: ResourceQuantilesRequest): ReturnType<typeof resourceQuantiles>;
   /** Is it capacity? Request vs resource signals on the same buckets, correlations, GPU headroom. */
   capacity(req: CapacityRequest): ReturnType<typeof capacity>;
+  /** `POST /v1/cost`: GPU time attributed by execution-time share, priced (src/query/cost.ts). */
+  cost(req: CostRequest, prices: CostPrices): ReturnType<typeof costReport>;
   /** `POST /v1/samples/search`: captured samples by slice, time bucket, reason, tag, request id. */
   samples(req: SampleSearchRequest): ReturnType<typeof searchSamples>;
 }
@@ -51,5 +55,6 @@ export function createQueries(store: StoreReads): Queries {
     resourceQuantiles: (r) => resourceQuantiles(store, r),
     capacity: (r) => capacity(store, r),
     samples: (r) => searchSamples(store, r),
+    cost: (r, prices) => costReport(store, prices, r),
   };
 }

@@ -252,6 +252,10 @@ export const ResourceQuantilesRequestSchema = withStepMs({
 });
 export type ResourceQuantilesRequest = z.output<typeof ResourceQuantilesRequestSchema>;
 
+/** `POST /v1/cost`: money per model, tenant, 1,000 requests and 1,000 tokens; `step` is the attribution and trend step. */
+export const CostRequestSchema = withStepMs({ filters: Filters_, step: Step.default('1h') });
+export type CostRequest = z.output<typeof CostRequestSchema>;
+
 export const CapacityRequestSchema = withStepMs({
     filters: Filters_,
     step: Step.default('1m'),
@@ -396,6 +400,33 @@ export const AlertsRequestSchema = z
     alertname: z.string().min(1).max(256).optional(),
   })
   .strict();
+
+/** `GET /v1/incidents?from&to`: with both, incidents from the incident log; with neither, the live ones. */
+export const IncidentsRequestSchema = z
+  .object({ from: Rfc3339.optional(), to: Rfc3339.optional() })
+  .strict()
+  .superRefine((o, ctx) => {
+    if ((o.from === undefined) !== (o.to === undefined)) ctx.addIssue({ code: 'custom', path: [o.from === undefined ? 'from' : 'to'], message: 'give both from and to (the incident log over that window), or neither (the live incidents)' });
+    if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
+  });
+export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
+
+/** `GET /v1/reports?period&format`: the review of the period ending now (1 h to 90 d), as JSON or Markdown. */
+export const ReportRequestSchema = z
+  .object({
+    period: z
+      .string()
+      .max(32)
+      .default('24h')
+      .refine((s) => {
+        const ms = parseDurationMs(s);
+        return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
+      }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
+      .transform((s) => parseDurationMs(s)!),
+    format: z.enum(['json', 'md']).default('json'),
+  })
+  .strict();
+export type ReportRequest = z.output<typeof ReportRequestSchema>;
 
 /** A body field that the caller may not set: who acts is the authenticated principal. */
 const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();

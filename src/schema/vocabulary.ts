@@ -128,7 +128,8 @@ export type Measure =
   | { kind: 'flag_n'; flag: CountedFlag } // rows that carry the flag: n(empty), the denominator of empty_rate
   | { kind: 'below_rate'; field: NumericField; threshold: number } // share of rows with field < threshold, e.g. low confidence
   | { kind: 'quantile'; q: number; field: NumericField }
-  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField }; // count: rows where the field is present
+  | { kind: 'agg'; fn: 'mean' | 'max' | 'min' | 'sum' | 'count'; field: NumericField } // count: rows where the field is present
+  | { kind: 'total'; field: NumericField }; // Σ field × sample_weight: the field over the requests the rows stand for (tokens, execution time)
 
 const has = <T extends string>(list: readonly T[], s: string): s is T => (list as readonly string[]).includes(s);
 
@@ -160,7 +161,8 @@ export function parseMeasure(s: string): Measure | string {
     if (name in QUANTILES) return { kind: 'quantile', q: QUANTILES[name as QuantileName], field };
     if (name === 'mean' || name === 'max' || name === 'min' || name === 'sum') return { kind: 'agg', fn: name, field };
     if (name === 'n') return { kind: 'agg', fn: 'count', field };
-    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum or n`;
+    if (name === 'total') return { kind: 'total', field };
+    return `unknown function "${name}": expected ${Object.keys(QUANTILES).join(', ')}, mean, max, min, sum, total or n`;
   }
-  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), ${RATE_FLAGS.map((f) => `${f}_rate`).join(', ')}, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|n(<field>), n(${COUNTED_FLAGS.join('|')})`;
+  return `unknown measure "${s}": expected count, n, qps, error_rate, <status>_rate, error_rate(<error_type>), ${RATE_FLAGS.map((f) => `${f}_rate`).join(', ')}, below_rate(<field>, <x>), p50…p999(<field>), mean|max|min|sum|total|n(<field>), n(${COUNTED_FLAGS.join('|')})`;
 }

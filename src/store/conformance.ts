@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
-import type { SampleListSpec, SampleRow, Store } from './store.ts';
+import type { IncidentLogEntry, SampleListSpec, SampleRow, Store } from './store.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const MIN = 60_000;
@@ -161,6 +161,36 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       // 1 ok row standing for 9 requests + 1 error row standing for 1: error rate 1/10.
       await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'error' })]);
       expect(await store.aggregate(spec(['count', 'n', 'error_rate']))).toEqual([{ count: 10, n: 2, error_rate: 0.1 }]);
+    });
+
+    test('total(field) is Σ field × sample_weight; null where no row carries the field', async () => {
+      // 40 ms standing for 9 requests + 100 ms for 1 + a row without exec_ms: 9·40 + 100 = 460 (sum: 140).
+      await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', exec_ms: 40, input_tokens: 7, sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'ok', exec_ms: 100 }), line({ ts: T0, model: 'm', status: 'ok' })]);
+      expect(await store.aggregate(spec(['total(exec_ms)', 'sum(exec_ms)', 'total(input_tokens)', 'total(output_tokens)']))).toEqual([{ 'total(exec_ms)': 460, 'sum(exec_ms)': 140, 'total(input_tokens)': 63, 'total(output_tokens)': null }]);
+    });
+
+    test('the incident log: idempotent on id, by time range or by incident, oldest first', async () => {
+      const entry = (i: number, incident: string | null, kind: string, tsMs: number): IncidentLogEntry => ({
+        ts: tsMs,
+        id: `e${i}`,
+        incident_id: incident,
+        kind,
+        alertname: incident ? 'TenantErrors' : null,
+        fingerprint: incident ? 'fp1' : null,
+        severity: incident ? 'critical' : null,
+        tenant: 'acme',
+        labels: incident ? { alertname: 'TenantErrors', tenant: 'acme', model: 'm "1"' } : {},
+        detail: { value: 0.25, by: 'ops (k1)', matchers: ['tenant="acme"'] },
+      });
+      const all = [entry(1, 'inc-a', 'opened', T0), entry(2, 'inc-a', 'alert_firing', T0), entry(3, null, 'silence_created', T0 + MIN), entry(4, 'inc-a', 'resolved', T0 + 5 * MIN), entry(5, 'inc-b', 'opened', T0 + 9 * MIN)];
+      await store.appendIncidentLog(all.slice(0, 3));
+      // Re-sent with more: the first three are stored once.
+      await store.appendIncidentLog(all);
+      await store.appendIncidentLog([]);
+      expect(await store.listIncidentLog({ fromMs: T0, toMs: T0 + 10 * MIN, limit: 100 })).toEqual(all);
+      expect((await store.listIncidentLog({ fromMs: T0 + MIN, toMs: T0 + 9 * MIN, limit: 100 })).map((e) => e.id)).toEqual(['e3', 'e4']);
+      expect((await store.listIncidentLog({ fromMs: 0, toMs: 1, incidentIds: ['inc-a'], limit: 100 })).map((e) => e.id)).toEqual(['e1', 'e2', 'e4']);
+      expect((await store.listIncidentLog({ fromMs: T0, toMs: T0 + 10 * MIN, limit: 2 })).map((e) => e.id)).toEqual(['e1', 'e2']);
     });
 
     test('histogram counts per bucket', async () => {

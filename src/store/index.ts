@@ -23,6 +23,8 @@ export type {
   SampleRow,
   StoredSample,
   SampleListSpec,
+  IncidentLogEntry,
+  IncidentLogSpec,
   SampleReason,
   SampleFilterKey,
 } from './store.ts';

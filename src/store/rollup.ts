@@ -100,6 +100,7 @@ export function rollupMeasure(m: Measure): boolean {
     case 'flag_rate':
     case 'flag_n':
     case 'below_rate':
+    case 'total':
       return false;
   }
 }

@@ -233,6 +233,43 @@ export interface Store {
    * dimensions / status / label, by any of `reasons`, by any of `tags` (risk tags), by request id.
    */
   listSamples(spec: SampleListSpec): Promise<StoredSample[]>;
+  /**
+   * Appends steps of the incident log (alerting's incidents, alerts, notifications, actions and
+   * silences). Idempotent on `id`: an entry re-sent after a failed write is stored once.
+   */
+  appendIncidentLog(entries: readonly IncidentLogEntry[]): Promise<void>;
+  /**
+   * Incident log entries, oldest first (ties by id): with ts in [fromMs, toMs), or — with
+   * `incidentIds` — every entry of those incidents whatever its time. At most `limit`.
+   */
+  listIncidentLog(spec: IncidentLogSpec): Promise<IncidentLogEntry[]>;
+}
+
+/** One step of the incident log as stored. */
+export interface IncidentLogEntry {
+  /** Epoch ms. */
+  ts: number;
+  /** Unique per entry (the writer's process prefix and a sequence number). */
+  id: string;
+  incident_id: string | null;
+  /** opened, alert_firing, alert_resolved, alert_left, notified, resolved, action_<step>, silence_created, silence_expired. */
+  kind: string;
+  alertname: string | null;
+  fingerprint: string | null;
+  severity: string | null;
+  /** The alert's (or a silence's `tenant="…"`) tenant: what tenant scoping reads. */
+  tenant: string | null;
+  labels: Record<string, string>;
+  /** Small JSON object: what the step says (value, reason, tier, action, by, matchers, …). */
+  detail: Record<string, unknown>;
+}
+
+export interface IncidentLogSpec {
+  fromMs: number;
+  toMs: number;
+  /** Instead of the time range: every entry of these incidents. */
+  incidentIds?: readonly string[];
+  limit: number;
 }
 
 /** The reads of a Store: all that query/ needs, and what the read-scope decorator (`scopeStore`) wraps. */

@@ -19,6 +19,7 @@ import { businessView } from './views/business.ts';
 import { costView } from './views/cost.ts';
 import { qualityView } from './views/quality.ts';
 import { releaseView } from './views/release.ts';
+import { reviewView } from './views/review.ts';
 import { runtimeView } from './views/runtime.ts';
 
 const FACTORIES: Record<View, ViewFactory> = {
@@ -28,6 +29,7 @@ const FACTORIES: Record<View, ViewFactory> = {
   cost: costView,
   business: businessView,
   alerts: alertsView,
+  review: reviewView,
 };
 
 let state: State = parseState(location);

@@ -5,7 +5,7 @@
  */
 import type { Dimension, Filters } from './api.ts';
 
-export const VIEWS = ['runtime', 'quality', 'release', 'cost', 'business', 'alerts'] as const;
+export const VIEWS = ['runtime', 'quality', 'release', 'cost', 'business', 'alerts', 'review'] as const;
 export type View = (typeof VIEWS)[number];
 export const VIEW_TITLES: Record<View, string> = {
   runtime: 'Runtime',
@@ -14,6 +14,7 @@ export const VIEW_TITLES: Record<View, string> = {
   cost: 'Cost',
   business: 'Business',
   alerts: 'Alerts',
+  review: 'Review',
 };
 
 /** The global filters, in the order of the filter bar. */

@@ -99,6 +99,8 @@ describe('ClickHouse store', () => {
     expect(await ttl()).toEqual([
       'events: TTL toDateTime(ts) + toIntervalSecond(604800)',
       'feedback: TTL toDateTime(ts) + toIntervalSecond(604800)',
+      // The incident log is kept beyond the events' retention (ARCHITECTURE.md, "Storage").
+      'incident_log: ',
       'resources: TTL toDateTime(ts) + toIntervalSecond(604800)',
       'rollup_1m_all: TTL minute + toIntervalSecond(604800)',
       'rollup_1m_model: TTL minute + toIntervalSecond(604800)',
@@ -153,8 +155,9 @@ describe('ClickHouse DDL on a cluster', () => {
     expect(created).toEqual([
       'events_local', 'events', 'resources_local', 'resources', 'feedback_local', 'feedback', 'samples_local', 'samples',
       'rollup_1m_model_local', 'rollup_1m_model', 'rollup_1m_model_mv', 'rollup_1m_all_local', 'rollup_1m_all', 'rollup_1m_all_mv',
+      'incident_log_local', 'incident_log',
     ]);
-    expect(rendered.filter((s) => /ENGINE = Replicated(Aggregating)?MergeTree\s/.test(s))).toHaveLength(6);
+    expect(rendered.filter((s) => /ENGINE = Replicated(Aggregating)?MergeTree\s/.test(s))).toHaveLength(7);
     expect(rendered.find((s) => s.includes('`inferlens`.events ON CLUSTER'))).toContain("ENGINE = Distributed('prod', 'inferlens', events_local, rand())");
     // The views read the local table of their shard and write its local rollup.
     expect(rendered.find((s) => s.includes('rollup_1m_model_mv'))).toMatch(/TO `inferlens`\.rollup_1m_model_local AS[\s\S]*FROM `inferlens`\.events_local/);
@@ -175,7 +178,7 @@ describe('ClickHouse DDL on a cluster', () => {
       await client.command({ query: s.replace(' ON CLUSTER `prod`', '').replace(/ENGINE = Replicated/, 'ENGINE = ') });
     }
     const tables = (await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', query_params: { db }, format: 'JSONEachRow' })).json<{ name: string }>()).map((t) => t.name);
-    expect(tables).toEqual(['events_local', 'feedback_local', 'resources_local', 'rollup_1m_all_local', 'rollup_1m_all_mv', 'rollup_1m_model_local', 'rollup_1m_model_mv', 'samples_local']);
+    expect(tables).toEqual(['events_local', 'feedback_local', 'incident_log_local', 'resources_local', 'rollup_1m_all_local', 'rollup_1m_all_mv', 'rollup_1m_model_local', 'rollup_1m_model_mv', 'samples_local']);
     await client.close();
   });
 

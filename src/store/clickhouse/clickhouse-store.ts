@@ -58,6 +58,7 @@ import { ROLLUP_MODEL_COLUMNS, rollupAggregateSql, rollupHistogramSql, rollupSel
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { sliceGroupingSets, toBucketCountRows, toFeedbackStats, toHistogramRows, toQueryRows, toSliceCounts, toStoredSample } from '../result-rows.ts';
 import { driverMessage, storeWriteError } from '../write-errors.ts';
+import { MAX_INCIDENT_LOG_ROWS, incidentLogRow, newEntries, toIncidentLogEntry } from '../incident-log-rows.ts';
 import { Params, aggregateSql, bucketSql, ident, literal, tsParam, whereClause, W } from './sql.ts';
 
 /** What `createClickHouseStore` needs: where ClickHouse is, and how the tables are laid out. */
@@ -576,6 +577,32 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
         p.values,
       );
       return rows.map(toStoredSample);
+    },
+
+    async appendIncidentLog(entries) {
+      if (entries.length === 0) return;
+      // Idempotent on id: entries already stored are left out (the insert deduplication token holds
+      // only within one call's retries; the lookup holds across calls).
+      const p = new Params();
+      const stored = await read(`SELECT id FROM ${t('incident_log')} WHERE id IN ${p.add(entries.map((e) => e.id), 'Array(String)')}`, p.values);
+      const fresh = newEntries(entries, new Set(stored.map((r) => String(r['id']))));
+      await insertRows(
+        t('incident_log'),
+        ['ts', 'id', 'incident_id', 'kind', 'alertname', 'fingerprint', 'severity', 'tenant', 'labels', 'detail'],
+        fresh.map((e) => ({ ...incidentLogRow(e), ts: tsMicros(e.ts) })),
+      );
+    },
+
+    async listIncidentLog(spec) {
+      const p = new Params();
+      const where = spec.incidentIds ? `incident_id IN ${p.add([...spec.incidentIds], 'Array(String)')}` : `ts >= ${tsParam(p, spec.fromMs)} AND ts < ${tsParam(p, spec.toMs)}`;
+      const limit = Math.min(Math.max(Math.trunc(spec.limit), 1), MAX_INCIDENT_LOG_ROWS);
+      const rows = await read(
+        `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, id, incident_id, kind, alertname, fingerprint, severity, tenant, labels, detail
+         FROM ${t('incident_log')} WHERE ${where} ORDER BY ts, id LIMIT ${p.int(limit)}`,
+        p.values,
+      );
+      return rows.map(toIncidentLogEntry);
     },
 
     async close() {

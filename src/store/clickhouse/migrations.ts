@@ -284,4 +284,25 @@ export const CLICKHOUSE_MIGRATIONS: readonly (readonly string[])[] = [
     FROM {db}.rollup_1m_model{local}
     GROUP BY minute, probe`,
   ],
+  // 2: the incident log (src/alerting/incident-log.ts): one row per step of an incident, an alert,
+  // an action or a silence, kept so incidents survive restarts. labels and detail are JSON text.
+  // A few rows per incident: no TTL (kept beyond the events' retention, as an audit trail is).
+  [
+    `CREATE TABLE IF NOT EXISTS {db}.incident_log{local} {on_cluster} (
+      ts DateTime64(6, 'UTC') CODEC(Delta, ZSTD(1)),
+      id String,
+      incident_id Nullable(String),
+      kind LowCardinality(String),
+      alertname LowCardinality(Nullable(String)),
+      fingerprint Nullable(String),
+      severity LowCardinality(Nullable(String)),
+      tenant LowCardinality(Nullable(String)),
+      labels String CODEC(ZSTD(1)),
+      detail String CODEC(ZSTD(1))
+    ) ENGINE = {replicated}MergeTree
+    PARTITION BY toYYYYMM(ts)
+    ORDER BY (ts, id)
+    SETTINGS non_replicated_deduplication_window = 1000, fsync_after_insert = 1, fsync_part_directory = 1`,
+    `{cluster_only}CREATE TABLE IF NOT EXISTS {db}.incident_log {on_cluster} AS {db}.incident_log_local ENGINE = Distributed({cluster}, {db_name}, incident_log_local, rand())`,
+  ],
 ];

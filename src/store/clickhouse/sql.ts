@@ -141,6 +141,8 @@ export function measureSql(m: Measure, p: Params, seconds: () => string, levels:
       // As Float64: latencies are stored as Decimal(18, 3), whose mean would keep 3 decimals.
       return `${m.fn === 'mean' ? 'avg' : m.fn}(toFloat64(${col}))`;
     }
+    case 'total':
+      return `sum(toFloat64(${ident(m.field)}) * ${W})`;
   }
 }
 

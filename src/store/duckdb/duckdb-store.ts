@@ -38,6 +38,7 @@ import { deleteRollupSql, rebuildSql, rollupAggregateSql, rollupHistogramSql, ro
 import { SKETCH_INDEX_EPSILON } from '../log-sketch.ts';
 import { ROLLUP_STEP_MS, rollupLevelFor } from '../rollup.ts';
 import { appendSamples, listSamples } from './samples-sql.ts';
+import { appendIncidentLog, listIncidentLog } from './incident-log-sql.ts';
 import { sliceGroupingSets, toBucketCountRows, toHistogramRows, toQueryRows, toSliceCounts } from '../result-rows.ts';
 import { storeWriteError } from '../write-errors.ts';
 
@@ -489,6 +490,22 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     appendSamples: (rows) => exclusive(() => coded(() => appendSamples({ run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile }, rows))),
     listSamples: (spec) => listSamples(read, spec),
+
+    appendIncidentLog: (entries) =>
+      exclusive(() =>
+        coded(() =>
+          inTransaction(writer, () =>
+            appendIncidentLog(
+              {
+                run: async (sql, params) => void (await writer.run(sql, params as never)),
+                read: async (sql, params) => (await writer.runAndReadAll(sql, params as never)).getRowObjectsJS() as Record<string, unknown>[],
+              },
+              entries,
+            ),
+          ),
+        ),
+      ),
+    listIncidentLog: (spec) => listIncidentLog(read, spec),
 
     async close() {
       if (closed) return;

@@ -104,4 +104,11 @@ export const DUCKDB_MIGRATIONS: readonly (readonly string[])[] = [
     'ALTER TABLE rollup_1m_all ADD COLUMN prefill_ms_min DOUBLE',
     'ALTER TABLE rollup_1m_all ADD COLUMN prefill_ms_max DOUBLE',
   ],
+  // 5: the incident log (src/alerting/incident-log.ts): one row per step of an incident, an
+  // alert, an action or a silence, kept so incidents survive restarts. labels and detail are JSON text.
+  [
+    `CREATE TABLE IF NOT EXISTS incident_log (
+      ts TIMESTAMP, id VARCHAR, incident_id VARCHAR, kind VARCHAR, alertname VARCHAR, fingerprint VARCHAR,
+      severity VARCHAR, tenant VARCHAR, labels VARCHAR, detail VARCHAR)`,
+  ],
 ];

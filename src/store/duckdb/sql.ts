@@ -91,6 +91,8 @@ export function measureSql(m: Measure, p: Params, seconds: () => string): string
       const col = ident(m.field);
       return m.fn === 'mean' ? `avg(${col})` : `${m.fn}(${col})`;
     }
+    case 'total':
+      return `sum(${ident(m.field)} * ${W})`;
   }
 }
 

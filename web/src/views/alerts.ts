@@ -1,6 +1,7 @@
 /**
  * Alerts: firing and pending alerts (`GET /v1/alerts`, narrowed by the global filters on their
- * labels), incidents, silences (create with matchers, expire), proposed and sent actions with their
+ * labels), incidents (live, and the incident log over the window with each one's timeline: `GET
+ * /v1/incidents?from&to`), silences (create with matchers, expire), proposed and sent actions with their
  * audit trail, approve and reject (dismiss, once the alert resolved) buttons, the loaded rules with
  * their health and what they could judge (`GET /v1/rules`), a backtest of those rules over a past
  * range (`./backtest.ts`), and the audit log of every change made through the API (`GET /v1/audit`:
@@ -48,12 +49,13 @@ const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"
 export function alertsView(root: HTMLElement): ViewHandle {
   const alerts = new Panel('alerts-alerts', 'Alerts', 'firing and pending, most severe first · the global filters narrow them by label', true);
   const incidents = new Panel('alerts-incidents', 'Incidents', 'alerts grouped for notification, open and recently resolved', true);
+  const history = new Panel('alerts-history', 'Incident history', 'the incident log over the window (kept in the store across restarts): each incident with its alerts, notifications, actions and their timeline', true);
   const silences = new Panel('alerts-silences', 'Silences', 'a matching alert is not notified and proposes no action', true);
   const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
   const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
   const audit = new Panel('alerts-audit', 'Audit log', 'every change made through the API: who, what, when, from where', true);
   const backtest = backtestPanel();
-  const all = [alerts, incidents, silences, actions, rules, backtest.panel, audit];
+  const all = [alerts, incidents, history, silences, actions, rules, backtest.panel, audit];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   let last: ViewContext | null = null;
 
@@ -86,6 +88,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
           ),
         );
       }),
+      guard(history, signal, 'GET /v1/incidents', ALERTING_OFF, () => loadHistory(ctx)),
       guard(silences, signal, 'GET /v1/silences', ALERTING_OFF, () => loadSilences(ctx)),
       guard(actions, signal, 'GET /v1/actions', ALERTING_OFF, () => loadActions(ctx)),
       guard(rules, signal, 'GET /v1/rules', ALERTING_OFF, () => loadRules(ctx)),
@@ -132,6 +135,54 @@ export function alertsView(root: HTMLElement): ViewHandle {
         (i) => ({ alertname: str(rows[i]!['alertname']) ?? '', state: str(rows[i]!['state']) ?? '' }),
         (i) => (rows[i]!['state'] === 'firing' ? 'significant' : ''),
       ),
+    );
+  }
+
+  /** One line of what a step says: the alert's value, a notification's reason, who acted, an error. */
+  function stepDetail(d: Rec): string {
+    const parts: string[] = [];
+    if (num(d['value']) != null) parts.push(`value ${fmtNum(num(d['value']))}`);
+    for (const k of ['reason', 'tier', 'status', 'action', 'state', 'by', 'error', 'comment'] as const) if (str(d[k])) parts.push(`${k} ${str(d[k])}`);
+    if (Array.isArray(d['matchers'])) parts.push(`matchers ${(d['matchers'] as unknown[]).map(String).join(', ')}`);
+    return parts.join(' · ');
+  }
+
+  async function loadHistory(ctx: ViewContext): Promise<void> {
+    const { signal, win } = ctx;
+    const data = await call('GET', `/v1/incidents?from=${encodeURIComponent(win.from)}&to=${encodeURIComponent(win.to)}`, undefined, signal);
+    const rows = records(field(data, 'incidents'));
+    const silenced = records(field(data, 'silences'));
+    history.setMeta(`${rows.length} incident${rows.length === 1 ? '' : 's'} · ${silenced.length} silence${silenced.length === 1 ? '' : 's'} in the window`);
+    if (rows.length === 0) return history.empty('No incident in this window.');
+    history.ready(
+      ...rows.map((r) => {
+        const steps = records(r['timeline']);
+        const alertsOf = records(r['alerts']);
+        const actionsOf = records(r['actions']);
+        return h(
+          'details',
+          { class: 'incident', data: { incident: str(r['id']) ?? '', status: str(r['status']) ?? '' } },
+          h(
+            'summary',
+            null,
+            tag(str(r['status']) ?? ''),
+            ' ',
+            tag(str(r['tier']) ?? ''),
+            ' ',
+            h('span', null, ...labelChips(r['groupLabels'], [])),
+            ` opened ${when(r['openedAt'])}`,
+            str(r['resolvedAt']) ? ` · resolved ${when(r['resolvedAt'])}` : '',
+            ` · ${alertsOf.length} alert${alertsOf.length === 1 ? '' : 's'} (${alertsOf.map((a) => str(a['alertname'])).join(', ')})`,
+            ` · ${fmtNum(num(r['notifications']), 0)} notification${num(r['notifications']) === 1 ? '' : 's'}`,
+            actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${str(a['action']) ?? ''} ${(str(a['state']) ?? '').replace(/_/g, ' ')}`).join(', ')}` : '',
+          ),
+          table(
+            ['time', 'step', 'alert', 'detail'],
+            steps.map((t) => [when(t['ts']), (str(t['kind']) ?? '').replace(/_/g, ' '), str(t['alertname']) ?? '', h('span', { class: 'wrap' }, stepDetail(typeof t['detail'] === 'object' && t['detail'] !== null ? (t['detail'] as Rec) : {}))]),
+            (i) => ({ kind: str(steps[i]!['kind']) ?? '' }),
+          ),
+        );
+      }),
     );
   }
 

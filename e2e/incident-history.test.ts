@@ -1,0 +1,63 @@
+// The Alerts view's incident history in Debian's Chromium: a server at a fixed time raises two
+// incidents (one per tenant's model), is stopped, and a new server on the same data folder shows
+// them from the incident log with their timelines — "unfinished", since the first process stopped
+// before they resolved. Screenshot: artifacts/screenshots/alerts-history.png.
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import type { Browser, Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../src/config/index.ts';
+import { startServer } from '../src/main.ts';
+import type { InferlensServer } from '../src/main.ts';
+import { NOW, TENANT_ERRORS_RULE, iso, ruleFile, startTenantServer } from '../test/two-tenants.ts';
+import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
+
+let browser: Browser;
+let page: Page;
+let tmp: string;
+let server: InferlensServer | undefined;
+
+describe.skipIf(!hasChromium)('Alerts view: incident history from the incident log, across a restart', () => {
+  beforeAll(async () => {
+    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-history-'));
+    const dist = path.join(tmp, 'dist');
+    await buildDashboard(dist);
+    // One evaluation at NOW: TenantErrors fires for acme and globex, each proposing a rate limit.
+    const first = await startTenantServer(tmp, { options: { ui: true, uiDir: dist } });
+    await first.stop();
+    server = await startServer(
+      loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { defaultRules: false, ruleFiles: [ruleFile(tmp, TENANT_ERRORS_RULE)] }, log: { level: 'silent' } } }),
+      { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, uiDir: dist },
+    );
+    mkdirSync(SHOTS, { recursive: true });
+    browser = await launchChromium();
+    page = await openPage(browser);
+  }, 120_000);
+
+  afterAll(async () => {
+    await browser?.close();
+    await server?.stop();
+    if (tmp) rmSync(tmp, { recursive: true, force: true });
+  });
+
+  it('lists both incidents with their steps after the restart', async () => {
+    await page.goto(`${server!.url}/alerts?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`);
+    await page.waitForSelector('[data-panel="alerts-history"][data-state="ready"]', { timeout: 30_000 });
+    const incidents = await page.$$eval('[data-panel="alerts-history"] details.incident', (ds) => ds.map((d) => ({ status: (d as HTMLElement).dataset['status'], summary: d.querySelector('summary')!.textContent ?? '' })));
+    expect(incidents.filter((i) => i.status === 'unfinished')).toHaveLength(2);
+    expect(incidents.map((i) => i.summary).join('\n')).toMatch(/model=acme-model[\s\S]*1 alert \(TenantErrors\)[\s\S]*rate_limit no endpoint/);
+    expect(await page.textContent('[data-panel="alerts-history"] .panel-meta')).toBe('2 incidents · 0 silences in the window');
+    // Open the acme incident: its timeline, step by step.
+    const acme = page.locator('[data-panel="alerts-history"] details.incident', { hasText: 'model=acme-model' });
+    await acme.locator('summary').click();
+    const steps = await acme.locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset['kind']));
+    expect(steps).toEqual(['opened', 'alert_firing', 'action_proposed']);
+    const detail = await acme.locator('tbody tr').nth(1).textContent();
+    expect(detail).toContain('TenantErrors');
+    expect(detail).toContain('value 0.333');
+    await page.locator('[data-panel="alerts-history"]').scrollIntoViewIfNeeded();
+    await page.locator('[data-panel="alerts-history"]').screenshot({ path: path.join(SHOTS, 'alerts-history.png') });
+  });
+});

@@ -1,0 +1,45 @@
+/**
+ * `GET /v1/reports?period&format`: the periodic review (src/reports) over the caller's scoped reads,
+ * the configured prices and, where alerting runs in this process, the incident log narrowed to the
+ * caller's tenants. JSON in the envelope, or the Markdown text itself (`format=md`).
+ */
+import type { Alerting } from '../alerting/index.ts';
+import type { CostPrices } from '../query/index.ts';
+import { buildReport, reportMarkdown } from '../reports/index.ts';
+import type { ReportReads } from '../reports/index.ts';
+import { ReportRequestSchema, decode } from '../schema/index.ts';
+import type { Route } from './routes.ts';
+import { scopeHistory } from './tenant-scope.ts';
+
+export interface ReportRoutesDeps {
+  prices: CostPrices;
+  /** The alerting component of this process, if it runs one. */
+  alerting?: Alerting;
+  now: () => number;
+}
+
+export function reportRoutes(d: ReportRoutesDeps): Route[] {
+  return [
+    {
+      method: 'GET',
+      path: '/v1/reports',
+      access: 'read',
+      handler: async (c) => {
+        const q = decode(ReportRequestSchema, c.req.query(), 'report request');
+        const { queries } = c.var.reads;
+        const scope = c.var.scope;
+        const a = d.alerting;
+        const reads: ReportReads = {
+          aggregate: (spec) => queries.aggregate(spec),
+          resources: async (spec) =>
+            (await queries.resources({ fromMs: spec.fromMs, toMs: spec.toMs, stepMs: spec.stepMs, metrics: [...spec.metrics], filters: {}, group_by: [...spec.groupBy] } as Parameters<typeof queries.resources>[0])).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
+          cost: (req, prices) => queries.cost(req, prices),
+          ...(a && { history: async (fromMs: number, toMs: number) => scopeHistory(scope, await a.history(fromMs, toMs)), rules: () => a.rules() }),
+        };
+        const report = await buildReport(reads, d.prices, { periodMs: q.period, nowMs: d.now() });
+        if (q.format === 'md') return c.body(reportMarkdown(report), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
+        return c.json({ status: 'success', data: report });
+      },
+    },
+  ];
+}
