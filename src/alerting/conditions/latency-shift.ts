@@ -58,14 +58,14 @@ function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scal
 function countRange(h: Hist, a: number, b: number, threshold: number): { n: number; k: number } {
   const from = binMs(h.axis, a);
   const to = binMs(h.axis, b);
-  let n = 0;
+  if (to <= from) return { n: 0, k: 0 };
+  const n = h.series.total(from, to);
   let k = 0;
-  if (to <= from) return { n, k };
-  for (const i of h.series.indices()) {
-    const v = h.series.count(i, from, to);
-    if (v === 0) continue;
-    n += v;
-    if (h.sign * i > threshold) k += v;
+  if (threshold !== Infinity && n > 0) {
+    // Only the tail: the indices are ascending, so walk in from the end the threshold looks at.
+    const indices = h.series.indices();
+    if (h.sign === 1) for (let x = indices.length - 1; x >= 0 && indices[x]! > threshold; x--) k += h.series.count(indices[x]!, from, to);
+    else for (let x = 0; x < indices.length && -indices[x]! > threshold; x++) k += h.series.count(indices[x]!, from, to);
   }
   return { n, k };
 }
