@@ -106,12 +106,14 @@ function trendPerHour(points: readonly Point[], alpha: number, beta = 0): number
  * slope's lower bound 0.30 of the card per hour → (1 − 0.80) / 0.30 h = 40 minutes.
  */
 function minutesToLimit(points: readonly Point[], alpha: number, limit: number, beta: number): number | null {
-  if (trendPerHour(points, alpha, beta) === null) return null;
   const y = deloaded(points, beta);
+  if (y.length < 3 || mannKendall(y).pValue >= alpha) return null;
   const t = points.map((p) => p.t);
+  const fit = theilSen(t, y);
+  if (!Number.isFinite(fit.slope)) return null;
   // The slope's lower 95 % bound (Sen's interval): a rise that noise could explain has a lower bound
   // near zero and projects no limit; a leak's steady rise keeps it well above.
-  const slope = theilSen(t, y).slopeLo;
+  const slope = fit.slopeLo;
   if (!(slope > 0)) return null;
   const half = Math.floor(points.length / 2);
   if (points.length - half < 3 || !(theilSen(t.slice(half), y.slice(half)).slope > 0)) return null;
