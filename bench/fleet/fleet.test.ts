@@ -6,6 +6,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { parseTruth } from '../../src/alerting/index.ts';
 import { chiSquareTest } from '../../src/analysis/index.ts';
 import { databasePath, loadConfig } from '../../src/config/index.ts';
 import { ResourceSampleSchema, checkEvent, parseMeasure } from '../../src/schema/index.ts';
@@ -230,6 +231,8 @@ describe('the clean twin', () => {
 describe('the ground truth', () => {
   it('places each of the fourteen kinds inside the scored range, 10–40 minutes long, never two at once on one model', () => {
     const truth = run.truth;
+    // What the simulator writes is a truth file `inferlens rules backtest --truth` takes as it is.
+    expect(parseTruth(JSON.parse(JSON.stringify(truth)))).toHaveLength(truth.length);
     expect(run.description.droppedIncidents).toEqual([]);
     expect(new Set(truth.map((t) => t.kind))).toEqual(new Set(INCIDENT_KINDS));
     const replicaModel = new Map(run.description.replicas.map((r) => [r.name, r.model]));

@@ -89,5 +89,11 @@ describe('parseTruth', () => {
     expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(5), end: at(1) }])).toThrow(/truth\.0\.end: end must be after start/);
     expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) }, { id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) }])).toThrow(/truth\.1\.id: "y" appears twice/);
     expect(() => parseTruth({ not: 'a list' })).toThrow(/expected array/);
+    expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(0), end: at(1), detail: { nested: { no: 1 } } }])).toThrow(/truth\.0\.detail\.nested/);
+  });
+
+  it("takes an incident's detail along (the fleet simulator's truth.json is a truth file)", () => {
+    const [i] = parseTruth([{ id: 'z', kind: 'error_slice', slice: { model: 'm', tenant: 't' }, start: at(0), end: at(1), detail: { error_rate: 0.3, error_type: 'internal' } }]);
+    expect(i!.detail).toEqual({ error_rate: 0.3, error_type: 'internal' });
   });
 });

@@ -6,7 +6,7 @@
  *
  * The truth file: a JSON list of incidents
  *   [{ "id": "i1", "kind": "slow_replica", "slice": { "model": "ranker", "replica": "r3" },
- *      "start": "2026-06-01T10:12:00Z", "end": "2026-06-01T10:40:00Z" }, …]
+ *      "start": "2026-06-01T10:12:00Z", "end": "2026-06-01T10:40:00Z", "detail": { "slowdown": 3 } }, …]
  * `slice` names the labels that define the incident (model, model_version, tenant, entry, replica,
  * node, gpu, …); `kind` is optional and groups the figures.
  *
@@ -33,6 +33,8 @@ export const TruthIncidentSchema = z
     slice: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { error: 'expected a label name' }), z.string().max(256)).refine((s) => Object.keys(s).length > 0, { error: 'name at least one label' }),
     start: rfc3339,
     end: rfc3339,
+    /** What the incident was, in numbers or words (an error rate, a slowdown): carried along, not scored. */
+    detail: z.record(z.string().max(128), z.union([z.string().max(1024), z.number(), z.boolean()])).refine((d) => Object.keys(d).length <= 32, { error: 'at most 32 entries' }).optional(),
   })
   .strict()
   .refine((i) => !(Date.parse(i.end) <= Date.parse(i.start)), { error: 'end must be after start', path: ['end'] });
