@@ -1,35 +1,28 @@
 // The Alerts view's Backtest in Debian's Chromium: a past hour in which a small tenant's requests
 // failed, the server's rules replayed over it from the browser, the episode on the timeline and its
 // labels on a click. Data at a fixed date, the server's clock injected.
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
 import pino from 'pino';
-import { chromium } from 'playwright-core';
-import type { Browser } from 'playwright-core';
-import { build } from 'vite';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../src/analysis/index.ts';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
-const CHROMIUM = '/usr/bin/chromium';
-const ROOT = path.resolve(import.meta.dirname, '..');
-const SHOTS = path.join(ROOT, 'artifacts', 'screenshots');
 const T0 = Date.parse('2026-06-01T08:00:00Z');
 const MIN = 60_000;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 let server: InferlensServer;
-let browser: Browser;
-let tmp: string;
+let fx: DashboardFixture;
 
-describe.skipIf(!existsSync(CHROMIUM))('backtest in the Alerts view (Chromium)', () => {
+describe.skipIf(!hasChromium)('backtest in the Alerts view (Chromium)', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-e2e-backtest-'));
-    const dist = path.join(tmp, 'dist');
-    await build({ configFile: path.join(ROOT, 'web', 'vite.config.ts'), logLevel: 'warn', build: { outDir: dist, emptyOutDir: true } });
+    fx = await openDashboardFixture('inferlens-e2e-backtest-');
+    const { tmp, dist } = fx;
     const rules = path.join(tmp, 'rules.yaml');
     writeFileSync(
       rules,
@@ -55,18 +48,15 @@ describe.skipIf(!existsSync(CHROMIUM))('backtest in the Alerts view (Chromium)',
     }
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
     expect(res.status).toBe(200);
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await server?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('runs the rules over the view\'s range and shows the episode on a timeline', async () => {
-    const page = await browser.newPage({ viewport: { width: 1440, height: 900 }, timezoneId: 'UTC' });
+    const page = await fx.browser.newPage({ viewport: { width: 1440, height: 900 }, timezoneId: 'UTC' });
     page.on('pageerror', (e) => console.error('page error:', e.message));
     await page.goto(`${server.url}/alerts?from=${iso(T0 + 60 * MIN)}&to=${iso(T0 + 120 * MIN)}`);
     await page.waitForSelector('[data-panel="alerts-backtest"][data-state="ready"] #backtest-run');

@@ -2,11 +2,9 @@
 // tokens, with the trend, over test/cost-fixture.ts's rows (every figure computed by hand there and
 // in test/cost.test.ts); and, on a server without prices, GPU-seconds with the setting that unlocks
 // money. The servers' clocks are fixed at the fixture's time. Screenshots: artifacts/screenshots/cost-money.png, cost-unpriced.png.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type uPlot from 'uplot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
@@ -14,11 +12,12 @@ import type { ConfigInput } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { COST_PRICES, MIN, T0, costFixture, iso } from '../test/cost-fixture.ts';
-import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
 type WithCharts = { inferlens?: { charts: Map<string, uPlot> } };
 
-let browser: Browser;
+let fx: DashboardFixture;
 let page: Page;
 let tmp: string;
 let dist: string;
@@ -54,18 +53,13 @@ function tableRows(panel: string): Promise<{ key: string; cells: string[]; cost:
 
 describe.skipIf(!hasChromium)('Cost view: money per model, tenant, 1,000 requests and 1,000 tokens', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-cost-'));
-    dist = path.join(tmp, 'dist');
-    await buildDashboard(dist);
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
-    page = await openPage(browser);
+    fx = await openDashboardFixture('inferlens-cost-');
+    ({ tmp, dist, page } = fx);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     for (const s of servers) await s.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('shows the hand-computed money per model and tenant, the trend chart, and what is not attributed', async () => {

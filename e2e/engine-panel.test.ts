@@ -1,11 +1,9 @@
 // The Runtime view's Engine panels in Debian's Chromium, fed by real scrapes: a vLLM and an SGLang
 // /metrics capture served as live endpoints (test/capture-replay.ts), scraped every 5 minutes over
 // the last hour by the server's own scraper. Screenshot: artifacts/screenshots/runtime-engine.png.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import type uPlot from 'uplot';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
@@ -13,13 +11,14 @@ import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { startReplayServer } from '../test/capture-replay.ts';
 import type { ReplayServer } from '../test/capture-replay.ts';
-import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
 type WithCharts = { inferlens?: { charts: Map<string, uPlot> } };
 
 let server: InferlensServer;
 let engines: ReplayServer;
-let browser: Browser;
+let fx: DashboardFixture;
 let page: Page;
 let tmp: string;
 /** The server's clock: twelve scrapes 5 minutes apart, the last a minute ago (inside the view's last hour). */
@@ -42,9 +41,9 @@ const present = (values: (number | null)[] | undefined) => (values ?? []).filter
 
 describe.skipIf(!hasChromium)('Runtime view: Engine panels from scraped vLLM and SGLang targets', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-engine-'));
-    const dist = path.join(tmp, 'dist');
-    await buildDashboard(dist);
+    fx = await openDashboardFixture('inferlens-engine-');
+    ({ tmp, page } = fx);
+    const dist = fx.dist;
     engines = await startReplayServer({ vllm: 'vllm/synthetic-from-definitions-vllm-v1.txt', sglang: 'sglang/datadog-sglang-metrics.txt' });
     const targets = [
       { url: engines.urls.vllm!, labels: { node: 'gpu-1', replica: 'vllm-0' }, intervalMs: 3_600_000 },
@@ -63,16 +62,12 @@ describe.skipIf(!hasChromium)('Runtime view: Engine panels from scraped vLLM and
     const rows = Array.from({ length: 30 }, (_, i) => JSON.stringify({ ts: clock - 30 * 60_000 + i * 60_000, model: 'chat', total_ms: 100 + i, status: 'ok' }));
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
     expect(res.status).toBe(200);
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
-    page = await openPage(browser);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await server?.stop();
     await engines?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('draws KV cache, running/waiting, token throughput and prefix-cache hits per engine, and the targets table', async () => {

@@ -2,28 +2,27 @@
 // incidents (one per tenant's model), is stopped, and a new server on the same data folder shows
 // them from the incident log with their timelines — "unfinished", since the first process stopped
 // before they resolved. Screenshot: artifacts/screenshots/alerts-history.png.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { NOW, TENANT_ERRORS_RULE, iso, ruleFile, startTenantServer } from '../test/two-tenants.ts';
-import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
-let browser: Browser;
+let fx: DashboardFixture;
 let page: Page;
 let tmp: string;
 let server: InferlensServer | undefined;
 
 describe.skipIf(!hasChromium)('Alerts view: incident history from the incident log, across a restart', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-history-'));
-    const dist = path.join(tmp, 'dist');
-    await buildDashboard(dist);
+    fx = await openDashboardFixture('inferlens-history-');
+    ({ tmp, page } = fx);
+    const dist = fx.dist;
     // One evaluation at NOW: TenantErrors fires for acme and globex, each proposing a rate limit.
     const first = await startTenantServer(tmp, { options: { ui: true, uiDir: dist } });
     await first.stop();
@@ -31,15 +30,11 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
       loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { defaultRules: false, ruleFiles: [ruleFile(tmp, TENANT_ERRORS_RULE)] }, log: { level: 'silent' } } }),
       { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, uiDir: dist },
     );
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
-    page = await openPage(browser);
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await server?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('lists both incidents with their steps after the restart', async () => {

@@ -1,16 +1,15 @@
 // The Review view in Debian's Chromium over test/report-fixture.ts's rows (the hour before NOW
 // against the hour before that; every figure computed by hand in test/report.test.ts): the
 // sections as a platform owner reads them. Screenshot: artifacts/screenshots/review.png.
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferlensServer } from '../src/main.ts';
 import { startReportServer } from '../test/report-fixture.ts';
-import { SHOTS, buildDashboard, hasChromium, launchChromium, openPage } from './chromium.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
-let browser: Browser;
+let fx: DashboardFixture;
 let page: Page;
 let tmp: string;
 let server: InferlensServer;
@@ -19,19 +18,14 @@ const cells = (sel: string) => page.$$eval(sel, (trs) => trs.map((tr) => [...tr.
 
 describe.skipIf(!hasChromium)('Review view: the periodic review of the last hour', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-review-'));
-    const dist = path.join(tmp, 'dist');
-    await buildDashboard(dist);
-    server = await startReportServer(tmp, { ui: true, uiDir: dist });
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
-    page = await openPage(browser);
+    fx = await openDashboardFixture('inferlens-review-');
+    ({ tmp, page } = fx);
+    server = await startReportServer(tmp, { ui: true, uiDir: fx.dist });
   }, 120_000);
 
   afterAll(async () => {
-    await browser?.close();
     await server?.stop();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('shows tail latency, error changes, hot GPUs, alerting health and cost against the hour before', async () => {
