@@ -10,8 +10,10 @@ import { describe, expect, it } from 'vitest';
 
 const ROOT = resolve(import.meta.dirname, '..');
 const AREAS = ['src', 'web', 'demo', 'bench', 'e2e', 'test'] as const;
-/** The one file the dashboard imports from the server's source: the vocabularies, dependency-free. */
+/** The files the dashboard imports from the server's source, dependency-free: the vocabularies and the replies' types. */
 const VOCABULARY = 'src/schema/vocabulary.ts';
+const REPLIES = 'src/schema/replies.ts';
+const SHARED_WITH_WEB = [VOCABULARY, REPLIES];
 const SRC_ALL = 'src/*';
 const DEMO_ALL = 'demo/*';
 
@@ -35,8 +37,8 @@ export const ALLOWED: Record<string, readonly string[]> = {
   // The composition root wires anything in src/; the CLI too, and `inferlens demo` loads the demo.
   'src/.': [SRC_ALL],
   'src/cli': [SRC_ALL, 'demo/.', 'demo/scenario'],
-  // The dashboard: only the vocabularies (web/src/api.ts reads every reply through its own guards).
-  web: [VOCABULARY],
+  // The dashboard: only the vocabularies and the replies' types (both import nothing else).
+  web: SHARED_WITH_WEB,
   // The demo, bottom to top: model ← service ← golden; ingest ← resources ← scenario; feedback; traffic; main.
   'demo/model': ['src/analysis'],
   'demo/service': ['demo/model', 'src/schema', 'src/ingest'],
@@ -112,7 +114,7 @@ export function violations(edges: readonly ImportEdge[]): string[] {
     // support may reach a module under test (or its test helpers) directly.
     const folderUnit = (to.startsWith('src/') || to.startsWith('demo/')) && !to.endsWith('/.');
     const production = from.startsWith('src/') || from.startsWith('demo/') || from === 'web';
-    if (production && folderUnit && target !== `${to}/index.ts` && target !== VOCABULARY) out.push(`${where}: import ${to}/ only through its index.ts`);
+    if (production && folderUnit && target !== `${to}/index.ts` && !SHARED_WITH_WEB.includes(target)) out.push(`${where}: import ${to}/ only through its index.ts`);
     const allowed = ALLOWED[from];
     if (!allowed) out.push(`${where}: ${from} is not in the dependency map of test/architecture.test.ts`);
     else if (!allows(allowed, to, target) && !(isTest && (to === 'src/store' || to === 'src/analysis' || to === 'test')))
@@ -153,6 +155,11 @@ describe('architecture', () => {
     expect(edges.length).toBeGreaterThan(1000);
     expect(violations(edges)).toEqual([]);
   });
+  it('the files the web shares with the server import nothing but each other (no zod in the bundle)', () => {
+    expect(edges.filter((e) => SHARED_WITH_WEB.includes(e.file) && !SHARED_WITH_WEB.includes(e.target)).map((e) => `${e.file} imports ${e.spec}`)).toEqual([]);
+    // No package either (an `import type` of zod would pull zod into the web's typecheck).
+    for (const f of SHARED_WITH_WEB) expect([...readFileSync(join(ROOT, f), 'utf8').matchAll(/from\s+'([^']+)'/g)].map((m) => m[1]).filter((spec) => !spec!.startsWith('./')), f).toEqual([]);
+  });
   it('the units import each other in no circle', () => {
     expect(circles(edges)).toEqual([]);
   });
@@ -160,7 +167,7 @@ describe('architecture', () => {
     const e = (file: string, target: string): ImportEdge => ({ file, spec: target, target });
     expect(violations([e('src/schema/x.ts', 'src/store/index.ts'), e('web/src/a.ts', 'src/schema/index.ts'), e('demo/traffic/a.ts', 'demo/model/random.ts'), e('src/unmapped/a.ts', 'src/schema/index.ts')])).toEqual([
       'src/schema/x.ts imports src/store/index.ts: src/schema may not depend on src/store (it may import nothing)',
-      'web/src/a.ts imports src/schema/index.ts: web may not depend on src/schema (it may import src/schema/vocabulary.ts)',
+      'web/src/a.ts imports src/schema/index.ts: web may not depend on src/schema (it may import src/schema/vocabulary.ts, src/schema/replies.ts)',
       'demo/traffic/a.ts imports demo/model/random.ts: import demo/model/ only through its index.ts',
       'src/unmapped/a.ts imports src/schema/index.ts: src/unmapped is not in the dependency map of test/architecture.test.ts',
     ]);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
+import type { CapacityReply } from '../src/schema/index.ts';
 
 let server: InferlensServer;
 const MIN = 60_000;
@@ -47,14 +48,7 @@ beforeAll(async () => {
 });
 afterAll(() => server.stop());
 
-interface Answer {
-  verdict: string;
-  reasons: string[];
-  buckets: { resources: Record<string, number | null> }[];
-  correlations: { request: string; resource: string; correlation: { r: number; pValue: number; n: number }; strong: boolean }[];
-  saturated: { resource: string; peak: number }[];
-  headroom: { node: string; gpu: string; pool: string; maxUsedBytes: number; totalBytes: number; headroomBytes: number; headroomRatio: number; simulated: boolean }[];
-}
+type Answer = CapacityReply;
 
 describe('POST /v1/analysis/capacity', () => {
   it('ties rising tail latency and queue time to a saturating GPU, with the numbers', async () => {
@@ -74,8 +68,8 @@ describe('POST /v1/analysis/capacity', () => {
   it('reports GPU memory headroom per node, GPU and pool at the window peak, tightest first', async () => {
     const a = await post<Answer>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN), filters: { node: 'n1' } });
     expect(a.headroom).toEqual([
-      { node: 'n1', gpu: '1', pool: 'a100', maxUsedBytes: 76 * GiB, totalBytes: 80 * GiB, headroomBytes: 4 * GiB, headroomRatio: 0.05, simulated: true },
-      { node: 'n1', gpu: '0', pool: 'a100', maxUsedBytes: 69 * GiB, totalBytes: 80 * GiB, headroomBytes: 11 * GiB, headroomRatio: 11 / 80, simulated: true },
+      { node: 'n1', gpu: '1', pool: 'a100', max_used_bytes: 76 * GiB, total_bytes: 80 * GiB, headroom_bytes: 4 * GiB, headroom_ratio: 0.05, simulated: true },
+      { node: 'n1', gpu: '0', pool: 'a100', max_used_bytes: 69 * GiB, total_bytes: 80 * GiB, headroom_bytes: 11 * GiB, headroom_ratio: 11 / 80, simulated: true },
     ]);
   });
 

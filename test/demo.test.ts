@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { DEMO_GPU_HOUR_PRICE, demoActionEndpoints, startDemo } from '../demo/main.ts';
 import type { CostResult } from '../src/query/index.ts';
+import type { ErrorSlicesReply, StagesReply } from '../src/schema/index.ts';
 import { ADMIN_ACTIONS } from '../demo/service/admin.ts';
 import { ACTION_TYPES } from '../src/alerting/index.ts';
 import type { Demo } from '../demo/main.ts';
@@ -171,11 +172,11 @@ describe('demo, end to end', () => {
     // others' (its P95 alone is GC noise on a busy 2-core machine).
     const [typical] = await query({ from: i.start, to: i.end, filters: { model: 'spam-filter', status: 'ok' }, measures: ['p50(exec_ms)'] });
     const thresholdMs = 2 * (typical?.['p50(exec_ms)'] as number);
-    const slow = await post<{ slices: { slice: Record<string, string>; significant: boolean }[] }>('/v1/analysis/errors', { from: i.start, to: i.end, filters: { model: 'spam-filter' }, kind: 'slow', field: 'exec_ms', threshold_ms: thresholdMs });
+    const slow = await post<ErrorSlicesReply>('/v1/analysis/errors', { from: i.start, to: i.end, filters: { model: 'spam-filter' }, kind: 'slow', field: 'exec_ms', threshold_ms: thresholdMs });
     const top = slow.slices.find((x) => x.significant);
     expect(top?.slice, JSON.stringify(slow.slices.slice(0, 3))).toMatchObject({ replica: 'replica-1' });
-    const stages = await post<{ slowReplica: { replica: string; stage: string; ratio: number } | null; replicas: unknown[] }>('/v1/analysis/stages', { from: i.start, to: i.end, filters: { model: 'spam-filter' } });
-    expect(stages.slowReplica, JSON.stringify(stages.replicas)).toMatchObject({ replica: 'replica-1' });
+    const stages = await post<StagesReply>('/v1/analysis/stages', { from: i.start, to: i.end, filters: { model: 'spam-filter' } });
+    expect(stages.slow_replica, JSON.stringify(stages.replicas)).toMatchObject({ replica: 'replica-1' });
   });
 
   it('README: the history carries a trickle of client errors, timeouts and rate-limited requests', async () => {

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
+import type { ErrorSlicesReply, HistogramReply, SaturationReply, StagesReply } from '../src/schema/index.ts';
 
 let server: InferlensServer;
 const MIN = 60_000;
@@ -106,40 +107,34 @@ describe('where requests are turned away', () => {
 
 describe('stage attribution', () => {
   it('names exec_ms as the stage whose P99 grew, comparing with the window before', async () => {
-    const data = await post<{ grewMost: string; stages: { stage: string; currentMs: number; baselineMs: number; deltaMs: number; nCurrent: number }[] }>('/v1/analysis/stages', {
+    const data = await post<StagesReply>('/v1/analysis/stages', {
       from: iso(START + 20 * MIN),
       to: iso(START + 40 * MIN),
       filters: { model: 'big' },
     });
-    expect(data.grewMost).toBe('exec_ms');
+    expect(data.grew_most).toBe('exec_ms');
     const exec = data.stages.find((s) => s.stage === 'exec_ms')!;
     // P99 of exec now: 25 % of rows are 60 → 60; before: all 20.
-    expect(exec).toMatchObject({ currentMs: 60, baselineMs: 20, deltaMs: 40, nCurrent: 2000 });
-    expect(data.stages.find((s) => s.stage === 'queue_ms')!.deltaMs).toBe(0);
+    expect(exec).toMatchObject({ current_ms: 60, baseline_ms: 20, delta_ms: 40, n_current: 2000 });
+    expect(data.stages.find((s) => s.stage === 'queue_ms')!.delta_ms).toBe(0);
   });
 
   it('tests each shift, names the slow replica, and keeps the tail shares to stages', async () => {
-    type Stages = {
-      grewMost: string | null;
-      stages: { stage: string; aboveCurrent: number; aboveBaseline: number; pValue: number; grew: boolean }[];
-      slowReplica: { replica: string; stage: string; ratio: number } | null;
-      replicas: { replica: string }[];
-      tail: { stages: { stage: string }[] };
-    };
+    type Stages = StagesReply;
     const data = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big' } });
     const exec = data.stages.find((s) => s.stage === 'exec_ms')!;
     // 500 of 2000 requests (r3) above the old P99 of 20 ms, none before: significant.
-    expect(exec).toMatchObject({ aboveCurrent: 500, aboveBaseline: 0, grew: true });
-    expect(exec.pValue).toBeLessThan(1e-10);
+    expect(exec).toMatchObject({ above_current: 500, above_baseline: 0, grew: true });
+    expect(exec.p_value).toBeLessThan(1e-10);
     expect(data.stages.find((s) => s.stage === 'queue_ms')!.grew).toBe(false);
     // r3's exec P99 60 ms against its peers' 20 ms.
-    expect(data.slowReplica).toMatchObject({ replica: 'r3', stage: 'exec_ms', ratio: 3 });
+    expect(data.slow_replica).toMatchObject({ replica: 'r3', stage: 'exec_ms', ratio: 3 });
     expect(data.replicas.map((r) => r.replica).sort()).toEqual(['r0', 'r1', 'r2', 'r3']);
-    expect(data.tail.stages.map((s) => s.stage)).not.toContain('ts');
+    expect(data.tail!.stages.map((s) => s.stage)).not.toContain('ts');
     // Clean traffic (replica r0: nothing changed) names no stage and no replica.
     const clean = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big', replica: 'r0' } });
-    expect(clean.grewMost).toBeNull();
-    expect(clean.slowReplica).toBeNull();
+    expect(clean.grew_most).toBeNull();
+    expect(clean.slow_replica).toBeNull();
   });
 });
 
@@ -154,10 +149,10 @@ describe('saturation', () => {
 
   it('flags a window that starts at the onset, against the baseline just before it', async () => {
     const window = { from: iso(START - 20 * MIN), to: iso(START), filters: { model: 'onset' }, step: '1m' };
-    const data = await post<{ saturated: boolean; signals: string[]; nBaseline: number; baselineWindow: { from: string; to: string }; points: { baseline: boolean }[] }>('/v1/analysis/saturation', window);
-    expect(data.baselineWindow).toEqual({ from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) });
+    const data = await post<SaturationReply>('/v1/analysis/saturation', window);
+    expect(data.baseline_window).toEqual({ from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) });
     expect(data.points.filter((p) => p.baseline)).toHaveLength(20);
-    expect(data.nBaseline).toBe(20);
+    expect(data.n_baseline).toBe(20);
     expect(data.saturated).toBe(true);
     expect(data.signals).toEqual(['queueing']);
     // The calm half on its own is not saturated (its baseline holds no traffic).
@@ -165,7 +160,7 @@ describe('saturation', () => {
   });
 
   it('counts rate-limited requests as shed load', async () => {
-    const data = await post<{ saturated: boolean; signals: string[]; reasons: string[]; points: { baseline: boolean; shedRate: number; offeredQps: number; qps: number }[] }>('/v1/analysis/saturation', {
+    const data = await post<SaturationReply>('/v1/analysis/saturation', {
       from: iso(START - 20 * MIN),
       to: iso(START),
       filters: { model: 'shed' },
@@ -173,7 +168,7 @@ describe('saturation', () => {
     expect(data.signals).toEqual(['shedding']);
     // 20 of 50 a minute rate-limited: 40 % shed, served 30/60 = 0.5 req/s of 50/60 offered.
     const late = data.points.filter((p) => !p.baseline);
-    expect(late.every((p) => Math.abs(p.shedRate - 0.4) < 1e-9 && Math.abs(p.qps - 0.5) < 1e-9)).toBe(true);
+    expect(late.every((p) => Math.abs(p.shed_rate! - 0.4) < 1e-9 && Math.abs(p.qps - 0.5) < 1e-9)).toBe(true);
     expect(data.reasons[0]).toMatch(/^40\.0 % of offered requests were rejected or rate-limited \(0\.0 % before\)/);
   });
 });
@@ -226,11 +221,11 @@ describe('approximate answers (approx: true)', () => {
   it('histogram, stage attribution, saturation and the slice finder take approx too', async () => {
     const hist = { ...window, step: '1m', filters: { model: 'big' } };
     const exactHist = await post<{ rows: unknown[] }>('/v1/histogram', hist);
-    const approxHist = await post<{ rows: unknown[]; approx: unknown }>('/v1/histogram', { ...hist, approx: true });
+    const approxHist = await post<HistogramReply>('/v1/histogram', { ...hist, approx: true });
     expect(approxHist.rows).toEqual(exactHist.rows);
     expect(approxHist.approx).toEqual({ relative_error: 0.000005, source: 'rollup_1m' });
-    const stages = await post<{ grewMost: string; approx: unknown }>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), filters: { model: 'big' }, approx: true });
-    expect(stages.grewMost).toBe('exec_ms');
+    const stages = await post<StagesReply>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), filters: { model: 'big' }, approx: true });
+    expect(stages.grew_most).toBe('exec_ms');
     expect(stages.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
     const sat = await post<{ saturated: boolean; approx: unknown }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, approx: true });
     expect(sat.saturated).toBe(true);

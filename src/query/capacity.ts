@@ -9,8 +9,8 @@
  */
 import { spearman } from '../analysis/index.ts';
 import type { Correlation } from '../analysis/index.ts';
-import { parseMeasure } from '../schema/index.ts';
-import type { CapacityRequest, Filters, Measure, QuerySpec } from '../schema/index.ts';
+import { parseMeasure, snakeKeys } from '../schema/index.ts';
+import type { CapacityReply, CapacityRequest, Filters, Measure, QuerySpec } from '../schema/index.ts';
 import type { ResourceRow, StoreReads } from '../store/index.ts';
 
 const REQUEST_SIGNALS = { p99_total_ms: 'p99(total_ms)', mean_queue_ms: 'mean(queue_ms)', qps: 'qps' } as const;
@@ -18,38 +18,11 @@ const RESOURCE_METRICS = ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu
 /** Levels at which a resource counts as near saturation in the window's busiest bucket. */
 const SATURATION_LEVEL: Record<string, number> = { gpu_utilization_ratio: 0.85, gpu_memory_ratio: 0.9, cpu_utilization_ratio: 0.85, memory_ratio: 0.9 };
 
-export interface CapacityPair {
+interface CapacityPair {
   request: keyof typeof REQUEST_SIGNALS;
   resource: string;
   correlation: Correlation;
   strong: boolean;
-}
-
-export interface Headroom {
-  node: string | null;
-  gpu: string | null;
-  pool: string | null;
-  maxUsedBytes: number;
-  totalBytes: number;
-  headroomBytes: number;
-  /** Share of the GPU's memory still free at the window's peak. */
-  headroomRatio: number;
-  simulated: boolean;
-}
-
-export interface CapacityResult {
-  step: string;
-  /** Per bucket: the request signals and, per resource signal, the busiest unit's reading. */
-  buckets: { bucket: string; n: number; p99_total_ms: number | null; mean_queue_ms: number | null; qps: number; resources: Record<string, number | null> }[];
-  /** The nodes whose resources were read: those the slice's requests ran on (or the node filter). */
-  nodes: string[] | null;
-  correlations: CapacityPair[];
-  /** Resources whose busiest unit in its busiest bucket is past the saturation level: the unit, the peak, the level. */
-  saturated: { resource: string; peak: number; level: number; node: string | null; gpu: string | null }[];
-  verdict: 'capacity_bound' | 'not_capacity' | 'not_enough_data';
-  reasons: string[];
-  headroom: Headroom[];
-  simulated: boolean;
 }
 
 /** One unit's reading: a GPU (node + gpu) or a host (node). */
@@ -87,7 +60,7 @@ function resourceSignals(rows: ResourceRow[]): Map<number, Record<string, UnitRe
   return byBucket;
 }
 
-export async function capacity(store: StoreReads, o: CapacityRequest): Promise<CapacityResult> {
+export async function capacity(store: StoreReads, o: CapacityRequest): Promise<CapacityReply> {
   const { fromMs, toMs, stepMs } = o;
   const filters = o.filters as Filters;
   const spec: QuerySpec = {
@@ -140,7 +113,7 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
     }
   }
   // The peak over every bucket of the window (with or without requests), with its unit.
-  const saturated: CapacityResult['saturated'] = [];
+  const saturated: CapacityReply['saturated'] = [];
   for (const m of resourceNames) {
     const level = SATURATION_LEVEL[m];
     if (level === undefined) continue;
@@ -151,7 +124,7 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
   const unitName = (s: { node: string | null; gpu: string | null }) => [s.node && `node ${s.node}`, s.gpu && `GPU ${s.gpu}`].filter(Boolean).join(' ');
 
   const reasons: string[] = [];
-  let verdict: CapacityResult['verdict'];
+  let verdict: CapacityReply['verdict'];
   const usable = buckets.filter((b) => b.p99_total_ms != null && Object.values(b.resources).some((v) => v != null)).length;
   if (usable < 5) {
     verdict = 'not_enough_data';
@@ -165,7 +138,7 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
     }
     if (tied.length === 0) reasons.push(saturated.length ? `resources near saturation (${saturated.map((s) => `${s.resource} ${(100 * s.peak).toFixed(1)} % on ${unitName(s)}`).join(', ')}) but latency does not move with them` : 'no resource near saturation in this window');
   }
-  const headroom: Headroom[] = [];
+  const headroom: CapacityReply['headroom'] = [];
   const gpus = new Map<string, { node: string | null; gpu: string | null; pool: string | null; used?: number; total?: number; simulated: boolean }>();
   for (const r of perGpu) {
     const key = `${r.node}\u0000${r.gpu}\u0000${r.pool}`;
@@ -177,8 +150,18 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
   }
   for (const g of gpus.values()) {
     if (g.used === undefined || !g.total) continue;
-    headroom.push({ node: g.node, gpu: g.gpu, pool: g.pool, maxUsedBytes: g.used, totalBytes: g.total, headroomBytes: g.total - g.used, headroomRatio: (g.total - g.used) / g.total, simulated: g.simulated });
+    headroom.push({ node: g.node, gpu: g.gpu, pool: g.pool, max_used_bytes: g.used, total_bytes: g.total, headroom_bytes: g.total - g.used, headroom_ratio: (g.total - g.used) / g.total, simulated: g.simulated });
   }
-  headroom.sort((a, b) => a.headroomRatio - b.headroomRatio);
-  return { step: o.step, buckets, nodes, correlations, saturated, verdict, reasons, headroom, simulated: resources.some((r) => r.simulated) };
+  headroom.sort((a, b) => a.headroom_ratio - b.headroom_ratio);
+  return {
+    step: o.step,
+    buckets,
+    nodes,
+    correlations: correlations.map((c) => ({ ...c, correlation: snakeKeys(c.correlation) })),
+    saturated,
+    verdict,
+    reasons,
+    headroom,
+    simulated: resources.some((r) => r.simulated),
+  };
 }

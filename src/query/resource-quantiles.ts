@@ -9,33 +9,13 @@
  * histogram whose bounds are 1 s and 2.5 s is not mistaken for a measured value.
  */
 import { histogramQuantile, parseLe } from '../analysis/index.ts';
-import type { ResourceQuantilesRequest } from '../schema/index.ts';
+import type { ResourceQuantilesReply, ResourceQuantilesRequest } from '../schema/index.ts';
 import { resourceLabelOf } from '../store/index.ts';
 import type { ResourceRow, StoreReads } from '../store/index.ts';
 
-export interface QuantileRow {
-  bucket: string;
-  node?: string | null;
-  replica?: string | null;
-  gpu?: string | null;
-  pool?: string | null;
-  /** The grouped labels, as in the resource query. */
-  labels?: Record<string, string | null>;
-  /** Observations in the step (the `+Inf` bucket's total). */
-  count: number;
-  /** Quantile (as text, "0.99") → value in the histogram's unit; null with no observations. */
-  values: Record<string, number | null>;
-}
+type QuantileRow = ResourceQuantilesReply['rows'][number];
 
-export interface QuantilesResult {
-  metric: string;
-  method: 'bucket_interpolated';
-  /** The finite bucket bounds seen, ascending: a quantile is only as fine as these. */
-  bounds: number[];
-  rows: QuantileRow[];
-}
-
-export async function resourceQuantiles(store: StoreReads, o: ResourceQuantilesRequest): Promise<QuantilesResult> {
+export async function resourceQuantiles(store: StoreReads, o: ResourceQuantilesRequest): Promise<ResourceQuantilesReply> {
   const groupBy = [...o.group_by, 'labels.le' as const];
   const rows = await store.resources({ fromMs: o.fromMs, toMs: o.toMs, stepMs: o.stepMs, metrics: [`${o.metric}_bucket`], filters: o.filters, groupBy });
   const groups = new Map<string, { head: ResourceRow; buckets: { le: number; count: number }[] }>();

@@ -4,11 +4,13 @@
  * a chart point, and resource series on the request buckets. Statistics come from src/analysis.
  */
 import { compareReplicas, compareTailComposition, detectSaturation, judgeStageShifts, logBuckets, rankSlices } from '../analysis/index.ts';
-import type { RankedSlice, SaturationResult, SlowReplica, StageShiftInput, TailCompositionComparison } from '../analysis/index.ts';
+import type { StageShiftInput, TailComposition, TrendEvidence } from '../analysis/index.ts';
 import { FAILED_STATUSES, SHED_STATUSES, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
 import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, HistogramRequest, Measure, QuerySpec, ResourceQueryRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
-import type { Approximation, ResourceRow, StoreReads } from '../store/index.ts';
+import type { ResourceRow, StoreReads } from '../store/index.ts';
+import { snakeKeys } from '../schema/index.ts';
+import type { Approximation, CapacityReply, ErrorSlicesReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
 import { answer } from './runtime.ts';
 
 function measures(names: string[]): QuerySpec['measures'] {
@@ -38,24 +40,7 @@ const DEFAULT_SLICE_DIMS: Dimension[] = ['model', 'model_version', 'tenant', 'en
  */
 export const SLICE_SAMPLE_ROWS = 200_000;
 
-/** The sample an approx slice search counted: its share of the window's rows. */
-export interface SliceSample {
-  fraction: number;
-  window_rows: number;
-}
-
-export interface ErrorSlicesResult {
-  kind: 'errors' | 'slow' | 'shed';
-  /** Present when the request allowed approximation: the sample counted, or null (every row). */
-  sample?: SliceSample | null;
-  /** Present when the request allowed approximation and the threshold came from the rollup. */
-  approx?: Approximation | null;
-  thresholdMs?: number;
-  total: { n: number; k: number; rate: number | null };
-  slices: RankedSlice[];
-}
-
-export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Promise<ErrorSlicesResult> {
+export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Promise<ErrorSlicesReply> {
   const { fromMs, toMs } = o;
   const filters = o.filters as Filters;
   let thresholdMs: number | undefined;
@@ -79,7 +64,7 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
   }
   // With approx, a window of more than SLICE_SAMPLE_ROWS rows is counted on a sample of about
   // that many (the count itself is cheap: one column, zone maps).
-  let sample: SliceSample | null = null;
+  let sample: ErrorSlicesReply['sample'] = null;
   if (o.approx) {
     const [row] = await store.aggregate(baseSpec(fromMs, toMs, filters, ['n']));
     const windowRows = Number(row?.n ?? 0);
@@ -90,7 +75,7 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
   const totalRow = counts.find((c) => Object.keys(c.slice).length === 0) ?? { n: 0, k: 0 };
   const slices = counts.filter((c) => Object.keys(c.slice).length > 0).map((c) => ({ slice: c.slice as Record<string, string>, n: c.n, k: c.k }));
   const total = { n: totalRow.n, k: totalRow.k, rate: totalRow.n > 0 ? totalRow.k / totalRow.n : null };
-  if (total.n === 0) return { kind: o.kind, thresholdMs, total, slices: [], ...extra };
+  if (total.n === 0) return { kind: o.kind, ...(thresholdMs !== undefined ? { threshold_ms: thresholdMs } : {}), total, slices: [], ...extra };
   // A pair that holds exactly the same requests as one of its single-dimension parents (e.g.
   // model=m × node=n2 when m runs only on n2) says nothing new: drop it.
   const singles = new Map(slices.filter((c) => Object.keys(c.slice).length === 1).map((c) => [JSON.stringify(c.slice), c]));
@@ -101,52 +86,17 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
       return parent !== undefined && parent.n === c.n && parent.k === c.k;
     });
   const ranked = rankSlices({ total: { n: total.n, k: total.k }, slices: slices.filter((c) => !redundant(c)), minSupport: o.min_support });
-  return { kind: o.kind, ...(thresholdMs !== undefined ? { thresholdMs } : {}), total, slices: ranked.slice(0, o.limit), ...extra };
+  return { kind: o.kind, ...(thresholdMs !== undefined ? { threshold_ms: thresholdMs } : {}), total, slices: ranked.slice(0, o.limit).map(snakeKeys), ...extra };
 }
 
 // ---------- stage attribution ----------
-
-export interface StageShiftRow {
-  stage: string;
-  currentMs: number | null;
-  baselineMs: number | null;
-  deltaMs: number | null;
-  ratio: number | null;
-  nCurrent: number;
-  nBaseline: number;
-  /** Requests above the baseline's quantile, now and in the baseline. */
-  aboveCurrent: number;
-  aboveBaseline: number;
-  /** Holm-adjusted p-value of the change in the share above the baseline's quantile. */
-  pValue: number;
-  /** Grew significantly and by at least ×1.1. */
-  grew: boolean;
-}
-
-export interface StagesResult {
-  q: number;
-  current: { from: string; to: string };
-  baseline: { from: string; to: string };
-  stages: StageShiftRow[];
-  total: StageShiftRow;
-  /** The stage that grew (significantly, ≥ ×1.1) most in ms; null when none did. */
-  grewMost: string | null;
-  /** Each replica's stage medians (and median total) in the current window. */
-  replicas: { replica: string; n: number; totalMs: number | null; stagesMs: Record<string, number | null> }[];
-  /** The replica whose stage median is ≥ 1.5× the median of its peers' (largest ratio), or null. */
-  slowReplica: SlowReplica | null;
-  /** Stage shares among requests above the total's quantile, now vs before. */
-  tail: TailCompositionComparison | null;
-  /** Present when the request allowed approximation: the rollup's error bound, or null (exact). */
-  approx?: Approximation | null;
-}
 
 /** Most tail rows per window read for the tail composition (the quantiles themselves are exact, in SQL). */
 const TAIL_ROWS = 5_000;
 /** Most replicas compared (the busiest). */
 const MAX_REPLICAS = 200;
 
-export async function stageAttribution(store: StoreReads, o: StagesRequest): Promise<StagesResult> {
+export async function stageAttribution(store: StoreReads, o: StagesRequest): Promise<StagesReply> {
   const cur = { fromMs: o.fromMs, toMs: o.toMs };
   const base = o.baseline ? { fromMs: o.baseline.fromMs, toMs: o.baseline.toMs } : { fromMs: 2 * cur.fromMs - cur.toMs, toMs: cur.fromMs };
   const filters = o.filters as Filters;
@@ -213,12 +163,18 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
     };
   };
   const finite = (x: number) => (Number.isFinite(x) ? x : null);
-  const asRow = (s: ReturnType<typeof judgeStageShifts>['stages'][number]): StageShiftRow => ({
-    ...s,
-    currentMs: finite(s.currentMs),
-    baselineMs: finite(s.baselineMs),
-    deltaMs: finite(s.deltaMs),
+  const asRow = (s: ReturnType<typeof judgeStageShifts>['stages'][number]): StageShiftReply => ({
+    stage: s.stage,
+    current_ms: finite(s.currentMs),
+    baseline_ms: finite(s.baselineMs),
+    delta_ms: finite(s.deltaMs),
     ratio: s.baselineMs > 0 ? finite(s.ratio) : null,
+    n_current: s.nCurrent,
+    n_baseline: s.nBaseline,
+    above_current: s.aboveCurrent,
+    above_baseline: s.aboveBaseline,
+    p_value: s.pValue,
+    grew: s.grew,
   });
   const judged = judgeStageShifts(STAGES.map(shiftInput).filter((s) => Number.isFinite(s.currentMs) || Number.isFinite(s.baselineMs)));
   const total = asRow(judgeStageShifts([shiftInput('total_ms')]).stages[0]!);
@@ -226,16 +182,25 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
     .filter((r) => typeof r.replica === 'string')
     .map((r) => ({ replica: r.replica as string, n: Number(r.n ?? 0), totalMs: value(r, 'p50(total_ms)'), stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `p50(${f})`)])) }))
     .filter((r) => Object.values(r.stagesMs).some((v) => v !== null));
+  const slow = compareReplicas(replicas);
   const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
   // The rows read are already the tail (total ≥ its exact quantile), so every one of them counts
   // (q = 0 inside); the reported q and thresholds are the window's.
-  let tail: TailCompositionComparison | null = null;
+  let tail: StagesReply['tail'] = null;
   if (curRows.length > 0 && baseRows.length > 0) {
     const t = compareTailComposition(asRows(curRows), asRows(baseRows), 0, { stages: STAGES });
+    const composition = (c: TailComposition, threshold: unknown): TailCompositionReply => ({
+      q: o.q,
+      threshold_ms: typeof threshold === 'number' ? threshold : null,
+      n_rows: c.nRows,
+      n_tail: c.nTail,
+      shares: c.shares.map(snakeKeys),
+    });
     tail = {
-      ...t,
-      current: { ...t.current, q: o.q, thresholdMs: curRow?.[`${qName}(total_ms)`] as number },
-      baseline: { ...t.baseline, q: o.q, thresholdMs: baseRow?.[`${qName}(total_ms)`] as number },
+      current: composition(t.current, curRow?.[`${qName}(total_ms)`]),
+      baseline: composition(t.baseline, baseRow?.[`${qName}(total_ms)`]),
+      stages: t.stages.map(snakeKeys),
+      grew_most: t.grewMost,
     };
   }
   return {
@@ -244,9 +209,9 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
     baseline: { from: new Date(base.fromMs).toISOString(), to: new Date(base.toMs).toISOString() },
     stages: judged.stages.map(asRow),
     total,
-    grewMost: judged.grewMost,
-    replicas,
-    slowReplica: compareReplicas(replicas),
+    grew_most: judged.grewMost,
+    replicas: replicas.map(snakeKeys),
+    slow_replica: slow ? snakeKeys(slow) : null,
     tail,
     // Either window read from the rollup makes the answer approximate (within its bound).
     ...(o.approx ? { approx: curA.approx ?? baseA.approx } : {}),
@@ -255,19 +220,12 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
 
 // ---------- saturation ----------
 
-export interface SaturationAnswer extends SaturationResult {
-  baselineWindow: { from: string; to: string };
-  /** Per bucket, baseline first: offered and served rates, the shed share, queue time, P99. */
-  points: { bucket: string; baseline: boolean; offeredQps: number; qps: number; shedRate: number | null; queueMs: number | null; p99Ms: number | null; n: number }[];
-  approx?: Approximation | null;
-}
-
 /**
  * Saturation of the window, judged with a baseline of the same length (at least 10 steps) read
  * just before it, so a window that starts at the onset still shows the step up. Throughput is the
  * served rate (offered minus rejected and rate-limited); the shed share is tested too.
  */
-export async function saturation(store: StoreReads, o: SaturationRequest): Promise<SaturationAnswer> {
+export async function saturation(store: StoreReads, o: SaturationRequest): Promise<SaturationReply> {
   const { fromMs, toMs, stepMs } = o;
   const baselineMs = o.baseline ? parseDurationMs(o.baseline)! : Math.max(toMs - fromMs, 10 * stepMs);
   // Whole steps before `from`, so the baseline's buckets line up with the window's.
@@ -287,12 +245,28 @@ export async function saturation(store: StoreReads, o: SaturationRequest): Promi
       n: r.n as number,
     };
   });
-  const result = detectSaturation(
+  const r = detectSaturation(
     points
       .filter((p) => p.queueMs != null && p.p99Ms != null)
       .map((p) => ({ t: Date.parse(p.bucket), qps: p.qps, queueMs: p.queueMs as number, p99Ms: p.p99Ms as number, baseline: p.baseline, ...(p.shedRate != null ? { shedRate: p.shedRate } : {}) })),
   );
-  return { ...result, baselineWindow: { from: new Date(baseFromMs).toISOString(), to: new Date(fromMs).toISOString() }, points, ...(o.approx ? { approx: used } : {}) };
+  const trend = (e: TrendEvidence): TrendEvidenceReply => snakeKeys(e);
+  return {
+    verdict: r.verdict,
+    saturated: r.saturated,
+    signals: r.signals,
+    reasons: r.reasons,
+    n: r.n,
+    n_baseline: r.nBaseline,
+    alpha: r.alpha,
+    qps: trend(r.qps),
+    queue_ms: trend(r.queueMs),
+    p99_ms: trend(r.p99Ms),
+    shed_rate: r.shedRate ? trend(r.shedRate) : null,
+    baseline_window: { from: new Date(baseFromMs).toISOString(), to: new Date(fromMs).toISOString() },
+    points: points.map(snakeKeys),
+    ...(o.approx ? { approx: used } : {}),
+  };
 }
 
 // ---------- latency heatmap ----------
@@ -300,7 +274,7 @@ export async function saturation(store: StoreReads, o: SaturationRequest): Promi
 /** Log-spaced bucket bounds: 0.1 ms … 60 s, 10 per decade. */
 export const HEATMAP_BOUNDS_MS = logBuckets(0.1, 60_000, 10);
 
-export async function histogram(store: StoreReads, o: HistogramRequest): Promise<{ field: string; bounds_ms: number[]; rows: { bucket: string; counts: number[] }[]; approx?: Approximation | null }> {
+export async function histogram(store: StoreReads, o: HistogramRequest): Promise<HistogramReply> {
   const { fromMs, toMs, stepMs } = o;
   const hspec = { fromMs, toMs, stepMs, filters: o.filters as Filters, column: o.field, boundsMs: HEATMAP_BOUNDS_MS };
   const fromRollup = o.approx ? await store.approxHistogram(hspec) : null;
@@ -319,7 +293,7 @@ export async function searchEvents(store: StoreReads, o: EventSearchRequest): Pr
 
 // ---------- resources on the same buckets ----------
 
-export async function resourceSeries(store: StoreReads, o: ResourceQueryRequest): Promise<{ rows: (Omit<ResourceRow, 'bucketMs'> & { bucket: string })[] }> {
+export async function resourceSeries(store: StoreReads, o: ResourceQueryRequest): Promise<ResourceSeriesReply> {
   const { fromMs, toMs, stepMs } = o;
   const rows = await store.resources({ fromMs, toMs, stepMs, metrics: o.metrics, filters: o.filters, groupBy: o.group_by });
   return { rows: rows.map(({ bucketMs, ...r }) => ({ bucket: new Date(bucketMs).toISOString(), ...r })) };

@@ -1,8 +1,8 @@
 /** Runtime queries: the aggregate query, request lookup, dimension values. */
 import { InferlensError } from '../schema/index.ts';
-import type { Dimension, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { Approximation, Dimension, QueryReply, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
 import { ROLLUP_APPROXIMATION } from '../store/index.ts';
-import type { Approximation, StoreReads, StoredSample } from '../store/index.ts';
+import type { StoreReads, StoredSample } from '../store/index.ts';
 
 /** Rows with `bucket` as RFC 3339 (the API form). */
 export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
@@ -22,7 +22,7 @@ export async function answer(store: StoreReads, spec: QuerySpec): Promise<{ rows
 }
 
 /** `POST /v1/query`; the reply carries `approx` (null when exact) when the request allowed it. */
-export async function runQuery(store: StoreReads, spec: QuerySpec): Promise<{ rows: QueryRow[]; approx?: Approximation | null }> {
+export async function runQuery(store: StoreReads, spec: QuerySpec): Promise<QueryReply> {
   const { rows, approx } = await answer(store, spec);
   return spec.approx ? { rows: withIsoBuckets(rows), approx } : { rows: withIsoBuckets(rows) };
 }

@@ -122,3 +122,23 @@ export type { ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
 export { TimestampSchema, textSchema, timestampMs, outsideWindow, truncate, isWellFormed, ILL_FORMED_TEXT, EXPECTED_TIMESTAMP, MAX_FUTURE_MS } from './fields.ts';
 export { MAX_COUNT, MAX_SAMPLE_WEIGHT } from './event.ts';
 export { MAX_RESOURCE_LABELS } from './resource.ts';
+/** The wire's naming (snake_case) and the replies' data, shared with the web (both dependency-free). */
+export { snakeCase, snakeKeys } from './wire-names.ts';
+export type { SnakeCase, SnakeKeys } from './wire-names.ts';
+export type {
+  Approximation,
+  CapacityReply,
+  ErrorSlicesReply,
+  HistogramReply,
+  QueryReply,
+  RankedSliceReply,
+  ResourceQuantilesReply,
+  ResourceSeriesReply,
+  SampleReply,
+  SaturationReply,
+  SlowReplicaReply,
+  StageShiftReply,
+  StagesReply,
+  TailCompositionReply,
+  TrendEvidenceReply,
+} from './replies.ts';

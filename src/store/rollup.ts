@@ -24,7 +24,7 @@
  * `SKETCH_RELATIVE_ERROR` (relative) of the exact type-7 quantile.
  */
 import { ERROR_TYPES, LATENCY_FIELDS, STATUSES } from '../schema/index.ts';
-import type { Dimension, LatencyField, Measure, QuerySpec } from '../schema/index.ts';
+import type { Approximation, Dimension, LatencyField, Measure, QuerySpec } from '../schema/index.ts';
 import { SKETCH_RELATIVE_ERROR } from './log-sketch.ts';
 
 export interface RollupLevel {
@@ -64,12 +64,8 @@ export const ROLLUP_ERROR_TYPES = ERROR_TYPES;
 
 export const ROLLUP_STEP_MS = 60_000;
 
-/** What the API says when the rollup answered. */
-export interface Approximation {
-  /** Every quantile is within this relative error of the exact one; other measures are exact. */
-  relative_error: number;
-  source: 'rollup_1m';
-}
+/** What the API says when the rollup answered (declared with the replies in src/schema/replies.ts). */
+export type { Approximation };
 
 /** Quantiles: α = 0.00959, rounded up. */
 export const ROLLUP_APPROXIMATION: Approximation = { relative_error: Math.ceil(SKETCH_RELATIVE_ERROR * 10_000) / 10_000, source: 'rollup_1m' };

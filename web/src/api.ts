@@ -3,14 +3,11 @@
  * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
  * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
  */
+import type { Cell, QueryReply, Row, SampleReply } from '../../src/schema/replies.ts';
 import { SAMPLE_FILTER_KEYS } from '../../src/schema/vocabulary.ts';
 import type { Dimension, ErrorType, Filters, Status } from '../../src/schema/vocabulary.ts';
 
-export type { Dimension, ErrorType, Filters, Status };
-
-/** A value of a query row: a dimension string, a measure number, or null (no data). */
-export type Cell = string | number | null;
-export type Row = Record<string, Cell>;
+export type { Cell, Dimension, ErrorType, Filters, Row, Status };
 
 export class ApiError extends Error {
   constructor(
@@ -74,6 +71,20 @@ export async function call(method: 'GET' | 'POST' | 'DELETE', path: string, body
   return json;
 }
 
+/**
+ * A read whose reply is declared in src/schema/replies.ts: the server's query functions return
+ * that type and this one binary serves both, so the reply is taken as that type (a field renamed
+ * on the server fails `npm run typecheck:web`).
+ */
+export async function post<T>(path: string, body: unknown, signal?: AbortSignal): Promise<T> {
+  return (await call('POST', path, body, signal)) as T;
+}
+
+/** `post` for GET routes. */
+export async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
+  return (await call('GET', path, undefined, signal)) as T;
+}
+
 export function asRows(v: unknown): Row[] {
   if (!Array.isArray(v)) return [];
   return v.filter(isRecord).map((r) => {
@@ -117,18 +128,18 @@ export interface QueryBody extends Window {
 }
 
 export async function query(body: QueryBody, signal?: AbortSignal): Promise<Row[]> {
-  return asRows(field(await call('POST', '/v1/query', body, signal), 'rows'));
+  return (await post<QueryReply>('/v1/query', body, signal)).rows;
 }
 
 /** The rollup's relative error when a reply says it answered (`approx`), else null (exact). */
-export function approxError(data: unknown): number | null {
-  return num(field(field(data, 'approx'), 'relative_error'));
+export function approxError(data: { approx?: { relative_error: number } | null }): number | null {
+  return data.approx?.relative_error ?? null;
 }
 
 /** `query` with the reply's approximation: rows, and the relative error of its quantiles (null: exact). */
 export async function queryApprox(body: QueryBody, signal?: AbortSignal): Promise<{ rows: Row[]; relativeError: number | null }> {
-  const data = await call('POST', '/v1/query', { ...body, approx: true }, signal);
-  return { rows: asRows(field(data, 'rows')), relativeError: approxError(data) };
+  const data = await post<QueryReply>('/v1/query', { ...body, approx: true }, signal);
+  return { rows: data.rows, relativeError: approxError(data) };
 }
 
 export async function labels(dimension: Dimension, w: Window, signal?: AbortSignal): Promise<string[]> {

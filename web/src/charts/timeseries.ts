@@ -194,10 +194,10 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
 }
 
 /** Places rows from `/v1/query` (RFC 3339 buckets) on the window's bucket grid: gaps become null. */
-export function onGrid<R extends Record<string, unknown>>(buckets: number[], rows: R[]): (R | undefined)[] {
+export function onGrid<R extends { bucket?: unknown }>(buckets: number[], rows: readonly R[]): (R | undefined)[] {
   const byT = new Map<number, R>();
   for (const r of rows) {
-    const b = r['bucket'];
+    const b = r.bucket;
     const t = typeof b === 'string' ? Date.parse(b) : typeof b === 'number' ? b : NaN;
     if (Number.isFinite(t)) byT.set(t, r);
   }

@@ -4,7 +4,8 @@
  * picks the kind and reloads.
  */
 import { FAILED_STATUSES, SHED_STATUSES } from '../../../../src/schema/vocabulary.ts';
-import { call, field, num, records } from '../../api.ts';
+import { post } from '../../api.ts';
+import type { ErrorSlicesReply, RankedSliceReply } from '../../../../src/schema/replies.ts';
 import type { Filters } from '../../api.ts';
 import { h } from '../../dom.ts';
 import { fmtMs, fmtNum, fmtPct } from '../../format.ts';
@@ -27,15 +28,14 @@ export function createConcentration(panel: Panel, reload: () => void): Concentra
 
   async function load(ctx: ViewContext): Promise<void> {
     const { win, filters, signal } = ctx;
-    const data = await call('POST', '/v1/analysis/errors', { from: win.from, to: win.to, filters, kind, approx: true }, signal);
+    const data = await post<ErrorSlicesReply>('/v1/analysis/errors', { from: win.from, to: win.to, filters, kind, approx: true }, signal);
     if (signal.aborted) return;
-    const total = field(data, 'total');
+    const total = data.total;
     // Only slices significantly above the rest (BH q < 0.05 and rate > rest): a slice at lift < 1,
     // or one whose interval includes the rest's rate, is not "above the rest".
-    const slices = records(field(data, 'slices')).filter((s) => field(s, 'significant') === true && (num(field(s, 'rate')) ?? 0) > (num(field(s, 'restRate')) ?? 0));
-    const threshold = num(field(data, 'thresholdMs'));
-    const sampled = num(field(field(data, 'sample'), 'fraction'));
-    panel.setMeta(sampled != null ? `counted on a ${fmtPct(sampled, 0)} sample of ${fmtNum(num(field(field(data, 'sample'), 'window_rows')), 0)} rows` : '');
+    const slices = data.slices.filter((s) => s.significant && s.rate > s.rest_rate);
+    const threshold = data.threshold_ms ?? null;
+    panel.setMeta(data.sample ? `counted on a ${fmtPct(data.sample.fraction, 0)} sample of ${fmtNum(data.sample.window_rows, 0)} rows` : '');
     const toggle = h(
       'div',
       { class: 'toggle' },
@@ -61,34 +61,30 @@ export function createConcentration(panel: Panel, reload: () => void): Concentra
     const totalLine = h(
       'p',
       { class: 'panel-sub' },
-      `overall: ${fmtNum(num(field(total, 'k')), 0)} of ${fmtNum(num(field(total, 'n')), 0)} ${what} (${fmtPct(num(field(total, 'rate')))})`,
+      `overall: ${fmtNum(total.k, 0)} of ${fmtNum(total.n, 0)} ${what} (${fmtPct(total.rate)})`,
       kind === 'slow' && threshold != null ? `, slower than ${fmtMs(threshold)} (the window's P95)` : '',
     );
     if (slices.length === 0) {
-      const n = num(field(total, 'n'));
-      const k = num(field(total, 'k'));
+      const { n, k } = total;
       const message = !n ? 'No requests in this window.' : !k ? `Nothing stands out: no request ${what} in this window.` : 'Nothing stands out: no slice is significantly above the rest (BH q < 0.05).';
       panel.ready(toggle, totalLine, h('div', { class: 'placeholder', data: { nothing: 'true' } }, message));
       return;
     }
     const statusFilter = kind === 'errors' ? { status: [...FAILED_STATUSES] } : kind === 'shed' ? { status: [...SHED_STATUSES] } : {};
-    const sliceOf = (s: Record<string, unknown>) => {
-      const slice = field(s, 'slice');
-      return Object.entries(slice && typeof slice === 'object' ? (slice as Record<string, unknown>) : {}).map(([k, v]) => [k, String(v)] as const);
-    };
+    const sliceOf = (s: RankedSliceReply) => Object.entries(s.slice);
     const rows = slices.slice(0, 15).map((s) => {
       const parts = sliceOf(s);
-      const rate = num(field(s, 'rate'));
-      const rest = num(field(s, 'restRate'));
+      const rate = s.rate;
+      const rest = s.rest_rate;
       const sliceFilters: Filters = Object.fromEntries(parts);
       const filterable = parts.every(([k]) => (FILTER_DIMS as readonly string[]).includes(k));
       return [
         h('span', null, ...parts.map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`))),
-        `${fmtNum(num(field(s, 'k')), 0)} / ${fmtNum(num(field(s, 'n')), 0)}`,
-        h('span', null, fmtPct(rate, 1), h('span', { class: 'ci' }, ` [${fmtPct(num(field(s, 'lo')), 1)} – ${fmtPct(num(field(s, 'hi')), 1)}]`)),
+        `${fmtNum(s.k, 0)} / ${fmtNum(s.n, 0)}`,
+        h('span', null, fmtPct(rate, 1), h('span', { class: 'ci' }, ` [${fmtPct(s.lo, 1)} – ${fmtPct(s.hi, 1)}]`)),
         fmtPct(rest, 1),
-        rate != null && rest ? `${(rate / rest).toFixed(1)}×` : rest === 0 ? 'only here' : '–',
-        fmtNum(num(field(s, 'qValue'))),
+        rest ? `${(rate / rest).toFixed(1)}×` : rest === 0 ? 'only here' : '–',
+        fmtNum(s.q_value),
         h(
           'span',
           null,

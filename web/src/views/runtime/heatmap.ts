@@ -1,5 +1,6 @@
 /** The latency heatmap (`POST /v1/histogram`), drawn at once; the P99 overlay is added when the bucket query lands. */
-import { call, field, records } from '../../api.ts';
+import { post } from '../../api.ts';
+import type { HistogramReply } from '../../../../src/schema/replies.ts';
 import { fmtMs, fmtTime } from '../../format.ts';
 import type { Panel } from '../../panel.ts';
 import { heatmap } from '../../charts/heatmap.ts';
@@ -11,10 +12,10 @@ import type { Buckets, Col } from './shared.ts';
 export async function loadHeatmap(panel: Panel, ctx: ViewContext, buckets: Promise<Buckets>): Promise<void> {
   const { win, filters, signal } = ctx;
   const p99Of = async (): Promise<Col | null> => col((await buckets).grid, 'p99(total_ms)');
-  const data = await call('POST', '/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms', approx: true }, signal);
+  const data = await post<HistogramReply>('/v1/histogram', { from: win.from, to: win.to, filters, step: win.step, field: 'total_ms', approx: true }, signal);
   if (signal.aborted) return;
-  const bounds = (field(data, 'bounds_ms') as unknown[] | undefined)?.filter((x): x is number => typeof x === 'number') ?? [];
-  const hrows = records(field(data, 'rows')).map((r) => ({ bucket: r['bucket'], counts: Array.isArray(r['counts']) ? r['counts'].map((c) => (typeof c === 'number' ? c : 0)) : [] }));
+  const bounds = data.bounds_ms;
+  const hrows = data.rows;
   if (bounds.length === 0 || hrows.every((r) => r.counts.every((c) => c === 0))) {
     const p99 = await p99Of().catch(() => null);
     if (signal.aborted) return;

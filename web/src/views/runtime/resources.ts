@@ -1,5 +1,6 @@
 /** Resources on the same time axis (`POST /v1/resources/query`): GPU utilisation and memory per GPU, CPU and host memory per node. */
-import { call, field, num, queryApprox, records, str } from '../../api.ts';
+import { post, queryApprox, str } from '../../api.ts';
+import type { ResourceSeriesReply } from '../../../../src/schema/replies.ts';
 import { h, replace } from '../../dom.ts';
 import { colorFor, fmtBytes, fmtPct } from '../../format.ts';
 import type { Panel } from '../../panel.ts';
@@ -23,39 +24,40 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
     panel.setMeta(names.length ? `nodes of the filtered requests: ${names.join(', ')}` : 'the filtered requests name no node');
   } else panel.setMeta('');
   // Per GPU: a node's GPUs are separate lines, never averaged (one at 96 % of its memory is not 54 %).
-  const data = await call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] }, signal);
+  const data = await post<ResourceSeriesReply>('/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] }, signal);
   if (signal.aborted) return;
-  const rows = records(field(data, 'rows'));
+  const rows = data.rows;
   if (rows.length === 0) {
     panel.needs(['resource samples'], 'Send host and GPU readings (POST /v1/resources, a DCGM / node exporter scrape, or the built-in collector) to see them beside the requests.');
     return;
   }
-  const simulated = rows.some((r) => r['simulated'] === true);
+  const simulated = rows.some((r) => r.simulated);
   panel.setBadges(...(simulated ? ['simulated'] : []));
-  const unit = (r: Record<string, unknown>) => (str(r['gpu']) != null ? `${str(r['node']) ?? '?'}/gpu${str(r['gpu'])}` : (str(r['node']) ?? 'all'));
-  const series = (metric: string, value: (r: Record<string, unknown>) => number | null) => {
-    const byUnit = new Map<string, Record<string, unknown>[]>();
+  type ResourceRow = ResourceSeriesReply['rows'][number];
+  const unit = (r: ResourceRow) => (r.gpu != null ? `${r.node ?? '?'}/gpu${r.gpu}` : (r.node ?? 'all'));
+  const series = (metric: string, value: (r: ResourceRow) => number | null) => {
+    const byUnit = new Map<string, ResourceRow[]>();
     for (const r of rows) {
-      if (r['metric'] !== metric) continue;
+      if (r.metric !== metric) continue;
       byUnit.set(unit(r), [...(byUnit.get(unit(r)) ?? []), r]);
     }
     return [...byUnit.entries()].map(([name, rs], i) => {
-      const sim = rs.some((r) => r['simulated'] === true);
+      const sim = rs.some((r) => r.simulated);
       const grid = onGrid(win.buckets, rs);
       return { label: `${name}${sim ? ' (simulated)' : ''}`, color: colorFor(name, i), values: grid.map((r) => (r ? value(r) : null)) };
     });
   };
-  const avg = (r: Record<string, unknown>) => num(r['avg']);
+  const avg = (r: ResourceRow): number | null => r.avg;
   // Each GPU's used / its own total.
   const memTotal = new Map<string, number>();
-  for (const r of rows) if (r['metric'] === 'gpu_memory_total_bytes') memTotal.set(`${unit(r)}|${String(r['bucket'])}`, num(r['avg']) ?? 0);
+  for (const r of rows) if (r.metric === 'gpu_memory_total_bytes') memTotal.set(`${unit(r)}|${r.bucket}`, r.avg);
   const charts: { id: string; title: string; s: SeriesSpec[]; fmt: (v: number) => string; needs: string }[] = [
     { id: 'res-gpu', title: 'GPU utilisation', s: series('gpu_utilization_ratio', avg), fmt: (v) => fmtPct(v, 0), needs: 'gpu_utilization_ratio' },
     {
       id: 'res-gpumem',
       title: 'GPU memory used',
       s: series('gpu_memory_used_bytes', (r) => {
-        const t = memTotal.get(`${unit(r)}|${String(r['bucket'])}`);
+        const t = memTotal.get(`${unit(r)}|${r.bucket}`);
         const v = avg(r);
         return v == null ? null : t ? v / t : v;
       }),

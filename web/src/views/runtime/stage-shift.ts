@@ -3,7 +3,8 @@
  * whose growth is significant (Holm) and ≥ ×1.1, and a replica slower than its peers.
  */
 import { STAGES } from '../../../../src/schema/vocabulary.ts';
-import { approxError, call, field, num, records, str } from '../../api.ts';
+import { approxError, post } from '../../api.ts';
+import type { StagesReply } from '../../../../src/schema/replies.ts';
 import { h } from '../../dom.ts';
 import { fmtMs, fmtNum } from '../../format.ts';
 import type { Panel } from '../../panel.ts';
@@ -14,22 +15,19 @@ import { approxNote } from './shared.ts';
 /** Loads the panel; resolves to a line naming the slow replica ('' when none), for the per-replica panel. */
 export async function loadStageShift(panel: Panel, ctx: ViewContext): Promise<string> {
   const { win, filters, signal } = ctx;
-  const data = await call('POST', '/v1/analysis/stages', { from: win.from, to: win.to, filters, approx: true }, signal);
+  const data = await post<StagesReply>('/v1/analysis/stages', { from: win.from, to: win.to, filters, approx: true }, signal);
   if (signal.aborted) return '';
   panel.setMeta(approxNote(approxError(data)).replace(/^ · /, ''));
-  const stages = records(field(data, 'stages'));
-  const grew = str(field(data, 'grewMost'));
-  const slow = field(data, 'slowReplica');
-  const slowReplica = slow && typeof slow === 'object' ? slow : null;
-  const slowLine = slowReplica
+  const { stages, grew_most: grew, slow_replica: slow } = data;
+  const slowLine = slow
     ? h(
         'p',
-        { class: 'panel-sub bad', data: { slowReplica: str(field(slowReplica, 'replica')) ?? '' } },
-        h('strong', null, `Replica ${str(field(slowReplica, 'replica')) ?? ''}`),
-        `: ${str(field(slowReplica, 'stage'))?.replace('_ms', '') ?? ''} median ${fmtMs(num(field(slowReplica, 'ms')))}, ${fmtNum(num(field(slowReplica, 'ratio')), 1)}× its peers' ${fmtMs(num(field(slowReplica, 'peersMs')))}`,
+        { class: 'panel-sub bad', data: { slowReplica: slow.replica } },
+        h('strong', null, `Replica ${slow.replica}`),
+        `: ${slow.stage.replace('_ms', '')} median ${fmtMs(slow.ms)}, ${fmtNum(slow.ratio, 1)}× its peers' ${fmtMs(slow.peers_ms)}`,
       )
     : null;
-  const note = slowReplica ? `${str(field(slowReplica, 'replica')) ?? ''}: ${str(field(slowReplica, 'stage')) ?? ''} ${fmtNum(num(field(slowReplica, 'ratio')), 1)}× its peers` : '';
+  const note = slow ? `${slow.replica}: ${slow.stage} ${fmtNum(slow.ratio, 1)}× its peers` : '';
   if (stages.length === 0) {
     panel.needs([...STAGES], 'Per-stage timings show which stage made the tail grow.');
     return note;
@@ -40,15 +38,15 @@ export async function loadStageShift(panel: Panel, ctx: ViewContext): Promise<st
     table(
       ['stage', 'P99 now', 'before', 'Δ', 'above old P99 now / before', 'p (Holm)'],
       stages.map((s) => [
-        str(s['stage']) ?? '',
-        fmtMs(num(s['currentMs'])),
-        fmtMs(num(s['baselineMs'])),
-        num(s['deltaMs']) == null ? '–' : `${num(s['deltaMs'])! >= 0 ? '+' : ''}${fmtMs(num(s['deltaMs']))}`,
-        `${fmtNum(num(s['aboveCurrent']), 0)} of ${fmtNum(num(s['nCurrent']), 0)} / ${fmtNum(num(s['aboveBaseline']), 0)} of ${fmtNum(num(s['nBaseline']), 0)}`,
-        num(s['pValue']) == null ? '–' : num(s['pValue'])! < 1e-4 ? '< 0.0001' : fmtNum(num(s['pValue'])),
+        s.stage,
+        fmtMs(s.current_ms),
+        fmtMs(s.baseline_ms),
+        s.delta_ms == null ? '–' : `${s.delta_ms >= 0 ? '+' : ''}${fmtMs(s.delta_ms)}`,
+        `${fmtNum(s.above_current, 0)} of ${fmtNum(s.n_current, 0)} / ${fmtNum(s.above_baseline, 0)} of ${fmtNum(s.n_baseline, 0)}`,
+        s.p_value < 1e-4 ? '< 0.0001' : fmtNum(s.p_value),
       ]),
-      (i) => ({ stage: str(stages[i]!['stage']) ?? '' }),
-      (i) => (stages[i]!['grew'] === true ? 'significant' : ''),
+      (i) => ({ stage: stages[i]!.stage }),
+      (i) => (stages[i]!.grew ? 'significant' : ''),
     ),
   );
   return note;
