@@ -46,8 +46,8 @@ async function postJson(pathname: string, body: unknown): Promise<unknown> {
 
 /** Requests with feedback joined (to wait for the feedback writes). */
 async function joinedFeedback(): Promise<number> {
-  const data = (await postJson('/v1/quality/feedback', { from: new Date(NOW - 7_200_000).toISOString(), to: new Date(NOW + 60_000).toISOString() })) as { rows: { withFeedback: number }[] };
-  return data.rows.reduce((a, r) => a + r.withFeedback, 0);
+  const data = (await postJson('/v1/quality/feedback', { from: new Date(NOW - 7_200_000).toISOString(), to: new Date(NOW + 60_000).toISOString() })) as { rows: { with_feedback: number }[] };
+  return data.rows.reduce((a, r) => a + r.with_feedback, 0);
 }
 
 async function storedCount(): Promise<number> {

@@ -4,7 +4,7 @@
 // canary regression. The public quality API must show:
 // - input drift: POST /v1/quality/drift on v2's confidence (current = the incident, reference =
 //   the same length before) says drift; the same query on the quiet window before it does not;
-// - the canary regression: POST /v1/quality/feedback by model_version has v2's correctRate (hit
+// - the canary regression: POST /v1/quality/feedback by model_version has v2's correct_rate (hit
 //   rate) below v1's over the incident;
 // - golden probes: GET /v1/golden/results reports a pass rate per version; v1 passes every call,
 //   v2 every call before the regression and fewer during it (15 % of its labels flipped);
@@ -33,6 +33,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDemo } from '../demo/main.ts';
 import type { Demo } from '../demo/main.ts';
 import type { GroundTruthIncident } from '../demo/scenario/index.ts';
+import type { FeedbackRowReply, FieldDriftReply, GoldenVersionReply } from '../src/schema/index.ts';
 
 const DURATION_MS = 15_000;
 const WARMUP_MS = 2 * DURATION_MS;
@@ -46,23 +47,9 @@ let regression: GroundTruthIncident;
 let startedMs: number;
 let endMs: number;
 
-interface DriftField {
-  field: string;
-  test: { method: string; statistic: number; pValue: number | null; verdict: string; drift: boolean; nRef: number; nCur: number };
-}
-interface FeedbackRow {
-  model_version?: string;
-  requests: number;
-  correctN: number;
-  correctRate: number | null;
-}
-interface VersionResult {
-  model_version: string | null;
-  runs: number;
-  passed: number;
-  passRate: number | null;
-  errors: number;
-}
+type DriftField = FieldDriftReply;
+type FeedbackRow = FeedbackRowReply;
+type VersionResult = GoldenVersionReply;
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
   const res = await fetch(`${demo.url}${path}`, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
@@ -130,24 +117,24 @@ describe('demo result quality, end to end', () => {
     const quiet = (await driftOf(d.fromMs - DURATION_MS, d.fromMs, 'confidence', 'v2')).test;
     const detail = show({ during, quiet });
     expect(during.method, detail).toBe('ks');
-    expect(Math.min(during.nRef, during.nCur, quiet.nRef, quiet.nCur), detail).toBeGreaterThanOrEqual(30);
+    expect(Math.min(during.n_ref, during.n_cur, quiet.n_ref, quiet.n_cur), detail).toBeGreaterThanOrEqual(30);
     expect(during.verdict, detail).toBe('drift');
-    expect(during.pValue ?? 1, detail).toBeLessThan(0.001);
+    expect(during.p_value ?? 1, detail).toBeLessThan(0.001);
     expect(quiet.verdict, detail).not.toBe('not_enough_data');
-    expect(quiet.pValue ?? 0, detail).toBeGreaterThan(0.001);
-    expect(quiet.statistic, detail).toBeLessThan(during.statistic / 2);
+    expect(quiet.p_value ?? 0, detail).toBeGreaterThan(0.001);
+    expect(quiet.statistic, detail).toBeLessThan((during.statistic ?? 0) / 2);
   });
 
-  it('canary regression: v2 hit rate (correctRate) falls below v1', async () => {
+  it('canary regression: v2 hit rate (correct_rate) falls below v1', async () => {
     const r = span(regression);
     const reply = await call<{ rows: FeedbackRow[]; orphans: number }>('POST', '/v1/quality/feedback', { from: iso(r.fromMs), to: iso(r.toMs), filters: { model: 'spam-filter' }, group_by: ['model_version'] });
-    const detail = show(reply.rows.map(({ model_version, requests, correctN, correctRate }) => ({ model_version, requests, correctN, correctRate })));
+    const detail = show(reply.rows.map(({ model_version, requests, correct_n, correct_rate }) => ({ model_version, requests, correct_n, correct_rate })));
     const byVersion = new Map(reply.rows.map((x) => [String(x.model_version), x]));
     const v1 = byVersion.get('v1');
     const v2 = byVersion.get('v2');
-    expect(v1?.correctN ?? 0, detail).toBeGreaterThanOrEqual(200);
-    expect(v2?.correctN ?? 0, detail).toBeGreaterThanOrEqual(30);
-    expect(v2?.correctRate ?? 1, detail).toBeLessThan(v1?.correctRate ?? 0);
+    expect(v1?.correct_n ?? 0, detail).toBeGreaterThanOrEqual(200);
+    expect(v2?.correct_n ?? 0, detail).toBeGreaterThanOrEqual(30);
+    expect(v2?.correct_rate ?? 1, detail).toBeLessThan(v1?.correct_rate ?? 0);
   });
 
   it('golden probes: pass rate per version, v2 fails while the regression flips labels', async () => {
@@ -161,12 +148,12 @@ describe('demo result quality, end to end', () => {
       expect(before.get(v)?.runs ?? 0, detail).toBeGreaterThanOrEqual(100);
       expect(during.get(v)?.runs ?? 0, detail).toBeGreaterThanOrEqual(40);
       expect(all.get(v)?.errors, detail).toBe(0);
-      expect(before.get(v)?.passRate, detail).toBe(1);
+      expect(before.get(v)?.pass_rate, detail).toBe(1);
     }
-    expect(all.get('v1')?.passRate, detail).toBe(1);
+    expect(all.get('v1')?.pass_rate, detail).toBe(1);
     // 15 % of v2's labels flipped: P(no flip in 40 calls) = 0.85^40 ≈ 0.15 %.
-    expect(during.get('v2')?.passRate ?? 1, detail).toBeLessThan(1);
-    expect(during.get('v1')?.passRate, detail).toBe(1);
+    expect(during.get('v2')?.pass_rate ?? 1, detail).toBeLessThan(1);
+    expect(during.get('v1')?.pass_rate, detail).toBe(1);
   });
 
   it('probe calls are not user traffic: neither the runner nor the service counts them', async () => {

@@ -65,8 +65,8 @@ describe('golden sets, probes and results over HTTP', () => {
 
     const res = await call('GET', `/v1/golden/results?from=${RANGE.from}&to=${RANGE.to}&set=spam-basic`);
     expect(res.status).toBe(200);
-    const data = res.body.data as { versions: { model_version: string; passRate: number }[]; failing: { golden_id: string; model_version: string }[] };
-    expect(data.versions.map((v) => [v.model_version, v.passRate])).toEqual([
+    const data = res.body.data as { versions: { model_version: string; pass_rate: number }[]; failing: { golden_id: string; model_version: string }[] };
+    expect(data.versions.map((v) => [v.model_version, v.pass_rate])).toEqual([
       ['v1', 1],
       ['v2', 0.5],
     ]);
@@ -95,7 +95,7 @@ describe('feedback joins over HTTP', () => {
     await call('POST', '/v1/feedback', ndjson([{ ts: NOW, request_id: 'q-ok', kind: 'correct', value: true }]), 'application/x-ndjson');
     // 1 of 2 correct; nothing orphaned any more.
     const after = await post('/v1/quality/feedback', { ...RANGE, filters: { model: 'qclf' }, group_by: ['model_version'] });
-    expect(after.body.data).toEqual({ rows: [expect.objectContaining({ model_version: 'v1', requests: 2, withFeedback: 2, correctN: 2, correctRate: 0.5 })], orphans: 0 });
+    expect(after.body.data).toEqual({ rows: [expect.objectContaining({ model_version: 'v1', requests: 2, with_feedback: 2, correct_n: 2, correct_rate: 0.5 })], orphans: 0 });
 
     const summary = await post('/v1/quality/summary', { ...RANGE, filters: { model: 'qclf' } });
     const models = (summary.body.data as { models: { model: string; type: string; measures: Record<string, unknown>[] }[] }).models;

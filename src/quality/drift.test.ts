@@ -35,13 +35,13 @@ describe('drift query', () => {
     expect(r.reference).toMatchObject({ from: iso(T0 - HOUR), to: iso(T0) });
     const [conf, lab] = r.fields;
     // 200 reference rows ≤ 1000 → KS; identical samples: D = 0, p = 1.
-    expect(conf!.test).toMatchObject({ method: 'ks', statistic: 0, verdict: 'no_drift', nRef: 200, nCur: 200, threshold: 0.05 });
-    expect(conf!.test.pValue).toBeCloseTo(1, 9);
+    expect(conf!.test).toMatchObject({ method: 'ks', statistic: 0, verdict: 'no_drift', n_ref: 200, n_cur: 200, threshold: 0.05 });
+    expect(conf!.test.p_value).toBeCloseTo(1, 9);
     expect(conf!.psi).toMatchObject({ method: 'psi', statistic: 0, verdict: 'no_drift', level: 'stable' });
     // Three labels → chi-square; identical counts (67, 67, 66) → statistic 0, p = 1.
-    expect(lab!.test).toMatchObject({ method: 'chi_square', statistic: 0, verdict: 'no_drift', nRef: 200, nCur: 200 });
+    expect(lab!.test).toMatchObject({ method: 'chi_square', statistic: 0, verdict: 'no_drift', n_ref: 200, n_cur: 200 });
     expect(lab!.psi.statistic).toBe(0);
-    expect(conf!.qValue).toBeCloseTo(1, 9);
+    expect(conf!.q_value).toBeCloseTo(1, 9);
   });
 
   it('detects confidence shifted down by 0.25', async () => {
@@ -54,12 +54,12 @@ describe('drift query', () => {
     expect(conf!.test.method).toBe('ks');
     expect(conf!.test.statistic).toBeCloseTo(0.64, 12);
     expect(conf!.test.verdict).toBe('drift');
-    expect(conf!.test.pValue!).toBeLessThan(1e-10);
+    expect(conf!.test.p_value!).toBeLessThan(1e-10);
     // PSI on the reference's deciles: 74 % of the current rows (k ≤ 275) fall in the lowest bin (10 % of the
     // reference) and the top 6 bins are empty (floored to 1e-4): far beyond 0.25.
     expect(conf!.psi.level).toBe('significant');
     expect(conf!.psi.drift).toBe(true);
-    expect(conf!.qValue).toBeCloseTo(conf!.test.pValue!, 15);
+    expect(conf!.q_value).toBeCloseTo(conf!.test.p_value!, 15);
   });
 
   it('compares one version with another over the same window', async () => {
@@ -69,9 +69,9 @@ describe('drift query', () => {
     expect(r.reference.filters).toEqual({ model_version: 'v1' });
     expect(r.fields[0]!.test.verdict).toBe('drift');
     // Two labels, same split 100/100 → z-test, z = 0, p = 1.
-    expect(r.fields[1]!.test).toMatchObject({ method: 'z', statistic: 0, pValue: 1, verdict: 'no_drift' });
+    expect(r.fields[1]!.test).toMatchObject({ method: 'z', statistic: 0, p_value: 1, verdict: 'no_drift' });
     // BH over the two p-values (tiny, 1): q of the larger stays 1.
-    expect(r.fields[1]!.qValue).toBe(1);
+    expect(r.fields[1]!.q_value).toBe(1);
     await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'version', model_version: 'v1' } })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'filters.model_version' }] });
   });
 
@@ -79,10 +79,10 @@ describe('drift query', () => {
     await store.appendEvents(rows(T0 - HOUR, spread(0.5).slice(0, 10), 'v1', () => 'a'));
     await store.appendEvents(rows(T0, spread(0.25).slice(0, 10), 'v1', () => 'a'));
     const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['confidence', 'score'] });
-    expect(r.fields[0]!.test).toMatchObject({ verdict: 'not_enough_data', nRef: 10, nCur: 10 });
+    expect(r.fields[0]!.test).toMatchObject({ verdict: 'not_enough_data', n_ref: 10, n_cur: 10 });
     expect(r.fields[0]!.psi.verdict).toBe('not_enough_data');
-    expect(r.fields[1]!.test).toMatchObject({ verdict: 'not_enough_data', nRef: 0, nCur: 0 });
-    expect(r.fields.map((f) => f.qValue)).toEqual([null, null]);
+    expect(r.fields[1]!.test).toMatchObject({ verdict: 'not_enough_data', n_ref: 0, n_cur: 0 });
+    expect(r.fields.map((f) => f.q_value)).toEqual([null, null]);
   });
 
   it('pinned reference windows and bad input', async () => {

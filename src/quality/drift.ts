@@ -14,8 +14,8 @@
  */
 import { benjaminiHochberg, driftTest, psi, psiNumeric } from '../analysis/index.ts';
 import type { DriftResult, PsiResult } from '../analysis/index.ts';
-import { InferlensError } from '../schema/index.ts';
-import type { DriftField, DriftRequest, Filters } from '../schema/index.ts';
+import { InferlensError, snakeKeys } from '../schema/index.ts';
+import type { DriftField, DriftReply, DriftRequest, Filters } from '../schema/index.ts';
 import type { QualityReads } from './reads.ts';
 import { specOf } from './reads.ts';
 
@@ -37,7 +37,8 @@ interface Window {
   filters: Filters;
 }
 
-export interface FieldDrift {
+/** One field's tests, inside the process (the reply spells them in snake_case). */
+interface FieldDrift {
   field: DriftField;
   kind: 'numeric' | 'categorical';
   test: DriftResult;
@@ -46,12 +47,6 @@ export interface FieldDrift {
   psi: PsiResult;
   /** Whether a side was subsampled to stay bounded. */
   sampled: { reference: boolean; current: boolean };
-}
-
-export interface DriftReply {
-  current: { from: string; to: string; filters: Filters };
-  reference: { from: string; to: string; filters: Filters };
-  fields: FieldDrift[];
 }
 
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -156,6 +151,6 @@ export async function driftQuery(reads: QualityReads, o: DriftRequest): Promise<
   return {
     current: { from: iso(cur.fromMs), to: iso(cur.toMs), filters: cur.filters },
     reference: { from: iso(ref.fromMs), to: iso(ref.toMs), filters: ref.filters },
-    fields,
+    fields: fields.map((f) => ({ field: f.field, kind: f.kind, test: snakeKeys(f.test), q_value: f.qValue, psi: snakeKeys(f.psi), sampled: f.sampled })),
   };
 }

@@ -3,50 +3,15 @@
  * and which golden samples fail, from the probe events the runner recorded. Reads at most
  * MAX_PROBE_ROWS probe events, newest first (`truncated` says when there were more).
  */
-import type { GoldenResultsRequest } from '../schema/index.ts';
+import type { FailingSampleReply as FailingSample, GoldenResultsReply, GoldenResultsRequest, GoldenVersionReply as VersionResult, PassCount } from '../schema/index.ts';
 import type { QualityReads } from './reads.ts';
 
 export const MAX_PROBE_ROWS = 20_000;
 
-export interface PassCount {
-  runs: number;
-  passed: number;
-  /** passed / runs; null without runs. */
-  passRate: number | null;
-}
-
-export interface VersionResult extends PassCount {
-  model: string | null;
-  model_version: string | null;
-  /** Calls that got no valid answer (counted as failures). */
-  errors: number;
-  buckets?: (PassCount & { bucket: string })[];
-}
-
-export interface FailingSample {
-  golden_set: string;
-  golden_id: string;
-  model: string | null;
-  model_version: string | null;
-  runs: number;
-  fails: number;
-  lastFailure: string;
-  /** The reason recorded with the latest failure. */
-  reason: string | null;
-}
-
-export interface GoldenResults {
-  from: string;
-  to: string;
-  truncated: boolean;
-  versions: VersionResult[];
-  failing: FailingSample[];
-}
-
 const rate = (c: { runs: number; passed: number }): number | null => (c.runs > 0 ? c.passed / c.runs : null);
 
 /** Answers the results request (decoded from the query string). */
-export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest): Promise<GoldenResults> {
+export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest): Promise<GoldenResultsReply> {
   const { fromMs, toMs, stepMs } = o;
   const rows = await reads.events({
     fromMs,
@@ -70,27 +35,27 @@ export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest
     const version = r.model_version ?? null;
     const vk = JSON.stringify([model, version]);
     let v = versions.get(vk);
-    if (!v) versions.set(vk, (v = { model, model_version: version, runs: 0, passed: 0, passRate: null, errors: 0, byBucket: new Map() }));
+    if (!v) versions.set(vk, (v = { model, model_version: version, runs: 0, passed: 0, pass_rate: null, errors: 0, byBucket: new Map() }));
     v.runs++;
     if (pass) v.passed++;
     if (r.status != null && r.status !== 'ok') v.errors++;
     const tsMs = Date.parse(String(r.ts));
     if (stepMs !== undefined) {
       const b = fromMs + Math.floor((tsMs - fromMs) / stepMs) * stepMs;
-      const c = v.byBucket.get(b) ?? { runs: 0, passed: 0, passRate: null };
+      const c = v.byBucket.get(b) ?? { runs: 0, passed: 0, pass_rate: null };
       c.runs++;
       if (pass) c.passed++;
       v.byBucket.set(b, c);
     }
     const sk = JSON.stringify([set, id, model, version]);
     let s = samples.get(sk);
-    if (!s) samples.set(sk, (s = { golden_set: set, golden_id: id, model, model_version: version, runs: 0, fails: 0, lastFailure: '', reason: null }));
+    if (!s) samples.set(sk, (s = { golden_set: set, golden_id: id, model, model_version: version, runs: 0, fails: 0, last_failure: '', reason: null }));
     s.runs++;
     if (!pass) {
       s.fails++;
       // Rows come newest first: the first failure seen is the latest.
-      if (s.lastFailure === '') {
-        s.lastFailure = new Date(tsMs).toISOString();
+      if (s.last_failure === '') {
+        s.last_failure = new Date(tsMs).toISOString();
         s.reason = attrs.golden_reason ?? null;
       }
     }
@@ -102,8 +67,8 @@ export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest
     versions: [...versions.values()]
       .sort((a, b) => String(a.model).localeCompare(String(b.model)) || String(a.model_version).localeCompare(String(b.model_version)))
       .map(({ byBucket, ...v }) => {
-        const out: VersionResult = { ...v, passRate: rate(v) };
-        if (stepMs !== undefined) out.buckets = [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ bucket: new Date(b).toISOString(), ...c, passRate: rate(c) }));
+        const out: VersionResult = { ...v, pass_rate: rate(v) };
+        if (stepMs !== undefined) out.buckets = [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ bucket: new Date(b).toISOString(), ...c, pass_rate: rate(c) }));
         return out;
       }),
     failing: [...samples.values()]

@@ -92,12 +92,12 @@ describe('probe runner', () => {
 
     const r = await results(reads, { from: iso(T0), to: iso(T0 + 60 * MIN), step: '1h' });
     // v1 answers both right (2/2); v2 says ham for "win money now" (1/2); v3 errors (0/2).
-    expect(r.versions.map((v) => [v.model_version, v.runs, v.passed, v.passRate, v.errors])).toEqual([
+    expect(r.versions.map((v) => [v.model_version, v.runs, v.passed, v.pass_rate, v.errors])).toEqual([
       ['v1', 2, 2, 1, 0],
       ['v2', 2, 1, 0.5, 0],
       ['v3', 2, 0, 0, 2],
     ]);
-    expect(r.versions[1]!.buckets).toEqual([{ bucket: iso(T0), runs: 2, passed: 1, passRate: 0.5 }]);
+    expect(r.versions[1]!.buckets).toEqual([{ bucket: iso(T0), runs: 2, passed: 1, pass_rate: 0.5 }]);
     expect(r.failing.map((f) => [f.golden_id, f.model_version, f.fails, f.reason])).toEqual([
       ['g1', 'v2', 1, 'expected label spam, got ham'],
       ['g1', 'v3', 1, 'HTTP 500'],

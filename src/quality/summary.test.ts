@@ -74,10 +74,10 @@ describe('quality summary', () => {
       ['rk', 'ranker', 'declared'],
     ]);
     const [clf, gen, rk] = r.models;
-    expect(r.lowConfidence).toBe(0.6);
+    expect(r.low_confidence).toBe(0.6);
     // The server's cut-off is the default; the request may still name its own.
     const strict = await summary(reads, { from: iso(T0), to: iso(T0 + 10 * MIN), filters: { model: 'clf' } }, { lowConfidence: 0.9 });
-    expect(strict.lowConfidence).toBe(0.9);
+    expect(strict.low_confidence).toBe(0.9);
     expect(Object.keys(strict.models[0]!.measures[0]!)).toContain('below_rate(confidence, 0.9)');
 
     // Classifier: 6 of 10 confidences < 0.6; 1 of 10 empty; P50 of the 10 values (type 7):
@@ -88,31 +88,31 @@ describe('quality summary', () => {
       { label: 'spam', count: 4, share: 0.4 },
     ]);
     // One value per bin: every share is 0.1.
-    expect(clf!.confidenceHistogram!.rows).toHaveLength(1);
-    for (const s of clf!.confidenceHistogram!.rows[0]!.shares) expect(s).toBeCloseTo(0.1, 9);
+    expect(clf!.confidence_histogram!.rows).toHaveLength(1);
+    for (const s of clf!.confidence_histogram!.rows[0]!.shares) expect(s).toBeCloseTo(0.1, 9);
     // Key classes vs the previous window: spam 4/10 now vs 8/10 before. Expected counts of
     // [[4, 6], [8, 2]] go below 5, so Fisher's exact test: two-sided p = 0.1698 (scipy
     // fisher_exact([[4,6],[8,2]]) → 0.16980). Both classes give the same table, so BH q = p.
-    const shift = clf!.keyClassShift!;
+    const shift = clf!.key_class_shift!;
     expect(shift.previous).toEqual({ from: iso(T0 - 10 * MIN), to: iso(T0) });
-    expect(shift.classes.map((c) => [c.label, c.share, c.previousShare, c.method])).toEqual([
+    expect(shift.classes.map((c) => [c.label, c.share, c.previous_share, c.method])).toEqual([
       ['ham', 0.6, 0.2, 'fisher'],
       ['spam', 0.4, 0.8, 'fisher'],
     ]);
     expect(shift.classes[1]!.delta).toBeCloseTo(-0.4, 12);
-    expect(shift.classes[1]!.pValue).toBeCloseTo(0.169802, 5);
-    expect(shift.classes[1]!.qValue).toBeCloseTo(0.169802, 5);
+    expect(shift.classes[1]!.p_value).toBeCloseTo(0.169802, 5);
+    expect(shift.classes[1]!.q_value).toBeCloseTo(0.169802, 5);
 
     // Generative: lengths 100..400 → P50 250; 1 of 4 refused, 1 of 4 malformed; TTFT 50..80 → P50 65.
     expect(gen!.measures[0]).toMatchObject({ n: 4, refused_rate: 0.25, format_error_rate: 0.25, empty_rate: null, 'p50(output_length)': 250, 'max(output_length)': 400, 'p50(ttft_ms)': 65, 'mean(output_tokens)': 25 });
-    expect(gen!.finishReasons).toEqual([
+    expect(gen!.finish_reasons).toEqual([
       { finish_reason: 'length', count: 1, share: 0.25 },
       { finish_reason: 'stop', count: 3, share: 0.75 },
     ]);
 
     // Ranker: scores 0.1..0.4 → mean 0.25; 2 of 4 clicked, 1 of 4 converted.
     expect(rk!.measures[0]).toMatchObject({ n: 4, 'mean(score)': expect.closeTo(0.25, 12), 'max(score)': 0.4 });
-    expect(rk!.feedback).toEqual([expect.objectContaining({ requests: 4, clicks: 2, clickRate: 0.5, conversions: 1, conversionRate: 0.25 })]);
+    expect(rk!.feedback).toEqual([expect.objectContaining({ requests: 4, clicks: 2, click_rate: 0.5, conversions: 1, conversion_rate: 0.25 })]);
   });
 
   it('splits by version and time bucket', async () => {

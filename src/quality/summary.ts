@@ -10,11 +10,10 @@
  */
 import { benjaminiHochberg, proportionTest } from '../analysis/index.ts';
 import { DEFAULT_LOW_CONFIDENCE } from '../schema/index.ts';
-import type { Dimension, Filters, GroupKey, QualitySummaryRequest, QueryRow } from '../schema/index.ts';
+import type { ClassShiftReply as ClassShift, ConfidenceHistogramRow, Dimension, DistributionRow, Filters, GroupKey, ModelQualityReply as ModelQuality, QualitySummaryReply, QualitySummaryRequest, QueryRow } from '../schema/index.ts';
 import { flattenFeedbackRow } from './feedback.ts';
-import type { FeedbackReplyRow } from './feedback.ts';
 import { detectModelTypes } from './model-type.ts';
-import type { ModelType, ModelTypeInfo } from './model-type.ts';
+import type { ModelType } from './model-type.ts';
 import type { QualityReads } from './reads.ts';
 import { specOf } from './reads.ts';
 
@@ -53,48 +52,6 @@ export function measuresFor(type: ModelType | 'unknown', lowConfidence: number):
     case 'unknown':
       return [...base, 'error_rate', 'empty_rate', 'format_error_rate'];
   }
-}
-
-/** One value of a categorical field in one group: its weighted count and share of the group. */
-export type DistributionRow = Record<string, string | number | null> & { count: number; share: number };
-
-export interface ConfidenceHistogramRow {
-  bucket?: string;
-  [dimension: string]: string | number | number[] | null | undefined;
-  /** Weighted share of rows with a confidence in each bin of CONFIDENCE_EDGES. */
-  shares: number[];
-}
-
-export interface ClassShift {
-  group: Record<string, string | null>;
-  label: string;
-  share: number;
-  previousShare: number | null;
-  delta: number | null;
-  /** Rows in the group now and in the previous window (the test counts rows, not weights). */
-  n: number;
-  previousN: number;
-  pValue: number | null;
-  /** Benjamini–Hochberg across every class and group of this model. */
-  qValue: number | null;
-  method: 'z' | 'fisher' | null;
-}
-
-export interface ModelQuality extends ModelTypeInfo {
-  measures: QueryRow[];
-  labels?: DistributionRow[];
-  confidenceHistogram?: { edges: readonly number[]; rows: ConfidenceHistogramRow[] };
-  keyClassShift?: { previous: { from: string; to: string }; classes: ClassShift[] };
-  finishReasons?: DistributionRow[];
-  feedback?: FeedbackReplyRow[];
-}
-
-export interface SummaryReply {
-  from: string;
-  to: string;
-  /** The low-confidence cut-off behind `below_rate(confidence, x)`. */
-  lowConfidence: number;
-  models: ModelQuality[];
 }
 
 export interface SummaryOptions {
@@ -162,23 +119,23 @@ export function classShift(now: readonly QueryRow[], before: readonly QueryRow[]
         group: g.group,
         label,
         share: g.n > 0 ? k1 / g.n : 0,
-        previousShare: n0 > 0 ? k0 / n0 : null,
+        previous_share: n0 > 0 ? k0 / n0 : null,
         delta: n0 > 0 && g.n > 0 ? k1 / g.n - k0 / n0 : null,
         n: g.n,
-        previousN: n0,
-        pValue: test ? test.pValue : null,
-        qValue: null,
+        previous_n: n0,
+        p_value: test ? test.pValue : null,
+        q_value: null,
         method: test ? test.method : null,
       });
     }
   }
-  const q = benjaminiHochberg(out.map((c) => c.pValue ?? NaN));
-  out.forEach((c, i) => (c.qValue = Number.isNaN(q[i]!) ? null : q[i]!));
+  const q = benjaminiHochberg(out.map((c) => c.p_value ?? NaN));
+  out.forEach((c, i) => (c.q_value = Number.isNaN(q[i]!) ? null : q[i]!));
   return out;
 }
 
 /** Answers the summary request. */
-export async function qualitySummary(reads: QualityReads, o: QualitySummaryRequest, options: SummaryOptions = {}): Promise<SummaryReply> {
+export async function qualitySummary(reads: QualityReads, o: QualitySummaryRequest, options: SummaryOptions = {}): Promise<QualitySummaryReply> {
   const { fromMs, toMs, stepMs } = o;
   const lowConfidence = o.low_confidence ?? options.lowConfidence ?? DEFAULT_LOW_CONFIDENCE;
   const filters = o.filters as Filters;
@@ -193,7 +150,7 @@ export async function qualitySummary(reads: QualityReads, o: QualitySummaryReque
       q.labels = distribution(withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'label'])))), 'label', dims);
       const names = CONFIDENCE_EDGES.slice(0, -1).map((e) => `below_rate(confidence, ${e})`);
       const hist = withIso(await reads.aggregate(specOf(fromMs, toMs, f, names, extra(dims))));
-      q.confidenceHistogram = {
+      q.confidence_histogram = {
         edges: CONFIDENCE_EDGES,
         rows: hist.flatMap((r) => {
           const shares = histogramShares(r, names);
@@ -207,14 +164,14 @@ export async function qualitySummary(reads: QualityReads, o: QualitySummaryReque
       const prevFromMs = 2 * fromMs - toMs;
       const now = await reads.aggregate(specOf(fromMs, toMs, f, ['n'], { groupBy: [...dims, 'label'] }));
       const before = await reads.aggregate(specOf(prevFromMs, fromMs, f, ['n'], { groupBy: [...dims, 'label'] }));
-      q.keyClassShift = { previous: { from: iso(prevFromMs), to: iso(fromMs) }, classes: classShift(now, before, dims, o.key_classes) };
+      q.key_class_shift = { previous: { from: iso(prevFromMs), to: iso(fromMs) }, classes: classShift(now, before, dims, o.key_classes) };
     } else if (m.type === 'generative') {
-      q.finishReasons = distribution(withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'finish_reason'])))), 'finish_reason', dims);
+      q.finish_reasons = distribution(withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'finish_reason'])))), 'finish_reason', dims);
     } else if (m.type === 'ranker') {
       const fb = await reads.feedbackStats({ fromMs, toMs, filters: f, groupBy: dims, limit: 10_000, ...(stepMs !== undefined ? { stepMs } : {}) });
       q.feedback = fb.rows.map(flattenFeedbackRow);
     }
     out.push(q);
   }
-  return { from: iso(fromMs), to: iso(toMs), lowConfidence, models: out };
+  return { from: iso(fromMs), to: iso(toMs), low_confidence: lowConfidence, models: out };
 }

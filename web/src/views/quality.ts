@@ -6,7 +6,8 @@
  * pass rate and failing samples; `POST /v1/samples/search` the sample explorer (captured text shown
  * as text). Confidence and output length over time come from `/v1/query`.
  */
-import { call, field, isRecord, num, query, records, searchSamples, str } from '../api.ts';
+import { get, num, post, query, searchSamples } from '../api.ts';
+import type { DriftReply, FeedbackReply, FeedbackRowReply, GoldenResultsReply, ModelQualityReply, QualitySummaryReply } from '../../../src/schema/replies.ts';
 import { SAMPLE_REASONS } from '../../../src/schema/vocabulary.ts';
 import type { Filters } from '../api.ts';
 import { form, h, replace } from '../dom.ts';
@@ -18,7 +19,7 @@ import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 import { byFrequency, fmtP, guard, shareBar, table, tag } from './common.ts';
 
-type Rec = Record<string, unknown>;
+type Model = ModelQualityReply;
 
 /** Drift tests judged by a p-value (the others are distances judged against a threshold). */
 const P_METHODS = new Set(['ks', 'chi_square', 'z', 'fisher']);
@@ -37,8 +38,10 @@ const RATE_FIELDS: Record<string, string> = { empty_rate: 'empty', refused_rate:
 const isRate = (m: string) => m.endsWith('_rate') || m.startsWith('below_rate(');
 const title = (m: string) => MEASURE_TITLES[m] ?? (m.startsWith('below_rate(confidence') ? `low confidence (< ${m.replace(/^.*,\s*|\)$/g, '')})` : m);
 
-function versionOf(r: Rec): string {
-  return str(r['model_version']) ?? '(none)';
+/** A row's model_version (rows grouped by version carry it as a dimension). */
+function versionOf(r: object): string {
+  const v = (r as { model_version?: unknown }).model_version;
+  return typeof v === 'string' ? v : '(none)';
 }
 
 export function qualityView(root: HTMLElement): ViewHandle {
@@ -59,8 +62,8 @@ export function qualityView(root: HTMLElement): ViewHandle {
     async update(ctx: ViewContext) {
       const { win, filters, signal } = ctx;
       for (const p of all) p.loading();
-      const summary = call('POST', '/v1/quality/summary', { from: win.from, to: win.to, filters, group_by: ['model_version'] }, signal);
-      const models = summary.then((d) => records(field(d, 'models')));
+      const summary = post<QualitySummaryReply>('/v1/quality/summary', { from: win.from, to: win.to, filters, group_by: ['model_version'] }, signal);
+      const models = summary.then((d) => d.models);
       // Keep unhandled rejections away: every consumer below guards its own use.
       models.catch(() => undefined);
       const versions = query({ from: win.from, to: win.to, filters: withoutVersion(filters), group_by: ['model_version'], measures: ['n'] }, signal).then((rows) => byFrequency(rows, 'model_version'));
@@ -91,15 +94,15 @@ export function qualityView(root: HTMLElement): ViewHandle {
         }),
         guard(drift, signal, 'POST /v1/quality/drift', 'Drift (KS, chi-square, Wasserstein, Jensen–Shannon, PSI) against a reference window or version comes from the quality API.', () => loadDrift(ctx, drift, versions)),
         guard(feedback, signal, 'POST /v1/quality/feedback', 'Feedback hit rates are joined to requests by the quality API.', async () => {
-          const data = await call('POST', '/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: ['model_version'] }, signal);
-          renderFeedback(feedback, records(field(data, 'rows')), num(field(data, 'orphans')));
+          const data = await post<FeedbackReply>('/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: ['model_version'] }, signal);
+          renderFeedback(feedback, data.rows, data.orphans);
         }),
         guard(golden, signal, 'GET /v1/golden/results', 'Golden pass rates come from the probe runner’s results.', async () => {
           const q = new URLSearchParams({ from: win.from, to: win.to });
           const m = typeof filters.model === 'string' ? filters.model : null;
           if (m) q.set('model', m);
-          const [data, sets] = await Promise.all([call('GET', `/v1/golden/results?${q}`, undefined, signal), call('GET', '/v1/golden/sets', undefined, signal).catch(() => null)]);
-          renderGolden(golden, data, records(field(sets, 'sets')).length, typeof filters.model_version === 'string' ? filters.model_version : null);
+          const [data, sets] = await Promise.all([get<GoldenResultsReply>(`/v1/golden/results?${q}`, signal), get<{ sets: unknown[] }>('/v1/golden/sets', signal)]);
+          renderGolden(golden, data, sets.sets.length, typeof filters.model_version === 'string' ? filters.model_version : null);
         }),
         guard(samples, signal, 'POST /v1/samples/search', 'The sample explorer lists captured samples (the capture policy keeps errors, low confidence, risky inputs and a random share).', () => loadSamples(ctx, samples)),
       ]);
@@ -116,29 +119,27 @@ function withoutVersion(f: Filters): Filters {
   return out;
 }
 
-function modelHeader(m: Rec): HTMLElement {
-  const type = str(m['type']) ?? 'unknown';
-  const fields = Array.isArray(m['fields']) ? (m['fields'] as unknown[]).map(String) : [];
+function modelHeader(m: Model): HTMLElement {
   return h(
     'p',
-    { class: 'model-head', data: { model: str(m['model']) ?? '', modelType: type } },
-    h('strong', null, str(m['model']) ?? '–'),
+    { class: 'model-head', data: { model: m.model, modelType: m.type } },
+    h('strong', null, m.model),
     ' ',
-    tag(type),
-    ` ${str(m['source']) ?? ''} · ${fmtNum(num(m['n']), 0)} rows`,
-    fields.length ? ` · from ${fields.join(', ')}` : '',
+    tag(m.type),
+    ` ${m.source} · ${fmtNum(m.n, 0)} rows`,
+    m.fields.length ? ` · from ${m.fields.join(', ')}` : '',
   );
 }
 
-function renderModels(panel: Panel, models: Rec[]): void {
+function renderModels(panel: Panel, models: Model[]): void {
   if (models.length === 0) return panel.empty('No requests in this window.');
   const blocks: Child[] = [];
   for (const m of models) {
     blocks.push(modelHeader(m));
-    if (m['type'] === 'unknown') {
+    if (m.type === 'unknown') {
       blocks.push(h('div', { class: 'needs small' }, 'Needs a result field: ', h('code', null, 'label'), ' / ', h('code', null, 'confidence'), ' (classifier), ', h('code', null, 'output_tokens'), ' / ', h('code', null, 'finish_reason'), ' (generative) or ', h('code', null, 'score'), ' (ranker).'));
     }
-    const rows = records(m['measures']);
+    const rows = m.measures;
     if (rows.length === 0) continue;
     const cols = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((k) => k !== 'model_version' && k !== 'count' && k !== 'bucket');
     const missing = cols.filter((c) => RATE_FIELDS[c] && rows.every((r) => r[c] == null));
@@ -156,80 +157,76 @@ function renderModels(panel: Panel, models: Rec[]): void {
   panel.ready(...blocks);
 }
 
-function classifiers(models: Rec[]): Rec[] {
-  return models.filter((m) => m['type'] === 'classifier');
+function classifiers(models: Model[]): Model[] {
+  return models.filter((m) => m.type === 'classifier');
 }
 
-function renderLabels(panel: Panel, models: Rec[]): void {
-  const cls = classifiers(models).filter((m) => records(m['labels']).length > 0);
+function renderLabels(panel: Panel, models: Model[]): void {
+  const cls = classifiers(models).filter((m) => (m.labels ?? []).length > 0);
   if (cls.length === 0) return panel.needs(['label'], 'Send the predicted label of each request to see its distribution by version.');
   const blocks: Child[] = [];
   for (const m of cls) {
-    const rows = records(m['labels']);
+    const rows = m.labels ?? [];
     const versions = [...new Set(rows.map(versionOf))].sort();
-    const labelNames = [...new Set(rows.map((r) => str(r['label']) ?? ''))].sort();
-    const share = (l: string, v: string) => num(rows.find((r) => r['label'] === l && versionOf(r) === v)?.['share']);
+    const labelNames = [...new Set(rows.map((r) => String(r['label'] ?? '')))].sort();
+    const share = (l: string, v: string) => rows.find((r) => r['label'] === l && versionOf(r) === v)?.share ?? null;
     if (cls.length > 1) blocks.push(modelHeader(m));
     blocks.push(table(['label', ...versions], labelNames.map((l) => [l, ...versions.map((v, i) => shareBar(share(l, v), colorFor(v, i)))]), (i) => ({ label: labelNames[i]! })));
   }
   panel.ready(...blocks);
 }
 
-function renderHistogram(panel: Panel, models: Rec[]): void {
-  const cls = classifiers(models).filter((m) => records(field(m['confidenceHistogram'], 'rows')).length > 0);
+function renderHistogram(panel: Panel, models: Model[]): void {
+  const cls = classifiers(models).filter((m) => (m.confidence_histogram?.rows ?? []).length > 0);
   if (cls.length === 0) return panel.needs(['confidence'], 'Send the confidence (0–1) of each prediction to see its histogram.');
   const blocks: Child[] = [];
   for (const m of cls) {
-    const hg = m['confidenceHistogram'];
-    const edges = (Array.isArray(field(hg, 'edges')) ? (field(hg, 'edges') as unknown[]) : []).map((e) => num(e) ?? 0);
-    const rows = records(field(hg, 'rows'));
+    const { edges, rows } = m.confidence_histogram!;
     const versions = rows.map(versionOf);
     const bins = edges.map((e, i) => `${(i ? edges[i - 1]! : 0).toFixed(1)}–${e.toFixed(1)}`);
     if (cls.length > 1) blocks.push(modelHeader(m));
     blocks.push(
       table(
         ['confidence', ...versions],
-        bins.map((b, bi) => [b, ...rows.map((r, vi) => shareBar(Array.isArray(r['shares']) ? num((r['shares'] as unknown[])[bi]) : null, colorFor(versions[vi]!, vi)))]),
+        bins.map((b, bi) => [b, ...rows.map((r, vi) => shareBar(r.shares[bi] ?? null, colorFor(versions[vi]!, vi)))]),
       ),
     );
-    const q = records(m['measures']);
+    const q = m.measures;
     const qs = ['p50(confidence)', 'p75(confidence)', 'p90(confidence)', 'p99(confidence)', 'min(confidence)', 'mean(confidence)'];
     blocks.push(h('h4', { class: 'sub' }, 'Quantiles'), table(['version', ...qs], q.map((r) => [versionOf(r), ...qs.map((k) => fmtNum(num(r[k])))])));
   }
   panel.ready(...blocks);
 }
 
-function renderShift(panel: Panel, models: Rec[]): void {
-  const cls = classifiers(models).filter((m) => isRecord(m['keyClassShift']));
+function renderShift(panel: Panel, models: Model[]): void {
+  const cls = classifiers(models).filter((m) => m.key_class_shift !== undefined);
   if (cls.length === 0) return panel.needs(['label'], 'The key-class shift compares label shares with the previous window: send the predicted label.');
   const blocks: Child[] = [];
   for (const m of cls) {
-    const ks = m['keyClassShift'];
-    const prev = field(ks, 'previous');
-    const classes = records(field(ks, 'classes'));
-    const pf = Date.parse(str(field(prev, 'from')) ?? '');
-    const pt = Date.parse(str(field(prev, 'to')) ?? '');
+    const { previous: prev, classes } = m.key_class_shift!;
+    const pf = Date.parse(prev.from);
+    const pt = Date.parse(prev.to);
     if (cls.length > 1) blocks.push(modelHeader(m));
-    const anyPrev = classes.some((c) => num(c['previousN']) != null && (num(c['previousN']) ?? 0) > 0);
+    const anyPrev = classes.some((c) => c.previous_n > 0);
     blocks.push(h('p', { class: 'panel-sub' }, `previous window ${Number.isFinite(pf) ? fmtTime(pf) : '?'} – ${Number.isFinite(pt) ? fmtTime(pt) : '?'}`, anyPrev ? '' : ' · no requests there: nothing to compare against yet'));
     blocks.push(
       table(
         ['version', 'label', 'share now', 'before', 'Δ', 'n now / before', 'p', 'q'],
         classes.map((c) => {
-          const d = num(c['delta']);
+          const d = c.delta;
           return [
-            str(field(c['group'], 'model_version')) ?? '–',
-            str(c['label']) ?? '',
-            fmtPct(num(c['share']), 1),
-            fmtPct(num(c['previousShare']), 1),
+            c.group['model_version'] ?? '–',
+            c.label,
+            fmtPct(c.share, 1),
+            fmtPct(c.previous_share, 1),
             d == null ? '–' : `${d >= 0 ? '+' : ''}${(d * 100).toFixed(1)} pp`,
-            `${fmtNum(num(c['n']), 0)} / ${fmtNum(num(c['previousN']), 0)}`,
-            fmtP(num(c['pValue'])),
-            fmtP(num(c['qValue'])),
+            `${fmtNum(c.n, 0)} / ${fmtNum(c.previous_n, 0)}`,
+            fmtP(c.p_value),
+            fmtP(c.q_value),
           ];
         }),
         undefined,
-        (i) => ((num(classes[i]!['qValue']) ?? 1) < 0.05 ? 'significant' : ''),
+        (i) => ((classes[i]!.q_value ?? 1) < 0.05 ? 'significant' : ''),
       ),
     );
   }
@@ -272,20 +269,19 @@ async function loadDrift(ctx: ViewContext, panel: Panel, versionsP: Promise<stri
     filters: refVersion ? { ...filters, model_version: current! } : filters,
     reference: refVersion ? { kind: 'version', model_version: refVersion } : { kind: 'previous' },
   };
-  const data = await call('POST', '/v1/quality/drift', body, signal);
+  const data = await post<DriftReply>('/v1/quality/drift', body, signal);
   if (signal.aborted) return;
-  const fields = records(field(data, 'fields'));
-  const side = (k: string) => {
-    const s = field(data, k);
-    const f = Date.parse(str(field(s, 'from')) ?? '');
-    const t = Date.parse(str(field(s, 'to')) ?? '');
-    const fl = field(s, 'filters');
-    const chips = isRecord(fl) ? Object.entries(fl).map(([a, b]) => `${a}=${Array.isArray(b) ? b.join('|') : String(b)}`) : [];
+  const fields = data.fields;
+  const side = (k: 'current' | 'reference') => {
+    const s = data[k];
+    const f = Date.parse(s.from);
+    const t = Date.parse(s.to);
+    const chips = Object.entries(s.filters).map(([a, b]) => `${a}=${Array.isArray(b) ? b.join('|') : String(b)}`);
     return `${Number.isFinite(f) ? fmtTime(f) : '?'} – ${Number.isFinite(t) ? fmtTime(t) : '?'}${chips.length ? ` (${chips.join(', ')})` : ''}`;
   };
-  const shown = fields.filter((f) => (num(field(f['test'], 'nRef')) ?? 0) + (num(field(f['test'], 'nCur')) ?? 0) > 0);
-  const absent = fields.filter((f) => !shown.includes(f)).map((f) => str(f['field']) ?? '');
-  const drifted = shown.filter((f) => field(f['test'], 'verdict') === 'drift').map((f) => str(f['field']) ?? '');
+  const shown = fields.filter((f) => f.test.n_ref + f.test.n_cur > 0);
+  const absent = fields.filter((f) => !shown.includes(f)).map((f) => f.field);
+  const drifted = shown.filter((f) => f.test.verdict === 'drift').map((f) => f.field);
   panel.setMeta(drifted.length ? `drift in ${drifted.join(', ')}` : '');
   panel.ready(
     controls,
@@ -294,35 +290,33 @@ async function loadDrift(ctx: ViewContext, panel: Panel, versionsP: Promise<stri
       ? table(
           ['field', 'test', 'statistic', 'p-value', 'q-value', 'threshold', 'verdict', 'PSI', 'n reference', 'n current'],
           shown.map((f) => {
-            const t = f['test'];
-            const p = f['psi'];
-            const verdict = str(field(t, 'verdict')) ?? 'unknown';
-            const psiV = num(field(p, 'statistic'));
+            const { test: t, psi: p } = f;
+            const psiV = num(p.statistic);
             return [
-              h('strong', null, str(f['field']) ?? ''),
-              str(field(t, 'method')) ?? '',
-              fmtNum(num(field(t, 'statistic'))),
-              fmtP(num(field(t, 'pValue'))),
-              fmtP(num(f['qValue'])),
-              `${num(field(t, 'pValue')) != null || P_METHODS.has(str(field(t, 'method')) ?? '') ? 'p < ' : '≥ '}${fmtNum(num(field(t, 'threshold')))}`,
-              tag(verdict, { verdict }),
-              psiV == null ? '–' : `${psiV.toFixed(3)}${str(field(p, 'level')) ? ` (${str(field(p, 'level'))})` : ''}`,
-              fmtNum(num(field(t, 'nRef')), 0),
-              fmtNum(num(field(t, 'nCur')), 0),
+              h('strong', null, f.field),
+              t.method,
+              fmtNum(num(t.statistic)),
+              fmtP(t.p_value),
+              fmtP(f.q_value),
+              `${t.p_value != null || P_METHODS.has(t.method) ? 'p < ' : '≥ '}${fmtNum(t.threshold)}`,
+              tag(t.verdict, { verdict: t.verdict }),
+              psiV == null ? '–' : `${psiV.toFixed(3)}${p.level ? ` (${p.level})` : ''}`,
+              fmtNum(t.n_ref, 0),
+              fmtNum(t.n_cur, 0),
             ];
           }),
-          (i) => ({ field: str(shown[i]!['field']) ?? '', verdict: str(field(shown[i]!['test'], 'verdict')) ?? '' }),
-          (i) => (field(shown[i]!['test'], 'verdict') === 'drift' ? 'significant' : ''),
+          (i) => ({ field: shown[i]!.field, verdict: shown[i]!.test.verdict }),
+          (i) => (shown[i]!.test.verdict === 'drift' ? 'significant' : ''),
         )
       : h('div', { class: 'needs small' }, 'Needs ', h('code', null, 'confidence'), ', ', h('code', null, 'label'), ', ', h('code', null, 'output_length'), ' or ', h('code', null, 'score'), ' to test for drift.'),
     absent.length ? h('p', { class: 'panel-sub' }, `Not sent on either side: ${absent.join(', ')}.`) : null,
   );
 }
 
-function renderFeedback(panel: Panel, rows: Rec[], orphans: number | null): void {
-  const kept = rows.filter((r) => (num(r['requests']) ?? 0) > 0);
-  if (!kept.some((r) => (num(r['withFeedback']) ?? 0) > 0)) return panel.needs(['feedback'], 'Send feedback (POST /v1/feedback with request_id: correct, label, thumbs, rating, conversion, click) to see hit rates.');
-  const hit = (r: Rec) => num(r['correctRate']) ?? num(r['labelAccuracy']);
+function renderFeedback(panel: Panel, rows: FeedbackRowReply[], orphans: number): void {
+  const kept = rows.filter((r) => r.requests > 0);
+  if (!kept.some((r) => r.with_feedback > 0)) return panel.needs(['feedback'], 'Send feedback (POST /v1/feedback with request_id: correct, label, thumbs, rating, conversion, click) to see hit rates.');
+  const hit = (r: FeedbackRowReply) => r.correct_rate ?? r.label_accuracy;
   const hasHit = kept.some((r) => hit(r) != null);
   panel.setMeta(orphans ? `${orphans} feedback rows not joined yet` : '');
   panel.ready(
@@ -330,11 +324,11 @@ function renderFeedback(panel: Panel, rows: Rec[], orphans: number | null): void
       ['version', 'requests', 'with feedback', 'hit rate', 'thumbs up', 'rating'],
       kept.map((r) => [
         versionOf(r),
-        fmtNum(num(r['requests']), 0),
-        fmtPct((num(r['withFeedback']) ?? 0) / (num(r['requests']) || 1), 1),
+        fmtNum(r.requests, 0),
+        fmtPct(r.with_feedback / (r.requests || 1), 1),
         hit(r) == null ? '–' : shareBar(hit(r)),
-        fmtPct(num(r['thumbsUpRate']), 1),
-        fmtNum(num(r['ratingMean']), 2),
+        fmtPct(r.thumbs_up_rate, 1),
+        fmtNum(r.rating_mean, 2),
       ]),
       (i) => ({ version: versionOf(kept[i]!) }),
     ),
@@ -342,17 +336,17 @@ function renderFeedback(panel: Panel, rows: Rec[], orphans: number | null): void
   );
 }
 
-function renderGolden(panel: Panel, data: unknown, sets: number, version: string | null): void {
-  const versions = records(field(data, 'versions')).filter((v) => !version || v['model_version'] === version);
-  const failing = records(field(data, 'failing')).filter((v) => !version || v['model_version'] === version);
-  panel.setMeta(`${sets} golden set${sets === 1 ? '' : 's'} registered${field(data, 'truncated') === true ? ' · newest probes only' : ''}`);
+function renderGolden(panel: Panel, data: GoldenResultsReply, sets: number, version: string | null): void {
+  const versions = data.versions.filter((v) => !version || v.model_version === version);
+  const failing = data.failing.filter((v) => !version || v.model_version === version);
+  panel.setMeta(`${sets} golden set${sets === 1 ? '' : 's'} registered${data.truncated ? ' · newest probes only' : ''}`);
   if (versions.length === 0) {
     return panel.needs(['probe', 'attributes.golden_set', 'attributes.golden_pass'], 'Register golden sets (POST /v1/golden/sets) and configure quality.probes targets: the probe runner sends the golden inputs and records pass/fail.');
   }
   panel.ready(
     table(
       ['model', 'version', 'pass rate', 'passed / runs', 'errors'],
-      versions.map((v) => [str(v['model']) ?? '–', versionOf(v), shareBar(num(v['passRate']), (num(v['passRate']) ?? 1) < 0.9 ? '#d64545' : '#3b9c5a'), `${fmtNum(num(v['passed']), 0)} / ${fmtNum(num(v['runs']), 0)}`, fmtNum(num(v['errors']), 0)]),
+      versions.map((v) => [v.model ?? '–', versionOf(v), shareBar(v.pass_rate, (v.pass_rate ?? 1) < 0.9 ? '#d64545' : '#3b9c5a'), `${fmtNum(v.passed, 0)} / ${fmtNum(v.runs, 0)}`, fmtNum(v.errors, 0)]),
       (i) => ({ version: versionOf(versions[i]!) }),
     ),
     h('h4', { class: 'sub' }, failing.length ? 'Failing golden samples' : 'No golden sample fails.'),
@@ -360,10 +354,10 @@ function renderGolden(panel: Panel, data: unknown, sets: number, version: string
       ? table(
           ['set', 'id', 'version', 'fails / runs', 'last failure', 'reason'],
           failing.map((f) => {
-            const t = Date.parse(str(f['lastFailure']) ?? '');
-            return [str(f['golden_set']) ?? '', str(f['golden_id']) ?? '', versionOf(f), `${fmtNum(num(f['fails']), 0)} / ${fmtNum(num(f['runs']), 0)}`, Number.isFinite(t) ? fmtTime(t) : '–', str(f['reason']) ?? '–'];
+            const t = Date.parse(f.last_failure);
+            return [f.golden_set, f.golden_id, versionOf(f), `${fmtNum(f.fails, 0)} / ${fmtNum(f.runs, 0)}`, Number.isFinite(t) ? fmtTime(t) : '–', f.reason ?? '–'];
           }),
-          (i) => ({ goldenId: str(failing[i]!['golden_id']) ?? '' }),
+          (i) => ({ goldenId: failing[i]!.golden_id }),
         )
       : null,
   );
