@@ -137,7 +137,7 @@ describe('evidence and edge cases', () => {
     expect(r.baseline.sample).toEqual({ rows: 2000, of: 10_000, stratified: true });
     const p99 = row(r, 'p99(total_ms)');
     expect(Object.keys(p99 ?? {}).sort()).toEqual(
-      ['baseline', 'candidate', 'ci', 'classification', 'critical', 'diff', 'direction', 'family', 'metric', 'n', 'note', 'pValue', 'qValue', 'test', 'tolerance', 'unit', 'weight'].sort(),
+      ['baseline', 'candidate', 'ci', 'classification', 'critical', 'diff', 'direction', 'family', 'metric', 'n', 'note', 'p_value', 'q_value', 'test', 'tolerance', 'unit', 'weight'].sort(),
     );
     expect(p99?.note).toMatch(/most recent of each of 10 equal slices/);
     expect(JSON.parse(JSON.stringify(r))).toEqual(r);

@@ -4,8 +4,8 @@
  * subsampling is seeded).
  */
 import { jensenShannonDistance } from '../analysis/index.ts';
-import { LATENCY_FIELDS } from '../schema/index.ts';
-import type { CompareRequest, Filters } from '../schema/index.ts';
+import { LATENCY_FIELDS, snakeKeys } from '../schema/index.ts';
+import type { CompareReply, CompareRequest, CompareSideReply, Filters } from '../schema/index.ts';
 import type { TypedReads } from '../query/index.ts';
 import { toComparePlan } from './input.ts';
 import type { ComparePlan } from './input.ts';
@@ -28,28 +28,9 @@ export const SEED = 20_240_601;
  */
 export const HL_MAX_PER_SIDE = 1000;
 
-export interface SideSummary {
-  /** User-traffic rows (probes excluded). */
-  n: number;
-  /** Requests weighted by sample_weight. */
-  requests: number;
-  from: string;
-  to: string;
-  filters: Filters;
-  /** Raw rows read for the rank and drift tests, of how many stored (probes included). */
-  sample: { rows: number; of: number; stratified: boolean };
-}
-
-export interface CompareResult {
-  verdict: Verdict;
-  score: number | null;
-  reasons: string[];
-  /** What may make the comparison unfair (the two sides serve different tenant mixes). */
-  warnings: string[];
-  evidence: EvidenceRow[];
-  baseline: SideSummary;
-  candidate: SideSummary;
-}
+export type SideSummary = CompareSideReply;
+/** The comparison as the API answers it (src/schema/replies.ts). */
+export type CompareResult = CompareReply;
 
 export interface Comparer {
   /** Plans (invalid_argument with field paths) and compares; see src/release/README.md. */
@@ -81,7 +62,7 @@ export function createComparer(queries: ReleaseReads, options: ComparerOptions =
         rollbackScore: plan.rollbackScore,
         ...(few.length ? { tooLittleTraffic: `not enough data: ${few.join('; ')}` } : {}),
       });
-      return { ...j, warnings: mixWarnings(b, c), baseline: summary(b), candidate: summary(c) };
+      return { verdict: j.verdict, score: j.score, reasons: j.reasons, warnings: mixWarnings(b, c), evidence: j.evidence.map(snakeKeys), baseline: summary(b), candidate: summary(c) };
     },
   };
 }

@@ -155,4 +155,7 @@ export type {
   GoldenVersionReply,
   FailingSampleReply,
   GoldenResultsReply,
+  EvidenceRowReply,
+  CompareSideReply,
+  CompareReply,
 } from './replies.ts';

@@ -4,7 +4,8 @@
  * verdict (promote / hold / rollback / not_enough_data) with its score, reasons and evidence table,
  * the two side by side (`/v1/query` grouped by model_version) and the P99 of each over time.
  */
-import { call, field, num, query, records, str } from '../api.ts';
+import { num, post, query } from '../api.ts';
+import type { CompareReply, EvidenceRowReply } from '../../../src/schema/replies.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtMs, fmtNum, fmtPct } from '../format.ts';
 import { Panel } from '../panel.ts';
@@ -12,7 +13,6 @@ import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 import { byFrequency, fmtP, guard, table, tag } from './common.ts';
 
-type Rec = Record<string, unknown>;
 
 /** A value of an evidence row in its unit: ms, a fraction (percent / pp for a difference), or a number. */
 function fmtUnit(v: number | null, unit: string, diff = false): string {
@@ -88,7 +88,7 @@ export function releaseView(root: HTMLElement): ViewHandle {
           timeSeries(p99.body.querySelector<HTMLElement>('.chart')!, { id: 'release-p99', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: fmtMs, syncKey: 'release' });
         }),
         guard(verdict, signal, 'POST /v1/compare', 'The verdict compares baseline and candidate on the same window (the release API).', async () => {
-          const data = await call('POST', '/v1/compare', { from: win.from, to: win.to, baseline: { filters: { ...filters, model_version: baseline } }, candidate: { filters: { ...filters, model_version: candidate } } }, signal);
+          const data = await post<CompareReply>('/v1/compare', { from: win.from, to: win.to, baseline: { filters: { ...filters, model_version: baseline } }, candidate: { filters: { ...filters, model_version: candidate } } }, signal);
           if (signal.aborted) return;
           renderVerdict(verdict, evidence, data, baseline, candidate);
         }),
@@ -100,16 +100,13 @@ export function releaseView(root: HTMLElement): ViewHandle {
   };
 }
 
-function renderVerdict(panel: Panel, evidencePanel: Panel, data: unknown, baseline: string, candidate: string): void {
-  const v = str(field(data, 'verdict')) ?? 'unknown';
-  const score = num(field(data, 'score'));
-  const reasons = (Array.isArray(field(data, 'reasons')) ? (field(data, 'reasons') as unknown[]) : []).map(String);
+function renderVerdict(panel: Panel, evidencePanel: Panel, data: CompareReply, baseline: string, candidate: string): void {
+  const { verdict: v, score, reasons } = data;
   // What may make the comparison unfair (the sides serve different tenant mixes).
-  const warnings = (Array.isArray(field(data, 'warnings')) ? (field(data, 'warnings') as unknown[]) : []).map(String);
-  const side = (k: string) => {
-    const s = field(data, k);
-    const sample = field(s, 'sample');
-    return `${k} ${k === 'baseline' ? baseline : candidate}: ${fmtNum(num(field(s, 'n')), 0)} requests${field(sample, 'stratified') === true ? ` (raw sample ${fmtNum(num(field(sample, 'rows')), 0)} of ${fmtNum(num(field(sample, 'of')), 0)})` : ''}`;
+  const warnings = data.warnings;
+  const side = (k: 'baseline' | 'candidate') => {
+    const { n, sample } = data[k];
+    return `${k} ${k === 'baseline' ? baseline : candidate}: ${fmtNum(n, 0)} requests${sample.stratified ? ` (raw sample ${fmtNum(sample.rows, 0)} of ${fmtNum(sample.of, 0)})` : ''}`;
   };
   panel.ready(
     h(
@@ -122,36 +119,33 @@ function renderVerdict(panel: Panel, evidencePanel: Panel, data: unknown, baseli
     warnings.length ? h('div', { class: 'needs small warnings', data: { warnings: String(warnings.length) } }, ...warnings.map((w) => h('p', null, h('strong', null, 'Careful: '), w))) : null,
     reasons.length ? h('ul', { class: 'reasons' }, ...reasons.map((r) => h('li', null, r))) : null,
   );
-  const rows = records(field(data, 'evidence'));
+  const rows = data.evidence;
   if (rows.length === 0) return evidencePanel.empty('No evidence rows.');
   // Worse first, then the rest in the server's order.
-  const order = (r: Rec) => (r['direction'] === 'worse' ? 0 : r['classification'] === 'no_data' ? 2 : 1);
+  const order = (r: EvidenceRowReply) => (r.direction === 'worse' ? 0 : r.classification === 'no_data' ? 2 : 1);
   const sorted = rows.map((r, i) => ({ r, i })).sort((a, b) => order(a.r) - order(b.r) || a.i - b.i).map((x) => x.r);
-  const worse = rows.filter((r) => r['direction'] === 'worse').length;
+  const worse = rows.filter((r) => r.direction === 'worse').length;
   evidencePanel.setMeta(`${rows.length} metrics · ${worse} worse`);
   evidencePanel.ready(
     table(
       ['metric', 'baseline', 'candidate', 'diff', '95 % CI', 'p', 'q', 'test', 'classification', 'weight'],
       sorted.map((r) => {
-        const unit = str(r['unit']) ?? '';
-        const ci = Array.isArray(r['ci']) ? (r['ci'] as unknown[]).map(num) : null;
-        const cls = str(r['classification']) ?? '';
-        const dir = str(r['direction']) ?? '';
+        const { unit, ci, classification: cls, direction: dir } = r;
         return [
-          h('span', null, str(r['metric']) ?? '', r['critical'] === true ? h('span', { class: 'badge badge-significant', title: 'critical: worse vetoes the release' }, 'critical') : null),
-          fmtUnit(num(r['baseline']), unit),
-          fmtUnit(num(r['candidate']), unit),
-          fmtUnit(num(r['diff']), unit, true),
-          ci && ci.length === 2 ? `[${fmtUnit(ci[0]!, unit, true)}, ${fmtUnit(ci[1]!, unit, true)}]` : '–',
-          fmtP(num(r['pValue'])),
-          fmtP(num(r['qValue'])),
-          str(r['test']) ?? '',
-          h('span', { title: str(r['note']) ?? '' }, tag(cls), dir && dir !== 'same' ? ` ${dir}` : '', str(r['note']) ? ' ⓘ' : ''),
-          fmtNum(num(r['weight'])),
+          h('span', null, r.metric, r.critical ? h('span', { class: 'badge badge-significant', title: 'critical: worse vetoes the release' }, 'critical') : null),
+          fmtUnit(r.baseline, unit),
+          fmtUnit(r.candidate, unit),
+          fmtUnit(r.diff, unit, true),
+          ci ? `[${fmtUnit(ci[0], unit, true)}, ${fmtUnit(ci[1], unit, true)}]` : '–',
+          fmtP(r.p_value),
+          fmtP(r.q_value),
+          r.test,
+          h('span', { title: r.note ?? '' }, tag(cls), dir !== 'same' ? ` ${dir}` : '', r.note ? ' ⓘ' : ''),
+          fmtNum(r.weight),
         ];
       }),
-      (i) => ({ metric: str(sorted[i]!['metric']) ?? '', classification: str(sorted[i]!['classification']) ?? '', direction: str(sorted[i]!['direction']) ?? '' }),
-      (i) => (sorted[i]!['direction'] === 'worse' ? 'significant' : ''),
+      (i) => ({ metric: sorted[i]!.metric, classification: sorted[i]!.classification, direction: sorted[i]!.direction }),
+      (i) => (sorted[i]!.direction === 'worse' ? 'significant' : ''),
     ),
   );
 }
