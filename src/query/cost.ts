@@ -25,7 +25,7 @@
  * costs its GPU time).
  */
 import { InferlensError, parseMeasure } from '../schema/index.ts';
-import type { Filters, Measure, QueryRow, QuerySpec } from '../schema/index.ts';
+import type { CostLineReply, CostReply, Filters, Measure, QueryRow, QuerySpec } from '../schema/index.ts';
 import type { ResourceQuerySpec, ResourceRow } from '../store/index.ts';
 import { checkRange } from './spec.ts';
 
@@ -68,43 +68,7 @@ interface Usage {
   token_cost: number;
 }
 
-export interface CostLine {
-  requests: number;
-  input_tokens: number;
-  output_tokens: number;
-  /** Σ exec_ms × sample_weight. */
-  exec_ms: number;
-  /** GPU-seconds attributed by execution-time share. */
-  gpu_seconds: number;
-  /** Money; null when no price is configured. */
-  gpu_cost: number | null;
-  token_cost: number | null;
-  cost: number | null;
-  cost_per_1k_requests: number | null;
-  cost_per_1k_tokens: number | null;
-  /** Per step, aligned to the reply's `buckets`: money (or GPU-seconds when unpriced) and money per 1,000 requests. */
-  trend: { cost: (number | null)[]; per_1k_requests: (number | null)[] };
-  /** Cost per 1,000 requests in the window's second half over its first half, minus 1; null when a half has no requests. */
-  change: number | null;
-}
-
-export interface CostResult {
-  currency: string | null;
-  /** Whether any price is configured; when not, money fields are null and `unlock` names the setting. */
-  priced: boolean;
-  unlock: string | null;
-  step_ms: number;
-  buckets: string[];
-  total: CostLine;
-  by_model: (CostLine & { model: string | null })[];
-  by_tenant: (CostLine & { tenant: string | null })[];
-  by_slice: (CostLine & { model: string | null; model_version: string | null; tenant: string | null })[];
-  /** GPU time not attributed to a slice, by reason (see the module comment). */
-  unattributed: { reason: 'idle' | 'no_exec_ms' | 'other'; gpu_seconds: number; cost: number | null }[];
-  nodes: { node: string; gpus: number; gpu_seconds: number; busy_gpu_seconds: number; cost: number | null; simulated: boolean }[];
-  /** GPUs held without a matching price (their seconds count, their money does not). */
-  unpriced: { pool: string | null; gpu_model: string | null; gpu_seconds: number }[];
-}
+type CostLine = CostLineReply;
 
 const measure = (name: string) => ({ name, measure: parseMeasure(name) as Measure });
 const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : 0);
@@ -130,7 +94,7 @@ export function gpuHourPrice(prices: CostPrices, pool: string | null, gpuModel: 
 }
 
 /** Cost of the window; see the module comment for the method. */
-export async function costReport(reads: CostReads, prices: CostPrices, req: CostRequest): Promise<CostResult> {
+export async function costReport(reads: CostReads, prices: CostPrices, req: CostRequest): Promise<CostReply> {
   const { fromMs, toMs, stepMs } = req;
   checkRange(fromMs, toMs);
   const nBuckets = Math.ceil((toMs - fromMs) / stepMs);

@@ -10,6 +10,8 @@ export type { BucketCountSpec, BucketCountRow, ListSpec, ResourceQuerySpec, Reso
 /** The incident log's stored entry and its read spec (alerting writes and reads it through the store). */
 export type { IncidentLogEntry, IncidentLogSpec } from '../store/index.ts';
 /** Cost in money: the prices a cost read takes (from the config) and its result. */
-export type { CostPrices, CostResult } from './cost.ts';
+export type { CostPrices } from './cost.ts';
+/** The cost reply (declared with the other replies in src/schema/replies.ts). */
+export type { CostReply as CostResult } from '../schema/index.ts';
 /** The log-bucket index of values ≤ 0 in `bucketCounts` rows. */
 export { ZERO_INDEX } from '../store/index.ts';

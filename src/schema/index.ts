@@ -158,4 +158,6 @@ export type {
   EvidenceRowReply,
   CompareSideReply,
   CompareReply,
+  CostLineReply,
+  CostReply,
 } from './replies.ts';

@@ -6,7 +6,8 @@
  * GPU-seconds are summed over a node's GPUs, never averaged: three GPUs at 50 % for a minute are
  * 90 GPU-s, not 30.
  */
-import { call, field, num, query, records, str } from '../api.ts';
+import { num, post, query, str } from '../api.ts';
+import type { CostLineReply, CostReply } from '../../../src/schema/replies.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtNum, fmtPct } from '../format.ts';
 import { Panel } from '../panel.ts';
@@ -34,21 +35,19 @@ interface CostLine {
   change: number | null;
 }
 
-function costLine(r: Record<string, unknown>, keys: string[]): CostLine {
-  const trend = field(r, 'trend');
-  const values = field(trend, 'cost');
+function costLine<K extends string>(r: CostLineReply & { [k in K]?: string | null }, keys: K[]): CostLine {
   return {
-    key: Object.fromEntries(keys.map((k) => [k, str(r[k])])),
-    requests: num(r['requests']) ?? 0,
-    tokens: (num(r['input_tokens']) ?? 0) + (num(r['output_tokens']) ?? 0),
-    gpuSeconds: num(r['gpu_seconds']) ?? 0,
-    gpuCost: num(r['gpu_cost']),
-    tokenCost: num(r['token_cost']),
-    cost: num(r['cost']),
-    per1kRequests: num(r['cost_per_1k_requests']),
-    per1kTokens: num(r['cost_per_1k_tokens']),
-    trend: Array.isArray(values) ? values.map(num) : [],
-    change: num(r['change']),
+    key: Object.fromEntries(keys.map((k) => [k, r[k] ?? null])),
+    requests: r.requests,
+    tokens: r.input_tokens + r.output_tokens,
+    gpuSeconds: r.gpu_seconds,
+    gpuCost: r.gpu_cost,
+    tokenCost: r.token_cost,
+    cost: r.cost,
+    per1kRequests: r.cost_per_1k_requests,
+    per1kTokens: r.cost_per_1k_tokens,
+    trend: r.trend.cost,
+    change: r.change,
   };
 }
 
@@ -98,31 +97,30 @@ export function costView(root: HTMLElement): ViewHandle {
       for (const p of [models, tenants, trend, usage, gpu]) p.loading();
       const step = win.stepMs >= MIN_COST_STEP.ms ? win.step : MIN_COST_STEP.step;
       // One cost read feeds four panels; each panel reports its own failure.
-      const reply = call('POST', '/v1/cost', { from: win.from, to: win.to, step, filters }, signal);
+      const reply = post<CostReply>('/v1/cost', { from: win.from, to: win.to, step, filters }, signal);
       reply.catch(() => undefined);
-      const costPanel = (panel: Panel, fill: (data: unknown, money: ((v: number | null) => string) | null) => void) =>
+      const costPanel = (panel: Panel, fill: (data: CostReply, money: ((v: number | null) => string) | null) => void) =>
         guard(panel, signal, 'POST /v1/cost', 'Money per model and tenant comes from the cost endpoint.', async () => {
           const data = await reply;
-          fill(data, field(data, 'priced') === true ? moneyFormat(str(field(data, 'currency')) ?? 'USD') : null);
+          fill(data, data.priced ? moneyFormat(data.currency ?? 'USD') : null);
         });
       await Promise.all([
         costPanel(models, (data, money) => {
-          const byModel = records(field(data, 'by_model')).map((r) => costLine(r, ['model']));
+          const byModel = data.by_model.map((r) => costLine(r, ['model']));
           if (byModel.length === 0) return models.empty('No requests in this window.');
-          const totalData = field(data, 'total');
-          const total = costLine(typeof totalData === 'object' && totalData !== null ? (totalData as Record<string, unknown>) : {}, []);
+          const total = costLine(data.total, []);
           // Without prices: GPU-seconds still show, and the note names the settings that unlock money.
-          const note = str(field(data, 'unlock'))
+          const note = data.unlock
             ? h('div', { class: 'needs small', data: { unlock: 'cost' } }, h('strong', null, 'Money figures need prices. '), 'Set ', h('code', null, 'cost.gpuHour'), ' (price per GPU-hour by pool or GPU model) or ', h('code', null, 'cost.tokens'), ' (price per 1 M input / output tokens by model) in the config file; ', h('code', null, 'cost.currency'), ' names the currency. Until then this shows GPU-seconds.')
             : null;
-          const unpriced = records(field(data, 'unpriced'));
+          const unpriced = data.unpriced;
           const unpricedNote = unpriced.length
-            ? h('div', { class: 'needs small', data: { unpriced: String(unpriced.length) } }, 'GPUs without a price (their time is counted, not their money): ', unpriced.map((u) => `${str(u['pool']) ?? 'no pool'} / ${str(u['gpu_model']) ?? 'no gpu_model'} (${fmtNum(num(u['gpu_seconds']), 0)} GPU-s)`).join(', '), ' — add a ', h('code', null, 'cost.gpuHour'), ' entry.')
+            ? h('div', { class: 'needs small', data: { unpriced: String(unpriced.length) } }, 'GPUs without a price (their time is counted, not their money): ', unpriced.map((u) => `${u.pool ?? 'no pool'} / ${u.gpu_model ?? 'no gpu_model'} (${fmtNum(u.gpu_seconds, 0)} GPU-s)`).join(', '), ' — add a ', h('code', null, 'cost.gpuHour'), ' entry.')
             : null;
-          const lost = records(field(data, 'unattributed')).filter((u) => (num(u['gpu_seconds']) ?? 0) > 0);
+          const lost = data.unattributed.filter((u) => u.gpu_seconds > 0);
           const reasons: Record<string, string> = { idle: 'idle (no request ran there)', no_exec_ms: 'requests without exec_ms', other: 'probes and filtered-out traffic' };
           const lostNote = lost.length
-            ? h('p', { class: 'panel-sub', data: { unattributed: lost.map((u) => str(u['reason'])).join(',') } }, 'Not attributed: ', lost.map((u) => `${reasons[str(u['reason']) ?? ''] ?? str(u['reason'])} ${fmtNum(num(u['gpu_seconds']), 0)} GPU-s${money ? ` (${money(num(u['cost']))})` : ''}`).join(' · '))
+            ? h('p', { class: 'panel-sub', data: { unattributed: lost.map((u) => u.reason).join(',') } }, 'Not attributed: ', lost.map((u) => `${reasons[u.reason] ?? u.reason} ${fmtNum(u.gpu_seconds, 0)} GPU-s${money ? ` (${money(u.cost)})` : ''}`).join(' · '))
             : null;
           const summary = h(
             'p',
@@ -133,24 +131,23 @@ export function costView(root: HTMLElement): ViewHandle {
           models.ready(note, unpricedNote, summary, costTable(byModel, ['model'], money), lostNote);
         }),
         costPanel(tenants, (data, money) => {
-          const byTenant = records(field(data, 'by_tenant')).map((r) => costLine(r, ['tenant']));
+          const byTenant = data.by_tenant.map((r) => costLine(r, ['tenant']));
           if (byTenant.length === 0) return tenants.empty('No requests in this window.');
           tenants.ready(costTable(byTenant, ['tenant'], money));
         }),
         costPanel(trend, (data, money) => {
-          const byModel = records(field(data, 'by_model')).map((r) => costLine(r, ['model']));
+          const byModel = data.by_model.map((r) => costLine(r, ['model']));
           if (byModel.length === 0) return trend.empty('No requests in this window.');
-          const buckets = field(data, 'buckets');
-          const xs = (Array.isArray(buckets) ? buckets : []).map((b) => Date.parse(String(b)));
+          const xs = data.buckets.map((b) => Date.parse(b));
           const series = byModel.slice(0, 8).map((l, i) => ({ label: l.key['model'] ?? '–', color: colorFor(l.key['model'] ?? '', i), values: l.trend }));
           if (!trend.body.querySelector(':scope > .chart')) trend.ready(h('div', { class: 'chart' }));
           else trend.ready();
           timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'cost-trend', xs, xRange: [win.fromMs, win.toMs], series, stacked: true, bars: true, fmt: (v) => (money ? money(v) : fmtNum(v, 0)), syncKey: 'cost', height: 200 });
         }),
         costPanel(gpu, (data, money) => {
-          const nodes = records(field(data, 'nodes'));
+          const nodes = data.nodes;
           if (nodes.length === 0) return gpu.needs(['gpu_utilization_ratio'], 'Send GPU utilisation readings (DCGM scrape or the collector).');
-          const sim = nodes.some((n) => n['simulated'] === true);
+          const sim = nodes.some((n) => n.simulated);
           gpu.setBadges(...(sim ? ['simulated'] : []));
           gpu.ready(
             h(
@@ -161,18 +158,18 @@ export function costView(root: HTMLElement): ViewHandle {
                 'tbody',
                 null,
                 ...nodes.map((n) => {
-                  const held = num(n['gpu_seconds']) ?? 0;
-                  const busy = num(n['busy_gpu_seconds']) ?? 0;
+                  const held = n.gpu_seconds;
+                  const busy = n.busy_gpu_seconds;
                   return h(
                     'tr',
-                    { data: { node: str(n['node']) ?? '', gpuSeconds: String(Math.round(busy)), heldSeconds: String(Math.round(held)) } },
-                    h('td', null, str(n['node']) || '–'),
-                    h('td', null, fmtNum(num(n['gpus']), 0)),
+                    { data: { node: n.node, gpuSeconds: String(Math.round(busy)), heldSeconds: String(Math.round(held)) } },
+                    h('td', null, n.node || '–'),
+                    h('td', null, fmtNum(n.gpus, 0)),
                     h('td', null, fmtNum(busy, 0)),
                     h('td', null, fmtNum(held, 0)),
                     h('td', null, held > 0 ? fmtPct(busy / held, 0) : '–'),
-                    ...(money ? [h('td', null, money(num(n['cost'])))] : []),
-                    h('td', null, n['simulated'] === true ? 'simulated' : ''),
+                    ...(money ? [h('td', null, money(n.cost))] : []),
+                    h('td', null, n.simulated ? 'simulated' : ''),
                   );
                 }),
               ),
