@@ -60,7 +60,7 @@ afterAll(() => server.stop());
 
 describe('where errors concentrate', () => {
   it('ranks the v2 × r3 pair and the 30 %-error low-traffic model at the top', async () => {
-    const data = await post<{ total: { n: number; k: number }; slices: { slice: Record<string, string>; n: number; k: number; significant: boolean; verdict: string }[] }>('/v1/analysis/errors', {
+    const data = await post<ErrorSlicesReply>('/v1/analysis/errors', {
       from: iso(START),
       to: iso(END),
       dimensions: ['model', 'model_version', 'replica'],
@@ -78,7 +78,7 @@ describe('where errors concentrate', () => {
   });
 
   it('localises slow requests above the window P99 too', async () => {
-    const data = await post<{ kind: string; thresholdMs: number; slices: { slice: Record<string, string>; significant: boolean }[] }>('/v1/analysis/errors', {
+    const data = await post<ErrorSlicesReply>('/v1/analysis/errors', {
       from: iso(START),
       to: iso(END),
       filters: { model: 'big' },
@@ -93,7 +93,7 @@ describe('where errors concentrate', () => {
 
 describe('where requests are turned away', () => {
   it('kind "shed" counts rejected and rate-limited requests per slice', async () => {
-    const data = await post<{ kind: string; total: { n: number; k: number }; slices: { slice: Record<string, string>; k: number; n: number; significant: boolean }[] }>('/v1/analysis/errors', {
+    const data = await post<ErrorSlicesReply>('/v1/analysis/errors', {
       from: iso(START - 40 * MIN),
       to: iso(START),
       kind: 'shed',
@@ -140,7 +140,7 @@ describe('stage attribution', () => {
 
 describe('saturation', () => {
   it('flags flat throughput with rising queue time and tail latency', async () => {
-    const data = await post<{ saturated: boolean; points: unknown[] }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, step: '1m' });
+    const data = await post<SaturationReply>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, step: '1m' });
     expect(data.points).toHaveLength(20);
     expect(data.saturated).toBe(true);
     const healthy = await post<{ saturated: boolean }>('/v1/analysis/saturation', { from: iso(START), to: iso(END), filters: { model: 'big', replica: 'r0' }, step: '2m' });
@@ -175,7 +175,7 @@ describe('saturation', () => {
 
 describe('heatmap and drill-down', () => {
   it('histogram buckets hold every request, in log-spaced bounds', async () => {
-    const data = await post<{ bounds_ms: number[]; rows: { bucket: string; counts: number[] }[] }>('/v1/histogram', { from: iso(START), to: iso(END), filters: { model: 'big' }, step: '10m' });
+    const data = await post<HistogramReply>('/v1/histogram', { from: iso(START), to: iso(END), filters: { model: 'big' }, step: '10m' });
     expect(data.rows).toHaveLength(4);
     expect(data.rows.map((r) => r.counts.reduce((a, b) => a + b, 0))).toEqual([1000, 1000, 1000, 1000]);
     expect(data.bounds_ms[0]).toBeCloseTo(0.1, 10);

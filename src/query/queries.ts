@@ -4,7 +4,7 @@
  * the store it reads is whatever main.ts gives it — for the API, the read-scoped decorator.
  */
 import type { CapacityRequest, Dimension, ErrorSlicesRequest, EventSearchRequest, HistogramRequest, QueryRow, QuerySpec, ResourceQuantilesRequest, ResourceQueryRequest, SampleSearchRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
-import type { ListSpec, StoreReads, StoredSample } from '../store/index.ts';
+import type { ListSpec, StoreReads } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
 import { capacity } from './capacity.ts';
 import { costReport } from './cost.ts';
@@ -21,7 +21,7 @@ export interface Queries {
   /** Raw events for statistics that need per-request values (bounded by spec.limit). */
   events(spec: ListSpec): Promise<StoredEvent[]>;
   /** The stored events of one request and its captured samples. */
-  request(requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }>;
+  request(requestId: string): ReturnType<typeof lookupRequest>;
   labels(dimension: Dimension, fromMs: number, toMs: number, limit?: number): Promise<string[]>;
   searchEvents(req: EventSearchRequest): ReturnType<typeof searchEvents>;
   histogram(req: HistogramRequest): ReturnType<typeof histogram>;

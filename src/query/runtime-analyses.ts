@@ -8,9 +8,9 @@ import type { StageShiftInput, TailComposition, TrendEvidence } from '../analysi
 import { FAILED_STATUSES, SHED_STATUSES, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
 import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, HistogramRequest, Measure, QuerySpec, ResourceQueryRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
-import type { ResourceRow, StoreReads } from '../store/index.ts';
+import type { StoreReads } from '../store/index.ts';
 import { snakeKeys } from '../schema/index.ts';
-import type { Approximation, CapacityReply, ErrorSlicesReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
+import type { Approximation, ErrorSlicesReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
 import { answer } from './runtime.ts';
 
 function measures(names: string[]): QuerySpec['measures'] {

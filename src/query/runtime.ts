@@ -1,8 +1,8 @@
 /** Runtime queries: the aggregate query, request lookup, dimension values. */
 import { InferlensError } from '../schema/index.ts';
-import type { Approximation, Dimension, QueryReply, QueryRow, QuerySpec, StoredEvent } from '../schema/index.ts';
+import type { Approximation, Dimension, QueryReply, QueryRow, QuerySpec, RequestReply, StoredEvent } from '../schema/index.ts';
 import { ROLLUP_APPROXIMATION } from '../store/index.ts';
-import type { StoreReads, StoredSample } from '../store/index.ts';
+import type { StoreReads } from '../store/index.ts';
 
 /** Rows with `bucket` as RFC 3339 (the API form). */
 export function withIsoBuckets(rows: QueryRow[]): QueryRow[] {
@@ -27,7 +27,7 @@ export async function runQuery(store: StoreReads, spec: QuerySpec): Promise<Quer
   return spec.approx ? { rows: withIsoBuckets(rows), approx } : { rows: withIsoBuckets(rows) };
 }
 
-export async function lookupRequest(store: StoreReads, requestId: string): Promise<{ events: StoredEvent[]; samples: StoredSample[] }> {
+export async function lookupRequest(store: StoreReads, requestId: string): Promise<RequestReply & { events: StoredEvent[] }> {
   const events = await store.getEvents(requestId);
   if (events.length === 0) throw new InferlensError('not_found', `no request with id "${requestId}" is stored (it may be older than the retention window)`);
   // Samples carry their event's ts: look in [first event, last event] (to exclusive, so + 1 ms).

@@ -3,10 +3,10 @@
  * (filters) and a time bucket (from, to); reasons, risk tags and a request id narrow it further.
  * Newest first, at most 1000.
  */
-import type { SampleSearchRequest } from '../schema/index.ts';
-import type { SampleListSpec, StoreReads, StoredSample } from '../store/index.ts';
+import type { SampleSearchRequest, SamplesReply } from '../schema/index.ts';
+import type { SampleListSpec, StoreReads } from '../store/index.ts';
 
-export async function searchSamples(store: StoreReads, o: SampleSearchRequest): Promise<{ samples: StoredSample[] }> {
+export async function searchSamples(store: StoreReads, o: SampleSearchRequest): Promise<SamplesReply> {
   const { fromMs, toMs } = o;
   const spec: SampleListSpec = { fromMs, toMs, filters: o.filters, limit: o.limit };
   if (o.reasons) spec.reasons = o.reasons;

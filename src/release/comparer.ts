@@ -5,12 +5,11 @@
  */
 import { jensenShannonDistance } from '../analysis/index.ts';
 import { LATENCY_FIELDS, snakeKeys } from '../schema/index.ts';
-import type { CompareReply, CompareRequest, CompareSideReply, Filters } from '../schema/index.ts';
+import type { CompareReply, CompareRequest, CompareSideReply } from '../schema/index.ts';
 import type { TypedReads } from '../query/index.ts';
 import { toComparePlan } from './input.ts';
 import type { ComparePlan } from './input.ts';
 import { judge } from './judge.ts';
-import type { EvidenceRow, Verdict } from './judge.ts';
 import { ACCURACY_METRICS, LATENCY_KINDS, OUTPUT_METRICS, QUANTILE_OF, RATE_METRICS, latencyMetric, selected } from './metrics.ts';
 import type { MetricDef } from './metrics.ts';
 import { readSide } from './side-data.ts';

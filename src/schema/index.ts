@@ -135,6 +135,8 @@ export type {
   ResourceQuantilesReply,
   ResourceSeriesReply,
   SampleReply,
+  SamplesReply,
+  RequestReply,
   SaturationReply,
   SlowReplicaReply,
   StageShiftReply,

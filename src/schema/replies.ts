@@ -6,7 +6,7 @@
  * Keys are snake_case (src/schema/wire-names.ts). Imports only the vocabularies (types), so the
  * web can import it without zod.
  */
-import type { ErrorType, Filters, Status } from './vocabulary.ts';
+import type { Filters } from './vocabulary.ts';
 
 /** A value of a query row: a dimension string, a measure number, or null (no data). */
 export type Cell = string | number | null;
@@ -227,19 +227,35 @@ export interface CapacityReply {
 export interface SampleReply {
   ts: string;
   request_id: string | null;
-  model: string | null;
+  model: string;
   model_version: string | null;
   tenant: string | null;
+  entry: string | null;
+  node: string | null;
   replica: string | null;
-  status: Status | null;
-  error_type: ErrorType | null;
+  route_rule: string | null;
+  status: string | null;
+  error_type: string | null;
   label: string | null;
   confidence: number | null;
+  /** Why the capture policy kept it. */
   reasons: string[];
   risk_tags: string[];
-  sample_weight: number | null;
+  /** How many requests this sample stands for. */
+  sample_weight: number;
   input: string | null;
   output: string | null;
+}
+
+/** `GET /v1/requests/:id`: the stored events of one request (fields as in the event contract) and its captured samples. */
+export interface RequestReply {
+  events: Record<string, unknown>[];
+  samples: SampleReply[];
+}
+
+/** `POST /v1/samples/search`. */
+export interface SamplesReply {
+  samples: SampleReply[];
 }
 
 // ---------- POST /v1/quality/summary, /v1/quality/drift, /v1/quality/feedback, GET /v1/golden/results ----------

@@ -3,7 +3,7 @@
  * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
  * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
  */
-import type { Cell, QueryReply, Row, SampleReply } from '../../src/schema/replies.ts';
+import type { Cell, QueryReply, RequestReply, Row, SampleReply, SamplesReply } from '../../src/schema/replies.ts';
 import { SAMPLE_FILTER_KEYS } from '../../src/schema/vocabulary.ts';
 import type { Dimension, ErrorType, Filters, Status } from '../../src/schema/vocabulary.ts';
 
@@ -159,52 +159,12 @@ export async function searchEvents(body: SearchBody, signal?: AbortSignal): Prom
   return records(field(await call('POST', '/v1/events/search', body, signal), 'events'));
 }
 
-export async function request(id: string, signal?: AbortSignal): Promise<unknown> {
-  return call('GET', `/v1/requests/${encodeURIComponent(id)}`, undefined, signal);
+export async function request(id: string, signal?: AbortSignal): Promise<RequestReply> {
+  return get<RequestReply>(`/v1/requests/${encodeURIComponent(id)}`, signal);
 }
 
 /** A captured sample as the API returns it: redacted, bounded text. */
-export interface Sample {
-  ts: string;
-  request_id: string | null;
-  model: string | null;
-  model_version: string | null;
-  tenant: string | null;
-  replica: string | null;
-  status: string | null;
-  error_type: string | null;
-  label: string | null;
-  confidence: number | null;
-  reasons: string[];
-  risk_tags: string[];
-  sample_weight: number | null;
-  input: string | null;
-  output: string | null;
-}
-
-function strings(v: unknown): string[] {
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === 'string') : [];
-}
-
-export function asSample(r: Record<string, unknown>): Sample {
-  return {
-    ts: str(r['ts']) ?? '',
-    request_id: str(r['request_id']),
-    model: str(r['model']),
-    model_version: str(r['model_version']),
-    tenant: str(r['tenant']),
-    replica: str(r['replica']),
-    status: str(r['status']),
-    error_type: str(r['error_type']),
-    label: str(r['label']),
-    confidence: num(r['confidence']),
-    reasons: strings(r['reasons']),
-    risk_tags: strings(r['risk_tags']),
-    sample_weight: num(r['sample_weight']),
-    input: str(r['input']),
-    output: str(r['output']),
-  };
-}
+export type Sample = SampleReply;
 
 /** Only the filters the samples search understands (the others would be refused). */
 export function sampleFilters(f: Filters): Filters {
@@ -225,6 +185,5 @@ export interface SampleSearch extends Window {
 }
 
 export async function searchSamples(body: SampleSearch, signal?: AbortSignal): Promise<Sample[]> {
-  const data = await call('POST', '/v1/samples/search', { ...body, filters: sampleFilters(body.filters) }, signal);
-  return records(field(data, 'samples')).map(asSample);
+  return (await post<SamplesReply>('/v1/samples/search', { ...body, filters: sampleFilters(body.filters) }, signal)).samples;
 }

@@ -6,7 +6,7 @@
  * samples). Captured input/output is shown as text via text nodes: a `<script>` in a sample is
  * displayed, never run.
  */
-import { ApiError, asSample, field, isRecord, records, request, searchEvents, searchSamples } from './api.ts';
+import { ApiError, request, searchEvents, searchSamples } from './api.ts';
 import type { Filters, Sample } from './api.ts';
 import { h, replace } from './dom.ts';
 import { LATENCY_FIELDS } from '../../src/schema/vocabulary.ts';
@@ -139,25 +139,12 @@ export class Drawer {
     try {
       const data = await request(id, signal);
       if (signal.aborted) return;
-      const events = records(field(data, 'events'));
-      const feedback = records(field(data, 'feedback'));
-      let samples = records(field(data, 'samples')).map(asSample);
-      // Older servers answer events only: ask the samples search for this request id.
-      if (field(data, 'samples') === undefined && events.length) {
-        const times = events.map((e) => Date.parse(String(e['ts']))).filter(Number.isFinite);
-        if (times.length) {
-          const from = new Date(Math.min(...times)).toISOString();
-          const to = new Date(Math.max(...times) + 1).toISOString();
-          samples = await searchSamples({ from, to, filters: {}, request_id: id, limit: 100 }, signal).catch(() => []);
-          if (signal.aborted) return;
-        }
-      }
+      const { events, samples } = data;
       this.el.dataset['state'] = 'ready';
       replace(
         this.body,
         ...events.map((e) => this.eventDetail(e, samples.length === 0)),
         samples.length ? h('div', { class: 'samples-block' }, ...samples.map((x) => sampleCard(x, null))) : h('p', { class: 'drawer-sub' }, 'No captured sample of this request (the capture policy keeps errors, low confidence, risky and a random share).'),
-        feedback.length ? this.feedbackList(feedback) : h('p', { class: 'drawer-sub' }, 'No feedback joined to this request.'),
       );
     } catch (e) {
       if (signal.aborted) return;
@@ -175,15 +162,6 @@ export class Drawer {
     const text = (k: 'input' | 'output') =>
       withText && typeof e[k] === 'string' ? h('div', { class: 'captured-block' }, h('h4', null, k), h('pre', { data: { captured: k } }, e[k] as string)) : null;
     return h('div', { class: 'event-detail' }, h('table', { class: 'kv' }, h('tbody', null, ...rows)), text('input'), text('output'));
-  }
-
-  private feedbackList(items: Record<string, unknown>[]): HTMLElement {
-    return h(
-      'div',
-      { class: 'feedback' },
-      h('h4', null, 'Feedback'),
-      h('ul', null, ...items.map((f) => h('li', null, Object.entries(f).filter(([, v]) => v != null && !isRecord(v)).map(([k, v]) => `${k}: ${String(v)}`).join(' · ')))),
-    );
   }
 }
 
