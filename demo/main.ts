@@ -18,7 +18,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import cliProgress from 'cli-progress';
 import pino from 'pino';
-import { loadConfig } from '../src/config/index.ts';
+import { deprecationMessage, loadConfig } from '../src/config/index.ts';
 import type { ConfigInput } from '../src/config/index.ts';
 import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
@@ -219,7 +219,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // The spam filter is confident (under 4 % of its answers below 0.9 on normal mail): one cut-off
   // for capture, the quality table and its rule (demo/rules/spam-filter.yaml).
   flags.quality = { lowConfidence: 0.9, goldenFiles: [GOLDEN_FILE], probes: demoProbes(`http://127.0.0.1:${servicePort}`, o.probeIntervalMs) };
-  const config = loadConfig({ ...(o.config && { file: o.config }), env, flags });
+  const configWarnings: string[] = [];
+  const config = loadConfig({ ...(o.config && { file: o.config }), env, flags, onDeprecated: (d) => configWarnings.push(deprecationMessage(d)) });
   // Money in the Cost view: an illustrative price for the simulated GPUs' pool (not a quote), unless
   // the config file sets prices of its own.
   if (config.cost.gpuHour.length === 0 && Object.keys(config.cost.tokens).length === 0) config.cost = { ...config.cost, gpuHour: [{ pool: GPU_POOL, price: DEMO_GPU_HOUR_PRICE }] };
@@ -266,6 +267,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   let server: InferlensServer;
   try {
     server = await startServer(config, {
+      configWarnings,
       logger: pino({ level: config.log.level, base: { service: 'inferlens' } }),
       ui: o.ui ?? true,
       collectors: o.collectors ?? true,

@@ -115,12 +115,12 @@ describe.skipIf(!hasChromium)('Cost view: money per model, tenant, 1,000 request
     await page.screenshot({ path: path.join(SHOTS, 'cost-money.png'), fullPage: true });
   });
 
-  it('without prices: GPU-seconds, no money columns, and the note naming cost.gpuHour and cost.tokens', async () => {
+  it('without prices: GPU-seconds, no money columns, and the note naming cost.gpu_hour and cost.tokens', async () => {
     const server = await serve('unpriced', {});
     await page.goto(`${server.url}/cost?${URL_WINDOW}`);
     await page.waitForSelector('[data-panel="cost-models"][data-state="ready"]', { timeout: 30_000 });
     const note = await page.textContent('[data-panel="cost-models"] [data-unlock="cost"]');
-    expect(note).toContain('Money figures need prices. Set cost.gpuHour (price per GPU-hour by pool or GPU model) or cost.tokens (price per 1 M input / output tokens by model) in the config file');
+    expect(note).toContain('Money figures need prices. Set cost.gpu_hour (price per GPU-hour by pool or GPU model) or cost.tokens (price per 1 M input / output tokens by model) in the config file');
     expect(await page.$$eval('[data-panel="cost-models"] thead th', (ths) => ths.map((t) => t.textContent))).toEqual(['model', 'requests', 'tokens', 'GPU-seconds', 'trend']);
     const models = await tableRows('cost-models');
     expect(models.map((r) => [r.key, r.cells[3]])).toEqual([

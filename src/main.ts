@@ -54,6 +54,8 @@ export interface ServerOptions {
   collectors?: boolean;
   /** The store, opened by the caller, instead of the one the config names (tests put a fault injector in front). */
   store?: Store;
+  /** What loading the config warned about (deprecated key spellings): logged once each at start-up. */
+  configWarnings?: readonly string[];
 }
 
 /** The built dashboard, resolved from the package root (not the working directory; compiled code runs from dist/). */
@@ -106,6 +108,7 @@ const STORE_RETRY_MAX_MS = 30_000;
 /** Builds and starts inferlens with this configuration. */
 export async function startServer(config: Config, options: ServerOptions = {}): Promise<InferlensServer> {
   const logger = options.logger ?? pino({ level: config.log.level, base: { service: 'inferlens', role: config.role } });
+  for (const warning of options.configWarnings ?? []) logger.warn({ component: 'config' }, warning);
   const registry = new Registry();
   // Node's standard process metrics under their standard names (process_cpu_seconds_total,
   // nodejs_heap_size_used_bytes, …), which the usual dashboards query. prom-client also exports the

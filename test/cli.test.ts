@@ -113,13 +113,13 @@ describe('inferlens CLI', () => {
 
   it('refuses bad configuration at start-up, listing every problem', async () => {
     const cfg = join(dir, 'bad.yaml');
-    writeFileSync(cfg, 'server:\n  port: -1\n  colour: blue\nstorage:\n  retentionDays: 0\n');
+    writeFileSync(cfg, 'server:\n  port: -1\n  colour: blue\nstorage:\n  retention_days: 0\n');
     const err = await run(process.execPath, [BIN, 'serve', '--config', cfg], { env: { ...process.env, INFERLENS_LOG_LEVEL: 'loud' } }).catch((e: { code: number; stderr: string }) => e);
     expect((err as { code: number }).code).toBe(2);
     const stderr = (err as { stderr: string }).stderr;
     expect(stderr).toMatch(/server.port/);
     expect(stderr).toMatch(/colour/);
-    expect(stderr).toMatch(/storage.retentionDays/);
+    expect(stderr).toMatch(/storage.retention_days/);
     expect(stderr).toMatch(/log.level/);
   });
 });

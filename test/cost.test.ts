@@ -142,7 +142,7 @@ describe('POST /v1/cost with a price no GPU matches, and with none', () => {
     try {
       await send(bare);
       const { data } = await cost(bare);
-      expect(data).toMatchObject({ priced: false, currency: null, unlock: expect.stringContaining('cost.gpuHour') });
+      expect(data).toMatchObject({ priced: false, currency: null, unlock: expect.stringContaining('cost.gpu_hour') });
       expect(data.total).toMatchObject({ requests: 15, gpu_seconds: 150, cost: null, gpu_cost: null, cost_per_1k_requests: null });
       // Unpriced, the trend is GPU-seconds: model m, minute 0: 45 + 15 + 30, minute 1: 60.
       expect(data.by_model.find((m) => m.model === 'm')!.trend.cost).toEqual([90, 60]);

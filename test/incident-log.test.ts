@@ -7,7 +7,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createAlerting, createManualClock, parseRuleText } from '../src/alerting/index.ts';
-import type { Alerting, IncidentHistoryReply } from '../src/alerting/index.ts';
+import type { Alerting } from '../src/alerting/index.ts';
+import type { IncidentHistoryWireReply as IncidentHistoryReply } from '../src/schema/index.ts';
 import { alertRoutes, createKeyring, generateKey } from '../src/api/index.ts';
 import { testApi } from '../src/api/testing.ts';
 import { typedReads } from '../src/query/index.ts';
@@ -67,7 +68,7 @@ async function history(api: ReturnType<typeof testApi>, key = readKey.key): Prom
   return ((await res.json()) as { data: IncidentHistoryReply }).data;
 }
 
-const kinds = (h: IncidentHistoryReply, tenant: string) => h.incidents.filter((i) => i.groupLabels['tenant'] === tenant).map((i) => i.timeline.map((t) => t.kind));
+const kinds = (h: IncidentHistoryReply, tenant: string) => h.incidents.filter((i) => i.group_labels['tenant'] === tenant).map((i) => i.timeline.map((t) => t.kind));
 
 describe('the incident log', () => {
   let api: ReturnType<typeof testApi>;
@@ -107,10 +108,10 @@ describe('the incident log', () => {
   it('lists each incident with its alerts, actions and timeline, in order', async () => {
     const h = await history(api);
     expect(kinds(h, 'acme')).toEqual([['opened', 'alert_firing', 'action_proposed', 'notified', 'action_approved', 'action_sent', 'action_failed', 'alert_resolved', 'notified', 'resolved']]);
-    const acme = h.incidents.find((i) => i.groupLabels['tenant'] === 'acme')!;
-    expect(acme).toMatchObject({ status: 'resolved', tier: 'page', openedAt: iso(T0 + 40_000), notifications: 2 });
-    expect(acme.alerts).toEqual([expect.objectContaining({ alertname: 'Slow', severity: 'critical', firstFiringAt: iso(T0 + 40_000), value: 900, labels: expect.objectContaining({ tenant: 'acme', replica: 'r1' }) })]);
-    expect(acme.actions).toEqual([expect.objectContaining({ action: 'switch_route', state: 'failed', by: 'ops (k1)', proposedAt: iso(T0 + 40_000) })]);
+    const acme = h.incidents.find((i) => i.group_labels['tenant'] === 'acme')!;
+    expect(acme).toMatchObject({ status: 'resolved', tier: 'page', opened_at: iso(T0 + 40_000), notifications: 2 });
+    expect(acme.alerts).toEqual([expect.objectContaining({ alertname: 'Slow', severity: 'critical', first_firing_at: iso(T0 + 40_000), value: 900, labels: expect.objectContaining({ tenant: 'acme', replica: 'r1' }) })]);
+    expect(acme.actions).toEqual([expect.objectContaining({ action: 'switch_route', state: 'failed', by: 'ops (k1)', proposed_at: iso(T0 + 40_000) })]);
     // globex: muted by the silence (its incident resolves), back when the silence expired.
     const globex = kinds(h, 'globex');
     expect(globex[1]).toEqual(['opened', 'alert_firing', 'action_proposed', 'notified', 'action_rejected', 'alert_left', 'resolved']);
@@ -133,7 +134,7 @@ describe('the incident log', () => {
 
   it("shows a tenant-scoped key only its tenant's incidents, steps and silences", async () => {
     const h = await history(api, acmeKey.key);
-    expect(h.incidents.map((i) => i.groupLabels['tenant'])).toEqual(['acme']);
+    expect(h.incidents.map((i) => i.group_labels['tenant'])).toEqual(['acme']);
     expect(JSON.stringify(h)).not.toContain('globex');
     expect(h.silences).toEqual([]);
   });

@@ -73,7 +73,7 @@ describe('alert routes', () => {
     const id = (created.body.data as { id: string; createdBy: string }).id;
     expect((created.body.data as { createdBy: string }).createdBy).toBe('anonymous');
     expect((await json('/v1/silences')).body.data).toMatchObject([{ id, state: 'active', matchers: [{ name: 'replica', value: 'r1', isRegex: false, isEqual: true }] }]);
-    expect((await json('/v1/alerts')).body.data).toMatchObject([{ silencedBy: [id] }, { silencedBy: [] }]);
+    expect((await json('/v1/alerts')).body.data).toMatchObject([{ silenced_by: [id] }, { silenced_by: [] }]);
     expect((await json(`/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await json('/v1/silences')).body.data).toMatchObject([{ id, state: 'expired' }]);
     expect((await json('/v1/silences/nope', { method: 'DELETE' })).status).toBe(404);
@@ -107,7 +107,7 @@ describe('alert routes', () => {
     // No body but no content type either: a simple request, refused.
     expect((await json(`/v1/actions/${id}/approve`, { method: 'POST' })).status).toBe(415);
     const ok = await json(`/v1/actions/${id}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS });
-    expect(ok.body.data).toMatchObject({ approvedBy: 'anonymous' });
+    expect(ok.body.data).toMatchObject({ approved_by: 'anonymous' });
     expect((await json(`/v1/actions/${id}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS })).status).toBe(400);
     expect((await json('/v1/actions/nope/approve', { method: 'POST', body: '{}', headers: JSON_HEADERS })).status).toBe(404);
     expect(audit.list({ limit: 10 }, { tenants: null })).toMatchObject([{ action: 'action.approve', target: id, principal: { id: 'anonymous' } }]);
@@ -132,7 +132,7 @@ describe('alert routes', () => {
     expect((await json(`/v1/actions/${globexAction}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS, key: acmeOps })).status).toBe(404);
     expect((await json(`/v1/actions/${globexAction}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS, key: reader })).status).toBe(403);
     const approved = await json(`/v1/actions/${actions[0]!.id}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS, key: acmeOps });
-    expect(approved.body.data).toMatchObject({ approvedBy: expect.stringMatching(/^operate-acme \([0-9a-f]{12}\)$/) });
+    expect(approved.body.data).toMatchObject({ approved_by: expect.stringMatching(/^operate-acme \([0-9a-f]{12}\)$/) });
 
     const silence = (matchers: string[], key: string) => json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers, duration_s: 600 }), headers: JSON_HEADERS, key });
     const everything = await silence(['alertname="Slow"'], acmeOps);

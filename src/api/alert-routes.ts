@@ -8,6 +8,7 @@ import type { Context } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
 import { AlertsRequestSchema, ApproveRequestSchema, IncidentsRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
 import type { Principal } from '../schema/index.ts';
+import { actionReply, alertReply, historyReply, incidentReply, rulesReply } from './alert-replies.ts';
 import { readJson } from './json-body.ts';
 import type { Route } from './routes.ts';
 import { checkSilenceScope, parseMatchers, scopeActions, scopeAlerts, scopeHistory, scopeIncidents, scopeRules, silenceInScope, silenceTenants } from './tenant-scope.ts';
@@ -35,7 +36,7 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         const data = scopeAlerts(c.var.scope, a.alerts({ includeResolved: q.state === 'resolved' })).filter(
           (x) => (!q.state || x.state === q.state) && (!q.severity || x.severity === q.severity) && (!q.alertname || x.alertname === q.alertname),
         );
-        return ok(c, data);
+        return ok(c, data.map(alertReply));
       },
     },
     {
@@ -44,8 +45,8 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
       access: 'read',
       handler: async (c) => {
         const q = decode(IncidentsRequestSchema, c.req.query(), 'incidents request');
-        if (q.from === undefined || q.to === undefined) return ok(c, scopeIncidents(c.var.scope, a.incidents()));
-        return ok(c, scopeHistory(c.var.scope, await a.history(q.from, q.to)));
+        if (q.from === undefined || q.to === undefined) return ok(c, scopeIncidents(c.var.scope, a.incidents()).map(incidentReply));
+        return ok(c, historyReply(scopeHistory(c.var.scope, await a.history(q.from, q.to))));
       },
     },
     { method: 'GET', path: '/v1/silences', access: 'read', handler: (c) => ok(c, a.silences.list().filter((s) => silenceInScope(c.var.scope, s))) },
@@ -86,7 +87,7 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         return ok(c, silence);
       },
     },
-    { method: 'GET', path: '/v1/actions', access: 'read', handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()) }) },
+    { method: 'GET', path: '/v1/actions', access: 'read', handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()).map(actionReply) }) },
     ...(['approve', 'reject'] as const).map(
       (verb): Route => ({
         method: 'POST',
@@ -103,7 +104,7 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
           const tenant = decided.alert.labels.tenant;
           const details = { action: decided.action, ...(verb === 'approve' && { params: decided.params }), alert: decided.alert.alertname, state: decided.state, ...(reason ? { reason } : {}) };
           c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details });
-          return ok(c, decided);
+          return ok(c, actionReply(decided));
         },
       }),
     ),
@@ -111,7 +112,7 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
       method: 'GET',
       path: '/v1/rules',
       access: 'read',
-      handler: (c) => ok(c, { groups: scopeRules(c.var.scope, a.rules(), scopeAlerts(c.var.scope, a.alerts())) }),
+      handler: (c) => ok(c, rulesReply(scopeRules(c.var.scope, a.rules(), scopeAlerts(c.var.scope, a.alerts())))),
     },
   ];
 }

@@ -28,7 +28,7 @@ import {
   StagesRequestSchema,
   decode,
 } from '../schema/index.ts';
-import type { IngestReply, ReadScope } from '../schema/index.ts';
+import type { IngestReply, ReadScope, SessionReply } from '../schema/index.ts';
 import { handleOtlp, ingestEvents, ingestFeedback, ingestResources, readBody, registerOtlpMetrics, targetsPage } from '../ingest/index.ts';
 import type { TargetStats } from '../ingest/index.ts';
 import type { Sink } from '../pipeline/index.ts';
@@ -196,7 +196,8 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         const p = c.get('principal');
         if (!p) throw new InferlensError('unauthenticated', 'not signed in: POST /v1/session with {"key": "<API key>"}');
         const s = c.get('session');
-        return ok(c, { principal: p, via: c.get('via'), keys_required: o.keyring.enabled(), csrf_token: s?.csrfToken ?? null, expires_at: s ? new Date(s.expiresMs).toISOString() : null });
+        const reply: SessionReply = { principal: p, via: c.get('via') ?? 'anonymous', keys_required: o.keyring.enabled(), csrf_token: s?.csrfToken ?? null, expires_at: s ? new Date(s.expiresMs).toISOString() : null };
+        return ok(c, reply);
       },
     },
     {
@@ -213,7 +214,8 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         c.set('via', 'session');
         c.set('audit', { target: p.id });
         setCookie(c, SESSION_COOKIE, s.id, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: Math.floor(sessionTtlMs / 1000), secure: new URL(c.req.url).protocol === 'https:' });
-        return ok(c, { principal: p, via: 'session', keys_required: true, csrf_token: s.csrfToken, expires_at: new Date(s.expiresMs).toISOString() });
+        const reply: SessionReply = { principal: p, via: 'session', keys_required: true, csrf_token: s.csrfToken, expires_at: new Date(s.expiresMs).toISOString() };
+        return ok(c, reply);
       },
     },
     {
@@ -283,7 +285,7 @@ export function createApi(o: ApiOptions): Api {
     use(async (c, next) => {
       const host = c.req.header('host') ?? new URL(c.req.url).host;
       if (!allowed(hostnameOf(host))) {
-        throw new InferlensError('permission_denied', `this server does not answer to Host "${host.slice(0, 100)}": open it by its own address (server.allowedHosts lists more names)`);
+        throw new InferlensError('permission_denied', `this server does not answer to Host "${host.slice(0, 100)}": open it by its own address (server.allowed_hosts lists more names)`);
       }
       await next();
     });

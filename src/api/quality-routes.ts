@@ -17,7 +17,7 @@ export interface QualityRouteDeps {
   probes?: ProbeRunner;
   /** Declared model types (config); the others are inferred. */
   modelTypes?: Readonly<Record<string, ModelType>>;
-  /** The low-confidence cut-off (config `quality.lowConfidence`). */
+  /** The low-confidence cut-off (config `quality.low_confidence`). */
   lowConfidence?: number;
   /** Largest accepted body (default 1 MiB). */
   maxBodyBytes?: number;

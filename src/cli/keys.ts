@@ -1,6 +1,6 @@
 /**
  * `inferlens keys create | list | revoke`: API keys in the keys file (`<data>/keys.json`, or
- * `server.keysFile`). A key is printed once, on stdout alone (`KEY=$(inferlens keys create …)`);
+ * `server.keys_file`). A key is printed once, on stdout alone (`KEY=$(inferlens keys create …)`);
  * only its SHA-256 is stored. A running server picks changes up within a second. The key file code
  * (src/api) and the config load when a keys command runs, not for `inferlens --help`.
  */
@@ -19,20 +19,20 @@ interface FileFlags {
 
 /** The keys file the server with these flags (and config, and INFERLENS_* env) reads. */
 export async function keysFileOf(o: FileFlags, env: Record<string, string | undefined>): Promise<string> {
-  const { keysFilePath, loadConfig } = await import('../config/index.ts');
+  const { deprecationMessage, keysFilePath, loadConfig } = await import('../config/index.ts');
   const flags: ConfigInput = {};
   if (o.data !== undefined || o.keysFile !== undefined) {
     if (o.data !== undefined) flags.storage = { dataDir: o.data };
     if (o.keysFile !== undefined) flags.server = { keysFile: o.keysFile };
   }
-  const file = keysFilePath(loadConfig({ ...(o.config ? { file: o.config } : {}), env, flags }));
-  if (!file) throw new InferlensError('invalid_argument', 'the data folder is :memory: and no server.keysFile is set: there is no keys file to write');
+  const file = keysFilePath(loadConfig({ ...(o.config ? { file: o.config } : {}), env, flags, onDeprecated: (d) => console.error(`warning: ${deprecationMessage(d)}`) }));
+  if (!file) throw new InferlensError('invalid_argument', 'the data folder is :memory: and no server.keys_file is set: there is no keys file to write');
   return file;
 }
 
 const withFileOptions = (c: Command) =>
   c
-    .option('-c, --config <file>', 'YAML configuration file (server.keysFile, storage.dataDir)')
+    .option('-c, --config <file>', 'YAML configuration file (server.keys_file, storage.data_dir)')
     .option('-d, --data <dir>', 'data folder of the server (default ./data): keys go to <dir>/keys.json')
     .option('--keys-file <file>', 'the keys file itself');
 

@@ -45,9 +45,10 @@ program
     if (o.data !== undefined || o.retentionDays !== undefined) flags.storage = { ...(o.data ? { dataDir: o.data } : {}), ...(o.retentionDays !== undefined ? { retentionDays: o.retentionDays } : {}) };
     if (o.role) flags.role = o.role;
     if (o.logLevel) flags.log = { level: o.logLevel };
-    const [{ loadConfig }, { startServer }] = await Promise.all([import('../config/index.ts'), import('../main.ts')]);
-    const config = loadConfig({ file: o.config, env: process.env, flags });
-    const server = await startServer(config);
+    const [{ loadConfig, deprecationMessage }, { startServer }] = await Promise.all([import('../config/index.ts'), import('../main.ts')]);
+    const configWarnings: string[] = [];
+    const config = loadConfig({ file: o.config, env: process.env, flags, onDeprecated: (d) => configWarnings.push(deprecationMessage(d)) });
+    const server = await startServer(config, { configWarnings });
     console.log(`inferlens is listening on ${server.url}`);
     let stopping = false;
     const stop = (signal: string) => {
@@ -67,8 +68,8 @@ program
   .option('-d, --data <dir>', 'data folder for the DuckDB file (default ./data)')
   .option('--print', 'print every statement a migration of an empty store runs, and change nothing')
   .action(async (o: { config?: string; data?: string; print?: boolean }) => {
-    const [{ loadConfig }, { storeOptions }, { migrationDdl, openStore }] = await Promise.all([import('../config/index.ts'), import('../main.ts'), import('../store/index.ts')]);
-    const config = loadConfig({ file: o.config, env: process.env, flags: o.data ? { storage: { dataDir: o.data } } : {} });
+    const [{ loadConfig, deprecationMessage }, { storeOptions }, { migrationDdl, openStore }] = await Promise.all([import('../config/index.ts'), import('../main.ts'), import('../store/index.ts')]);
+    const config = loadConfig({ file: o.config, env: process.env, flags: o.data ? { storage: { dataDir: o.data } } : {}, onDeprecated: (d) => console.error(`warning: ${deprecationMessage(d)}`) });
     const options = storeOptions(config);
     if (o.print) {
       console.log(migrationDdl(options).map((s) => `${s.trim()};`).join('\n\n'));

@@ -12,6 +12,8 @@ import { ScrapeTargetSchema } from '../ingest/index.ts';
 import { CapturePolicySchema } from '../pipeline/index.ts';
 import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
 import { DEFAULT_LOW_CONFIDENCE, InferlensError, KeyRecordSchema, zodIssues } from '../schema/index.ts';
+import { camelKeys, schemaKeys, snakeMessage } from './config-keys.ts';
+import type { KeyDeprecation } from './config-keys.ts';
 
 const MiB = 1024 * 1024;
 const httpUrl = z.url({ protocol: /^https?$/ });
@@ -142,7 +144,7 @@ export const ConfigSchema = z
         }
         if (s.threads !== undefined) ctx.addIssue({ code: 'custom', path: ['threads'], message: 'storage.threads sets DuckDB threads: it is read only with storage.backend duckdb' });
         const { url, chdbPath } = s.clickhouse;
-        if ((url === undefined) === (chdbPath === undefined)) ctx.addIssue({ code: 'custom', path: ['clickhouse'], message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdbPath (in-process)' });
+        if ((url === undefined) === (chdbPath === undefined)) ctx.addIssue({ code: 'custom', path: ['clickhouse'], message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdb_path (in-process)' });
         if (chdbPath !== undefined && s.clickhouse.cluster !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', 'cluster'], message: 'a cluster needs storage.clickhouse.url: the in-process engine is one node' });
       })
       .prefault({}),
@@ -276,9 +278,21 @@ export interface LoadConfigOptions {
   file?: string;
   /** The environment (only INFERLENS_* are read). */
   env?: Record<string, string | undefined>;
-  /** Flag overrides, already in config shape. */
+  /** Flag overrides, already in config shape (the typed, camelCase one). */
   flags?: ConfigInput;
+  /**
+   * Called once for each key the file spells the old way (camelCase, read for one more release):
+   * the CLI logs it as a warning.
+   */
+  onDeprecated?: (d: KeyDeprecation) => void;
 }
+
+/** The warning a deprecated key gets. */
+export function deprecationMessage(d: KeyDeprecation): string {
+  return `config key ${d.old} is deprecated: write ${d.now} (config keys are snake_case; the camelCase spelling is read until the next release)`;
+}
+
+let schemaKeyNames: Set<string> | undefined;
 
 /** Loads and validates the configuration; throws invalid_argument listing every problem. */
 export function loadConfig(o: LoadConfigOptions = {}): Config {
@@ -288,7 +302,11 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
     try {
       const doc = parseYaml(readFileSync(o.file, 'utf8')) as unknown;
       if (doc != null && (typeof doc !== 'object' || Array.isArray(doc))) problems.push(`${o.file}: expected a YAML mapping at the top`);
-      else layered = merge(layered, (doc ?? {}) as Obj);
+      else {
+        const found: KeyDeprecation[] = [];
+        layered = merge(layered, schemaKeys(ConfigSchema, doc ?? {}, found) as Obj);
+        for (const d of found) o.onDeprecated?.(d);
+      }
       const storage = (doc as Obj | null)?.storage as Obj | undefined;
       if ((storage?.clickhouse as Obj | undefined)?.password !== undefined) problems.push(`${o.file}: storage.clickhouse.password: set it in the environment (INFERLENS_CLICKHOUSE_PASSWORD), not in a file`);
     } catch (e) {
@@ -308,7 +326,11 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
   }
   layered = merge(merge(layered, envLayer), (o.flags ?? {}) as Obj);
   const r = ConfigSchema.safeParse(layered);
-  if (!r.success) for (const i of zodIssues(r.error)) problems.push(`${i.path || '(top)'}: ${i.message}`);
+  if (!r.success) {
+    // Messages name keys as a file writes them (snake_case).
+    schemaKeyNames ??= camelKeys(ConfigSchema);
+    for (const i of zodIssues(r.error)) problems.push(snakeMessage(`${i.path || '(top)'}: ${i.message}`, schemaKeyNames));
+  }
   if (problems.length > 0 || !r.success) {
     throw new InferlensError('invalid_argument', `invalid configuration:\n  - ${problems.join('\n  - ')}`, {
       issues: problems.map((p) => ({ path: p.split(':')[0]!, message: p })),
@@ -317,7 +339,7 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
   return r.data;
 }
 
-/** The keys file of a config: `server.keysFile`, else `<dataDir>/keys.json`; none for ':memory:'. */
+/** The keys file of a config: `server.keys_file`, else `<data_dir>/keys.json`; none for ':memory:'. */
 export function keysFilePath(c: Config): string | undefined {
   if (c.server.keysFile) return resolve(c.server.keysFile);
   return c.storage.dataDir === ':memory:' ? undefined : join(resolve(c.storage.dataDir), 'keys.json');

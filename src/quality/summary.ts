@@ -57,7 +57,7 @@ export function measuresFor(type: ModelType | 'unknown', lowConfidence: number):
 export interface SummaryOptions {
   /** Declared model types (config); others are inferred. */
   modelTypes?: Readonly<Record<string, ModelType>>;
-  /** The low-confidence cut-off when the request gives none (config `quality.lowConfidence`). */
+  /** The low-confidence cut-off when the request gives none (config `quality.low_confidence`). */
   lowConfidence?: number;
 }
 

@@ -56,7 +56,7 @@ export interface CostReads {
 export const MAX_COST_GROUPS = 200_000;
 
 /** The setting that unlocks money figures, as the reply and the view say it. */
-export const COST_SETTING = 'cost.gpuHour (price per GPU-hour by pool / GPU model) or cost.tokens (price per 1 M tokens by model) in the config file';
+export const COST_SETTING = 'cost.gpu_hour (price per GPU-hour by pool / GPU model) or cost.tokens (price per 1 M tokens by model) in the config file';
 
 interface Usage {
   requests: number;

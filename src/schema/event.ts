@@ -14,7 +14,7 @@ import { DIMENSIONS, ERROR_TYPES, LATENCY_FIELDS, STATUSES } from './vocabulary.
 /**
  * The one low-confidence cut-off: an answer with confidence below it is "low confidence" for the
  * capture policy (kept as a sample), the quality table and the default alert rules. A deployment
- * sets it once (`quality.lowConfidence`); a confident classifier such as the demo's uses 0.9.
+ * sets it once (`quality.low_confidence`); a confident classifier such as the demo's uses 0.9.
  */
 export const DEFAULT_LOW_CONFIDENCE = 0.6;
 

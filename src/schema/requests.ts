@@ -283,7 +283,7 @@ export const QualitySummaryRequestSchema = windowRequest({
     filters: Filters_,
     group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
     step: Step.optional(),
-    /** Confidence below this counts as low (default: the server's `quality.lowConfidence`, 0.6). */
+    /** Confidence below this counts as low (default: the server's `quality.low_confidence`, 0.6). */
     low_confidence: z.number().gt(0).lt(1).optional(),
     /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
     key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),

@@ -4,7 +4,8 @@
  * and this browser has no session: the shell then shows the sign-in form, which exchanges a key
  * for an HttpOnly session cookie (`POST /v1/session`). The key itself is never stored by the page.
  */
-import { ApiError, call, field, isRecord, str, useCsrfToken } from './api.ts';
+import { ApiError, call, get, post, useCsrfToken } from './api.ts';
+import type { SessionReply } from '../../src/schema/replies.ts';
 
 export interface Principal {
   id: string;
@@ -20,19 +21,8 @@ export interface SessionInfo {
   keysRequired: boolean;
 }
 
-function asSession(data: unknown): SessionInfo {
-  const p = field(data, 'principal');
-  const tenants = field(p, 'tenants');
-  return {
-    principal: {
-      id: str(field(p, 'id')) ?? '',
-      name: str(field(p, 'name')) ?? '',
-      role: str(field(p, 'role')) ?? '',
-      tenants: Array.isArray(tenants) ? tenants.filter((t): t is string => typeof t === 'string') : null,
-    },
-    via: str(field(data, 'via')) ?? '',
-    keysRequired: field(data, 'keys_required') === true,
-  };
+function asSession(data: SessionReply): SessionInfo {
+  return { principal: { ...data.principal, tenants: data.principal.tenants ? [...data.principal.tenants] : null }, via: data.via, keysRequired: data.keys_required };
 }
 
 let csrfToken: string | null = null;
@@ -46,8 +36,8 @@ export function csrf(): string | null {
 /** The current session, or null when the server needs a key and this browser has none. */
 export async function loadSession(): Promise<SessionInfo | null> {
   try {
-    const data = await call('GET', '/v1/session');
-    csrfToken = isRecord(data) ? str(data['csrf_token']) : null;
+    const data = await get<SessionReply>('/v1/session');
+    csrfToken = data.csrf_token;
     return asSession(data);
   } catch (e) {
     if (e instanceof ApiError && e.status === 401) {
@@ -59,8 +49,8 @@ export async function loadSession(): Promise<SessionInfo | null> {
 }
 
 export async function signIn(key: string): Promise<SessionInfo> {
-  const data = await call('POST', '/v1/session', { key });
-  csrfToken = isRecord(data) ? str(data['csrf_token']) : null;
+  const data = await post<SessionReply>('/v1/session', { key });
+  csrfToken = data.csrf_token;
   return asSession(data);
 }
 

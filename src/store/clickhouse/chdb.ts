@@ -18,7 +18,7 @@ export async function openChdbConnection(path: string): Promise<NonNullable<Clic
   try {
     mod = await import('chdb/connection');
   } catch (e) {
-    throw new InferlensError('unavailable', `storage.clickhouse.chdbPath needs the chdb package, which is not installed: run \`npm install chdb\`, or set storage.clickhouse.url to a ClickHouse server`, { cause: e });
+    throw new InferlensError('unavailable', `storage.clickhouse.chdb_path needs the chdb package, which is not installed: run \`npm install chdb\`, or set storage.clickhouse.url to a ClickHouse server`, { cause: e });
   }
   const dir = path === ':memory:' ? path : resolve(path);
   if (dir !== ':memory:') mkdirSync(dir, { recursive: true });

@@ -8,7 +8,8 @@
  * who, what, when, from where). The silencer, approver and rejecter are whoever is signed in: the
  * server takes them from the session.
  */
-import { ApiError, call, field, num, records, str } from '../api.ts';
+import { ApiError, call, get } from '../api.ts';
+import type { ActionReply, ActionsReply, AlertReply, AlertmanagerSilence, IncidentHistoryReply as HistoryReply, IncidentReply, RulesReply } from '../../../src/schema/replies.ts';
 import { form, h, replace } from '../dom.ts';
 import type { Child } from '../dom.ts';
 import { fmtNum, fmtTime } from '../format.ts';
@@ -20,21 +21,36 @@ import { guard, table, tag } from './common.ts';
 
 type Rec = Record<string, unknown>;
 
+/** One entry of `GET /v1/audit` (src/api/audit.ts). */
+interface AuditEntryReply {
+  ts: string;
+  action: string;
+  route: string;
+  principal: { id: string; name: string; role: string; tenants: readonly string[] | null };
+  via: string;
+  target: string | null;
+  details?: Record<string, unknown>;
+  remote: string | null;
+  user_agent: string | null;
+}
+
 const ALERTING_OFF = 'The alerting API is not mounted: start inferlens with alerting enabled (alerting.enabled).';
 const SEVERITY_ORDER: Record<string, number> = { critical: 0, warning: 1, info: 2 };
 const STATE_ORDER: Record<string, number> = { firing: 0, pending: 1, resolved: 2 };
 
-function when(v: unknown): string {
-  const t = Date.parse(str(v) ?? '');
+function when(v: string | null | undefined): string {
+  const t = Date.parse(v ?? '');
   return Number.isFinite(t) ? fmtTime(t) : '–';
 }
 
-function labelChips(labels: unknown, skip: readonly string[] = ['alertname', 'severity']): Child[] {
-  if (typeof labels !== 'object' || labels === null) return [];
-  return Object.entries(labels as Rec)
+function labelChips(labels: Record<string, string>, skip: readonly string[] = ['alertname', 'severity']): Child[] {
+  return Object.entries(labels)
     .filter(([k, v]) => !skip.includes(k) && v !== '' && v != null)
-    .map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`));
+    .map(([k, v]) => h('span', { class: 'chip' }, `${k}=${v}`));
 }
+
+/** A step's detail field as text, when it is one. */
+const text = (v: unknown): string | null => (typeof v === 'string' && v !== '' ? v : typeof v === 'number' ? String(v) : null);
 
 /** `a="x", b=~"y.*"` → ['a="x"', 'b=~"y.*"'] (commas inside quotes kept). */
 export function splitMatchers(text: string): string[] {
@@ -69,22 +85,22 @@ export function alertsView(root: HTMLElement): ViewHandle {
     await Promise.all([
       guard(alerts, signal, 'GET /v1/alerts', ALERTING_OFF, () => loadAlerts(ctx)),
       guard(incidents, signal, 'GET /v1/incidents', ALERTING_OFF, async () => {
-        const rows = records(await call('GET', '/v1/incidents', undefined, signal));
+        const rows = await get<IncidentReply[]>('/v1/incidents', signal);
         if (rows.length === 0) return incidents.empty('No incidents.');
         incidents.ready(
           table(
             ['incident', 'status', 'tier', 'group', 'opened', 'resolved', 'notifications', 'alerts'],
             rows.map((r) => [
-              str(r['id']) ?? '',
-              tag(str(r['status']) ?? ''),
-              tag(str(r['tier']) ?? ''),
-              h('span', null, ...labelChips(r['groupLabels'], [])),
-              when(r['openedAt']),
-              when(r['resolvedAt']),
-              fmtNum(num(r['notifications']), 0),
-              h('span', null, ...records(r['alerts']).map((a) => h('span', { class: 'chip' }, `${str(a['alertname']) ?? ''} (${str(a['state']) ?? ''})`))),
+              r.id,
+              tag(r.status),
+              tag(r.tier),
+              h('span', null, ...labelChips(r.group_labels, [])),
+              when(r.opened_at),
+              when(r.resolved_at),
+              fmtNum(r.notifications, 0),
+              h('span', null, ...r.alerts.map((a) => h('span', { class: 'chip' }, `${a.alertname} (${a.state})`))),
             ]),
-            (i) => ({ incident: str(rows[i]!['id']) ?? '' }),
+            (i) => ({ incident: rows[i]!.id }),
           ),
         );
       }),
@@ -99,17 +115,17 @@ export function alertsView(root: HTMLElement): ViewHandle {
 
   async function loadAlerts(ctx: ViewContext): Promise<void> {
     const { signal, state } = ctx;
-    const data = records(await call('GET', '/v1/alerts', undefined, signal));
+    const data = await get<AlertReply[]>('/v1/alerts', signal);
     // The global filters apply to alerts that carry that label (an alert without it stays).
     const active = FILTER_DIMS.filter((d) => state.filters[d]);
     const rows = data
       .filter((a) => active.every((d) => {
-        const v = field(a['labels'], d);
+        const v = a.labels[d];
         return v == null || v === '' || v === state.filters[d];
       }))
-      .sort((a, b) => (STATE_ORDER[str(a['state']) ?? ''] ?? 9) - (STATE_ORDER[str(b['state']) ?? ''] ?? 9) || (SEVERITY_ORDER[str(a['severity']) ?? ''] ?? 9) - (SEVERITY_ORDER[str(b['severity']) ?? ''] ?? 9));
-    const firing = rows.filter((a) => a['state'] === 'firing').length;
-    const pending = rows.filter((a) => a['state'] === 'pending').length;
+      .sort((a, b) => (STATE_ORDER[a.state] ?? 9) - (STATE_ORDER[b.state] ?? 9) || (SEVERITY_ORDER[a.severity] ?? 9) - (SEVERITY_ORDER[b.severity] ?? 9));
+    const firing = rows.filter((a) => a.state === 'firing').length;
+    const pending = rows.filter((a) => a.state === 'pending').length;
     alerts.setMeta(`${firing} firing · ${pending} pending`);
     const scope = active.length ? ` for ${active.map((d) => `${d}=${state.filters[d]}`).join(', ')}` : '';
     if (rows.length === 0) return alerts.empty(`Nothing firing or pending${scope}.`);
@@ -117,23 +133,23 @@ export function alertsView(root: HTMLElement): ViewHandle {
       table(
         ['state', 'severity', 'alert', 'labels', 'summary', 'value', 'since', 'muted', 'incident', ''],
         rows.map((a) => {
-          const silenced = Array.isArray(a['silencedBy']) ? (a['silencedBy'] as unknown[]).length : 0;
-          const inhibited = str(a['inhibitedBy']);
+          const silenced = a.silenced_by.length;
+          const inhibited = a.inhibited_by;
           return [
-            tag(str(a['state']) ?? ''),
-            tag(str(a['severity']) ?? ''),
-            h('strong', null, str(a['alertname']) ?? ''),
-            h('span', null, ...labelChips(a['labels'])),
-            h('span', { class: 'wrap' }, str(field(a['annotations'], 'summary')) ?? ''),
-            fmtNum(num(a['value'])),
-            when(a['since']),
+            tag(a.state),
+            tag(a.severity),
+            h('strong', null, a.alertname),
+            h('span', null, ...labelChips(a.labels)),
+            h('span', { class: 'wrap' }, a.annotations['summary'] ?? ''),
+            fmtNum(a.value),
+            when(a.since),
             silenced ? 'silenced' : inhibited ? `inhibited by ${inhibited}` : '',
-            str(a['incident']) ?? '',
+            a.incident ?? '',
             h('button', { class: 'silence-alert', title: 'silence this alert for 1 hour', on: { click: () => void silenceAlert(ctx, a) } }, 'silence 1h'),
           ];
         }),
-        (i) => ({ alertname: str(rows[i]!['alertname']) ?? '', state: str(rows[i]!['state']) ?? '' }),
-        (i) => (rows[i]!['state'] === 'firing' ? 'significant' : ''),
+        (i) => ({ alertname: rows[i]!.alertname, state: rows[i]!.state }),
+        (i) => (rows[i]!.state === 'firing' ? 'significant' : ''),
       ),
     );
   }
@@ -141,58 +157,55 @@ export function alertsView(root: HTMLElement): ViewHandle {
   /** One line of what a step says: the alert's value, a notification's reason, who acted, an error. */
   function stepDetail(d: Rec): string {
     const parts: string[] = [];
-    if (num(d['value']) != null) parts.push(`value ${fmtNum(num(d['value']))}`);
-    for (const k of ['reason', 'tier', 'status', 'action', 'state', 'by', 'error', 'comment'] as const) if (str(d[k])) parts.push(`${k} ${str(d[k])}`);
+    if (typeof d['value'] === 'number') parts.push(`value ${fmtNum(d['value'])}`);
+    for (const k of ['reason', 'tier', 'status', 'action', 'state', 'by', 'error', 'comment'] as const) if (text(d[k])) parts.push(`${k} ${text(d[k])}`);
     if (Array.isArray(d['matchers'])) parts.push(`matchers ${(d['matchers'] as unknown[]).map(String).join(', ')}`);
     return parts.join(' · ');
   }
 
   async function loadHistory(ctx: ViewContext): Promise<void> {
     const { signal, win } = ctx;
-    const data = await call('GET', `/v1/incidents?from=${encodeURIComponent(win.from)}&to=${encodeURIComponent(win.to)}`, undefined, signal);
-    const rows = records(field(data, 'incidents'));
-    const silenced = records(field(data, 'silences'));
+    const data = await get<HistoryReply>(`/v1/incidents?from=${encodeURIComponent(win.from)}&to=${encodeURIComponent(win.to)}`, signal);
+    const rows = data.incidents;
+    const silenced = data.silences;
     history.setMeta(`${rows.length} incident${rows.length === 1 ? '' : 's'} · ${silenced.length} silence${silenced.length === 1 ? '' : 's'} in the window`);
     if (rows.length === 0) return history.empty('No incident in this window.');
     history.ready(
       ...rows.map((r) => {
-        const steps = records(r['timeline']);
-        const alertsOf = records(r['alerts']);
-        const actionsOf = records(r['actions']);
+        const { timeline: steps, alerts: alertsOf, actions: actionsOf } = r;
         return h(
           'details',
-          { class: 'incident', data: { incident: str(r['id']) ?? '', status: str(r['status']) ?? '' } },
+          { class: 'incident', data: { incident: r.id, status: r.status } },
           h(
             'summary',
             null,
-            tag(str(r['status']) ?? ''),
+            tag(r.status),
             ' ',
-            tag(str(r['tier']) ?? ''),
+            tag(r.tier),
             ' ',
-            h('span', null, ...labelChips(r['groupLabels'], [])),
-            ` opened ${when(r['openedAt'])}`,
-            str(r['resolvedAt']) ? ` · resolved ${when(r['resolvedAt'])}` : '',
-            ` · ${alertsOf.length} alert${alertsOf.length === 1 ? '' : 's'} (${alertsOf.map((a) => str(a['alertname'])).join(', ')})`,
-            ` · ${fmtNum(num(r['notifications']), 0)} notification${num(r['notifications']) === 1 ? '' : 's'}`,
-            actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${str(a['action']) ?? ''} ${(str(a['state']) ?? '').replace(/_/g, ' ')}`).join(', ')}` : '',
+            h('span', null, ...labelChips(r.group_labels, [])),
+            ` opened ${when(r.opened_at)}`,
+            r.resolved_at ? ` · resolved ${when(r.resolved_at)}` : '',
+            ` · ${alertsOf.length} alert${alertsOf.length === 1 ? '' : 's'} (${alertsOf.map((a) => a.alertname).join(', ')})`,
+            ` · ${fmtNum(r.notifications, 0)} notification${r.notifications === 1 ? '' : 's'}`,
+            actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${a.action} ${a.state.replace(/_/g, ' ')}`).join(', ')}` : '',
           ),
           table(
             ['time', 'step', 'alert', 'detail'],
-            steps.map((t) => [when(t['ts']), (str(t['kind']) ?? '').replace(/_/g, ' '), str(t['alertname']) ?? '', h('span', { class: 'wrap' }, stepDetail(typeof t['detail'] === 'object' && t['detail'] !== null ? (t['detail'] as Rec) : {}))]),
-            (i) => ({ kind: str(steps[i]!['kind']) ?? '' }),
+            steps.map((t) => [when(t.ts), t.kind.replace(/_/g, ' '), t.alertname ?? '', h('span', { class: 'wrap' }, stepDetail(t.detail))]),
+            (i) => ({ kind: steps[i]!.kind }),
           ),
         );
       }),
     );
   }
 
-  async function silenceAlert(ctx: ViewContext, a: Rec): Promise<void> {
-    const labels = (typeof a['labels'] === 'object' && a['labels'] !== null ? a['labels'] : {}) as Rec;
-    const matchers = Object.entries(labels)
-      .filter(([, v]) => typeof v === 'string' && v !== '')
-      .map(([k, v]) => `${k}=${quote(String(v))}`);
+  async function silenceAlert(ctx: ViewContext, a: AlertReply): Promise<void> {
+    const matchers = Object.entries(a.labels)
+      .filter(([, v]) => v !== '')
+      .map(([k, v]) => `${k}=${quote(v)}`);
     try {
-      await call('POST', '/v1/silences', { matchers, duration_s: 3600, comment: `silenced from the dashboard: ${str(a['alertname']) ?? ''}` }, ctx.signal);
+      await call('POST', '/v1/silences', { matchers, duration_s: 3600, comment: `silenced from the dashboard: ${a.alertname}` }, ctx.signal);
     } catch (e) {
       alerts.setMeta(`silence failed: ${(e as Error).message}`);
       return;
@@ -202,7 +215,7 @@ export function alertsView(root: HTMLElement): ViewHandle {
 
   async function loadSilences(ctx: ViewContext): Promise<void> {
     const { signal } = ctx;
-    const rows = records(await call('GET', '/v1/silences', undefined, signal)).sort((a, b) => (a['state'] === 'expired' ? 1 : 0) - (b['state'] === 'expired' ? 1 : 0));
+    const rows = (await get<AlertmanagerSilence[]>('/v1/silences', signal)).sort((a, b) => (a.state === 'expired' ? 1 : 0) - (b.state === 'expired' ? 1 : 0));
     const matchersIn = h('input', { id: 'silence-matchers', placeholder: 'alertname="LatencyP99Up", model="ranker"', label: 'matchers' });
     const duration = h('select', { id: 'silence-duration', label: 'duration' }, ...[['1h', 3600], ['4h', 14_400], ['1d', 86_400], ['7d', 604_800]].map(([t, s]) => h('option', { value: String(s) }, String(t))));
     const comment = h('input', { id: 'silence-comment', placeholder: 'why', label: 'comment' });
@@ -229,20 +242,20 @@ export function alertsView(root: HTMLElement): ViewHandle {
       ? table(
           ['state', 'matchers', 'starts', 'ends', 'by', 'comment', ''],
           rows.map((s) => [
-            tag(str(s['state']) ?? ''),
-            h('span', null, ...records(s['matchers']).map((m) => h('span', { class: 'chip' }, `${str(m['name']) ?? ''}${m['isEqual'] === false ? '!' : ''}${m['isRegex'] === true ? '=~' : '='}"${str(m['value']) ?? ''}"`))),
-            when(s['startsAt']),
-            when(s['endsAt']),
-            str(s['createdBy']) ?? '',
-            str(s['comment']) ?? '',
-            s['state'] !== 'expired'
+            tag(s.state ?? ''),
+            h('span', null, ...s.matchers.map((m) => h('span', { class: 'chip' }, `${m.name}${m.isEqual === false ? '!' : ''}${m.isRegex ? '=~' : '='}"${m.value}"`))),
+            when(s.startsAt),
+            when(s.endsAt),
+            s.createdBy,
+            s.comment,
+            s.state !== 'expired'
               ? h(
                   'button',
                   {
                     class: 'expire',
                     on: {
                       click: () =>
-                        void call('DELETE', `/v1/silences/${encodeURIComponent(str(s['id']) ?? '')}`, undefined, signal)
+                        void call('DELETE', `/v1/silences/${encodeURIComponent(s.id)}`, undefined, signal)
                           .then(reload)
                           .catch((err: unknown) => (msg.textContent = (err as Error).message)),
                     },
@@ -251,33 +264,32 @@ export function alertsView(root: HTMLElement): ViewHandle {
                 )
               : '',
           ]),
-          (i) => ({ silence: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '' }),
+          (i) => ({ silence: rows[i]!.id, state: rows[i]!.state ?? '' }),
         )
       : h('div', { class: 'placeholder' }, 'No silences.');
-    silences.setMeta(`${rows.filter((s) => s['state'] === 'active').length} active`);
+    silences.setMeta(`${rows.filter((s) => s.state === 'active').length} active`);
     silences.ready(silenceForm, list);
   }
 
   async function loadActions(ctx: ViewContext): Promise<void> {
     const { signal } = ctx;
-    const [data, current] = await Promise.all([call('GET', '/v1/actions', undefined, signal), call('GET', '/v1/alerts', undefined, signal).catch(() => null)]);
-    const mode = str(field(data, 'mode')) ?? 'unknown';
-    const rows = records(field(data, 'actions')).sort((a, b) => (str(b['proposedAt']) ?? '').localeCompare(str(a['proposedAt']) ?? ''));
+    const [data, current] = await Promise.all([get<ActionsReply>('/v1/actions', signal), get<AlertReply[]>('/v1/alerts', signal)]);
+    const mode = data.mode;
+    const rows = data.actions.sort((a, b) => b.proposed_at.localeCompare(a.proposed_at));
     // A proposal whose alert is no longer firing or pending is stale: say so, offer to reject it.
-    const live = current === null ? null : new Set(records(current).filter((a) => a['state'] === 'firing' || a['state'] === 'pending').map((a) => str(a['fingerprint']) ?? ''));
-    const stale = (r: Rec) => live !== null && r['state'] === 'awaiting_approval' && !live.has(str(field(r['alert'], 'fingerprint')) ?? '');
+    const live = new Set(current.filter((a) => a.state === 'firing' || a.state === 'pending').map((a) => a.fingerprint));
+    const stale = (r: ActionReply) => r.state === 'awaiting_approval' && !live.has(r.alert.fingerprint);
     const modeLine = h('p', { class: 'panel-sub', data: { mode } }, 'Mode ', tag(mode), mode === 'dry_run' ? ' · proposed and audited, never sent' : mode === 'approval' ? ' · sent once approved here' : ' · sent at once');
-    const waiting = rows.filter((r) => r['state'] === 'awaiting_approval').length;
+    const waiting = rows.filter((r) => r.state === 'awaiting_approval').length;
     actions.setMeta(`${rows.length} action${rows.length === 1 ? '' : 's'}${waiting ? ` · ${waiting} awaiting approval` : ''}`);
     if (rows.length === 0) return actions.ready(modeLine, h('div', { class: 'placeholder' }, 'No actions proposed (a firing alert whose rule has an action proposes one).'));
-    const trail = (r: Rec): Child => {
-      const steps: Child[] = [h('li', null, `proposed ${when(r['proposedAt'])}`)];
-      if (r['approvedAt']) steps.push(h('li', null, `approved ${when(r['approvedAt'])} by ${str(r['approvedBy']) ?? '?'}`));
-      if (r['rejectedAt']) steps.push(h('li', null, `rejected ${when(r['rejectedAt'])} by ${str(r['rejectedBy']) ?? '?'}${str(r['rejectReason']) ? `: ${str(r['rejectReason'])}` : ''}`));
-      if (r['sentAt']) steps.push(h('li', null, `sent ${when(r['sentAt'])}${str(r['url']) ? ` to ${str(r['url'])}` : ''}`));
-      const answer = r['answer'];
-      if (r['answeredAt']) steps.push(h('li', null, `answered ${when(r['answeredAt'])}: HTTP ${fmtNum(num(field(answer, 'status')), 0)} ${str(field(answer, 'bodyExcerpt')) ?? ''}`));
-      if (r['error']) steps.push(h('li', { class: 'bad' }, `error: ${str(r['error']) ?? ''}`));
+    const trail = (r: ActionReply): Child => {
+      const steps: Child[] = [h('li', null, `proposed ${when(r.proposed_at)}`)];
+      if (r.approved_at) steps.push(h('li', null, `approved ${when(r.approved_at)} by ${r.approved_by ?? '?'}`));
+      if (r.rejected_at) steps.push(h('li', null, `rejected ${when(r.rejected_at)} by ${r.rejected_by ?? '?'}${r.reject_reason ? `: ${r.reject_reason}` : ''}`));
+      if (r.sent_at) steps.push(h('li', null, `sent ${when(r.sent_at)}${r.url ? ` to ${r.url}` : ''}`));
+      if (r.answered_at) steps.push(h('li', null, `answered ${when(r.answered_at)}: HTTP ${fmtNum(r.answer?.status ?? null, 0)} ${r.answer?.body_excerpt ?? ''}`));
+      if (r.error) steps.push(h('li', { class: 'bad' }, `error: ${r.error}`));
       return h('ul', { class: 'trail' }, ...steps);
     };
     const decide = (id: string, verb: 'approve' | 'reject', body: Rec) =>
@@ -287,12 +299,11 @@ export function alertsView(root: HTMLElement): ViewHandle {
     const el = table(
       ['', 'action', 'state', 'alert', 'audit trail'],
       rows.map((r) => {
-        const params = field(r, 'params');
-        const id = str(r['id']) ?? '';
+        const id = r.id;
         const isStale = stale(r);
         return [
           // The decision first: at any width the buttons are in view.
-          r['state'] === 'awaiting_approval'
+          r.state === 'awaiting_approval'
             ? h(
                 'span',
                 { class: 'decide' },
@@ -300,68 +311,62 @@ export function alertsView(root: HTMLElement): ViewHandle {
                 h('button', { class: 'reject', data: { action: id }, on: { click: () => decide(id, 'reject', { reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) } }, isStale ? 'dismiss' : 'reject'),
               )
             : '',
-          h('span', null, h('strong', null, str(r['action']) ?? ''), ' ', ...(typeof params === 'object' && params !== null ? Object.entries(params as Rec).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`)) : [])),
-          h('span', null, tag(str(r['state']) ?? ''), isStale ? h('div', { class: 'stale' }, 'stale: its alert is no longer firing') : null),
-          h('span', null, h('strong', null, str(field(r['alert'], 'alertname')) ?? ''), ' ', ...labelChips(field(r['alert'], 'labels')), str(r['incident']) ? h('div', { class: 'panel-sub' }, `incident ${str(r['incident'])}`) : null),
+          h('span', null, h('strong', null, r.action), ' ', ...Object.entries(r.params).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`))),
+          h('span', null, tag(r.state), isStale ? h('div', { class: 'stale' }, 'stale: its alert is no longer firing') : null),
+          h('span', null, h('strong', null, r.alert.alertname), ' ', ...labelChips(r.alert.labels), r.incident ? h('div', { class: 'panel-sub' }, `incident ${r.incident}`) : null),
           trail(r),
         ];
       }),
-      (i) => ({ action: str(rows[i]!['id']) ?? '', state: str(rows[i]!['state']) ?? '', stale: String(stale(rows[i]!)) }),
+      (i) => ({ action: rows[i]!.id, state: rows[i]!.state, stale: String(stale(rows[i]!)) }),
     );
     el.querySelector('table')?.classList.add('actions');
     actions.ready(modeLine, el);
   }
 
   async function loadRules(ctx: ViewContext): Promise<void> {
-    const data = await call('GET', '/v1/rules', undefined, ctx.signal);
-    const groups = records(field(data, 'groups'));
-    const rows = groups.flatMap((g) => records(g['rules']).map((r) => ({ g, r })));
-    if (rows.length === 0) return rules.needs(['alerting rules'], 'Load a rule file (alerting.ruleFiles) or the default pack (alerting.defaultRules).');
-    const bad = rows.filter(({ r }) => r['health'] !== 'ok' && r['health'] != null).length;
+    const { groups } = await get<RulesReply>('/v1/rules', ctx.signal);
+    const rows = groups.flatMap((g) => g.rules.map((r) => ({ g, r })));
+    if (rows.length === 0) return rules.needs(['alerting rules'], 'Load a rule file (alerting.rule_files) or the default pack (alerting.default_rules).');
+    const bad = rows.filter(({ r }) => r.health !== 'ok').length;
     rules.setMeta(`${groups.length} groups · ${rows.length} rules${bad ? ` · ${bad} unhealthy` : ''}`);
     rules.ready(
       table(
         ['group', 'rule', 'severity', 'kind', 'for', 'health', 'pending / firing', 'judged / no history yet', 'last evaluation', 'last error'],
         rows.map(({ g, r }) => [
-          str(g['name']) ?? '',
-          h('strong', null, str(r['alert']) ?? ''),
-          tag(str(r['severity']) ?? ''),
-          str(field(r['condition'], 'kind')) ?? '',
-          str(r['for']) ?? '',
-          tag(str(r['health']) ?? 'unknown'),
-          `${fmtNum(num(field(r['alerts'], 'pending')), 0)} / ${fmtNum(num(field(r['alerts'], 'firing')), 0)}`,
-          r['coverage'] ? `${fmtNum(num(field(r['coverage'], 'judged')), 0)} / ${fmtNum(num(field(r['coverage'], 'without_reference')), 0)}` : '',
-          when(r['lastEvaluation']),
-          h('span', { class: 'wrap' }, str(r['lastError']) ?? ''),
+          g.name,
+          h('strong', null, r.alert),
+          tag(r.severity),
+          text(r.condition['kind']) ?? '',
+          r.for,
+          tag(r.health),
+          `${fmtNum(r.alerts.pending, 0)} / ${fmtNum(r.alerts.firing, 0)}`,
+          r.coverage ? `${fmtNum(r.coverage.judged, 0)} / ${fmtNum(r.coverage.without_reference, 0)}` : '',
+          when(r.last_evaluation),
+          h('span', { class: 'wrap' }, r.last_error ?? ''),
         ]),
-        (i) => ({ rule: str(rows[i]!.r['alert']) ?? '' }),
+        (i) => ({ rule: rows[i]!.r.alert }),
       ),
     );
   }
 
   async function loadAudit(ctx: ViewContext): Promise<void> {
-    const data = await call('GET', '/v1/audit?limit=100', undefined, ctx.signal);
-    const rows = records(field(data, 'entries'));
+    const rows = (await get<{ entries: AuditEntryReply[] }>('/v1/audit?limit=100', ctx.signal)).entries;
     audit.setMeta(`${rows.length} latest`);
     if (rows.length === 0) return audit.empty('No changes recorded yet.');
-    const who = (r: Rec) => {
-      const p = r['principal'];
-      const tenants = field(p, 'tenants');
-      return `${str(field(p, 'name')) ?? '?'} · ${str(field(p, 'role')) ?? '?'}${Array.isArray(tenants) ? ` · ${tenants.join(', ')}` : ''}`;
-    };
+    const who = ({ principal: p }: AuditEntryReply) => `${p.name} · ${p.role}${p.tenants ? ` · ${p.tenants.join(', ')}` : ''}`;
     audit.ready(
       table(
         ['when', 'who', 'what', 'target', 'details', 'from', 'via'],
         rows.map((r) => [
-          when(r['ts']),
+          when(r.ts),
           who(r),
-          h('strong', null, str(r['action']) ?? ''),
-          h('span', { class: 'wrap' }, str(r['target']) ?? ''),
-          h('span', { class: 'wrap' }, r['details'] === undefined ? '' : JSON.stringify(r['details']).slice(0, 300)),
-          `${str(r['remote']) ?? '?'}${str(r['user_agent']) ? ` · ${(str(r['user_agent']) ?? '').slice(0, 40)}` : ''}`,
-          str(r['via']) ?? '',
+          h('strong', null, r.action),
+          h('span', { class: 'wrap' }, r.target ?? ''),
+          h('span', { class: 'wrap' }, r.details === undefined ? '' : JSON.stringify(r.details).slice(0, 300)),
+          `${r.remote ?? '?'}${r.user_agent ? ` · ${r.user_agent.slice(0, 40)}` : ''}`,
+          r.via,
         ]),
-        (i) => ({ audit: str(rows[i]!['action']) ?? '', principal: str(field(rows[i]!['principal'], 'id')) ?? '' }),
+        (i) => ({ audit: rows[i]!.action, principal: rows[i]!.principal.id }),
       ),
     );
   }

@@ -111,11 +111,11 @@ export function costView(root: HTMLElement): ViewHandle {
           const total = costLine(data.total, []);
           // Without prices: GPU-seconds still show, and the note names the settings that unlock money.
           const note = data.unlock
-            ? h('div', { class: 'needs small', data: { unlock: 'cost' } }, h('strong', null, 'Money figures need prices. '), 'Set ', h('code', null, 'cost.gpuHour'), ' (price per GPU-hour by pool or GPU model) or ', h('code', null, 'cost.tokens'), ' (price per 1 M input / output tokens by model) in the config file; ', h('code', null, 'cost.currency'), ' names the currency. Until then this shows GPU-seconds.')
+            ? h('div', { class: 'needs small', data: { unlock: 'cost' } }, h('strong', null, 'Money figures need prices. '), 'Set ', h('code', null, 'cost.gpu_hour'), ' (price per GPU-hour by pool or GPU model) or ', h('code', null, 'cost.tokens'), ' (price per 1 M input / output tokens by model) in the config file; ', h('code', null, 'cost.currency'), ' names the currency. Until then this shows GPU-seconds.')
             : null;
           const unpriced = data.unpriced;
           const unpricedNote = unpriced.length
-            ? h('div', { class: 'needs small', data: { unpriced: String(unpriced.length) } }, 'GPUs without a price (their time is counted, not their money): ', unpriced.map((u) => `${u.pool ?? 'no pool'} / ${u.gpu_model ?? 'no gpu_model'} (${fmtNum(u.gpu_seconds, 0)} GPU-s)`).join(', '), ' — add a ', h('code', null, 'cost.gpuHour'), ' entry.')
+            ? h('div', { class: 'needs small', data: { unpriced: String(unpriced.length) } }, 'GPUs without a price (their time is counted, not their money): ', unpriced.map((u) => `${u.pool ?? 'no pool'} / ${u.gpu_model ?? 'no gpu_model'} (${fmtNum(u.gpu_seconds, 0)} GPU-s)`).join(', '), ' — add a ', h('code', null, 'cost.gpu_hour'), ' entry.')
             : null;
           const lost = data.unattributed.filter((u) => u.gpu_seconds > 0);
           const reasons: Record<string, string> = { idle: 'idle (no request ran there)', no_exec_ms: 'requests without exec_ms', other: 'probes and filtered-out traffic' };

@@ -1,0 +1,54 @@
+// One naming style on the wire and in config: snake_case. (1) every field the replies declare
+// (src/schema/replies.ts, what the server builds and the web reads) is snake_case; (2) a config
+// file written with the previous release's camelCase keys still loads, and the server logs one
+// deprecation warning per such key, through its pino logger.
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { Writable } from 'node:stream';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import { deprecationMessage, loadConfig } from '../src/config/index.ts';
+import { startServer } from '../src/main.ts';
+
+const ROOT = resolve(import.meta.dirname, '..');
+
+describe('wire names', () => {
+  it('every reply field declared in src/schema/replies.ts is snake_case', () => {
+    // Alertmanager's silences keep Alertmanager's names on purpose (docs/api.md "Naming").
+    const text = readFileSync(join(ROOT, 'src/schema/replies.ts'), 'utf8').replace(/export interface Alertmanager\w+ \{[\s\S]*?\n\}/g, '');
+    // Property declarations: `  name: …`, `  name?: …`, and inline `{ name: …; other: … }` members.
+    const names = [...text.matchAll(/(?:^\s+|[{;]\s*)([A-Za-z_][A-Za-z0-9_]*)\??:\s/gm)].map((m) => m[1]!);
+    expect(names.length).toBeGreaterThan(150);
+    expect(names.filter((n) => /[A-Z]/.test(n))).toEqual([]);
+  });
+
+  it('a config file with camelCase keys loads, and the server logs each deprecated key once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'wire-names-'));
+    try {
+      const file = join(dir, 'inferlens.yaml');
+      writeFileSync(file, 'server:\n  port: 0\n  maxBodyBytes: 65536\nstorage:\n  dataDir: ":memory:"\n  retentionDays: 2\nalerting:\n  enabled: false\n');
+      const warnings: string[] = [];
+      const config = loadConfig({ file, onDeprecated: (d) => warnings.push(deprecationMessage(d)) });
+      expect(config.server.maxBodyBytes).toBe(65_536);
+      expect(config.storage.retentionDays).toBe(2);
+      const lines: { level: number; msg: string; component?: string }[] = [];
+      const sink = new Writable({
+        write(chunk: Buffer, _enc, done) {
+          for (const l of chunk.toString().split('\n').filter(Boolean)) lines.push(JSON.parse(l) as { level: number; msg: string });
+          done();
+        },
+      });
+      const server = await startServer(config, { logger: pino({ level: 'warn' }, sink), configWarnings: warnings, collectors: false, ui: false });
+      await server.stop();
+      const deprecations = lines.filter((l) => l.component === 'config');
+      expect(deprecations.map((l) => [l.level, l.msg])).toEqual([
+        [40, deprecationMessage({ old: 'server.maxBodyBytes', now: 'server.max_body_bytes' })],
+        [40, deprecationMessage({ old: 'storage.dataDir', now: 'storage.data_dir' })],
+        [40, deprecationMessage({ old: 'storage.retentionDays', now: 'storage.retention_days' })],
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
