@@ -6,7 +6,7 @@
 import { CompareRequestSchema, decode } from '../src/schema/index.ts';
 import { createQueries } from '../src/query/index.ts';
 import { createComparer } from '../src/release/index.ts';
-import { syntheticTraffic } from '../src/release/synthetic-traffic.ts';
+import { syntheticTraffic } from '../src/release/synthetic-traffic.test-support.ts';
 import { createDuckDBStore } from '../src/store/index.ts';
 
 const trials = Number(process.argv[2] ?? 100);

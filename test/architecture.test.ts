@@ -65,6 +65,26 @@ function walk(dir: string): string[] {
 
 const IMPORT_RE = /(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
+/**
+ * Test support beside the code it serves (fakes, fixtures, the Store conformance suite) is named
+ * `*.test-support.ts`: `npm run build` leaves it out of dist/, and only tests, other test support,
+ * benchmarks and browser journeys may import it. Test code is a `*.test.ts`, a `*.test-support.ts`, or
+ * lives in test/, e2e/ or bench/; nothing else imports vitest.
+ */
+export const TEST_SUPPORT = /\.test-support\.ts$/;
+const isTestCode = (file: string) => file.endsWith('.test.ts') || TEST_SUPPORT.test(file) || /^(test|e2e|bench)\//.test(file);
+
+/** Production files that import vitest or test support, or carry a test-support name of another style. */
+export function testSupportViolations(files: readonly { file: string; text: string }[], edges: readonly ImportEdge[]): string[] {
+  const out: string[] = [];
+  for (const { file, text } of files) {
+    if (!isTestCode(file) && /from\s+['"]vitest['"]/.test(text)) out.push(`${file} imports vitest: name it *.test-support.ts (test support) or *.test.ts`);
+    if (!isTestCode(file) && /(^|\/)(testing|test-[\w-]+|[\w-]+-test-helpers?|scripted-[\w-]+|synthetic-[\w-]+)\.ts$/.test(file)) out.push(`${file}: test support is named *.test-support.ts`);
+  }
+  for (const { file, spec, target } of edges) if (TEST_SUPPORT.test(target) && !isTestCode(file)) out.push(`${file} imports ${spec}: production code may not use test support`);
+  return out;
+}
+
 /** The unit a file (path relative to the root) belongs to. */
 export function unitOf(rel: string): string {
   const parts = rel.split(/[\\/]/);
@@ -159,6 +179,26 @@ describe('architecture', () => {
     expect(edges.filter((e) => SHARED_WITH_WEB.includes(e.file) && !SHARED_WITH_WEB.includes(e.target)).map((e) => `${e.file} imports ${e.spec}`)).toEqual([]);
     // No package either (an `import type` of zod would pull zod into the web's typecheck).
     for (const f of SHARED_WITH_WEB) expect([...readFileSync(join(ROOT, f), 'utf8').matchAll(/from\s+'([^']+)'/g)].map((m) => m[1]).filter((spec) => !spec!.startsWith('./')), f).toEqual([]);
+  });
+  it('test support is named *.test-support.ts and stays out of production code', () => {
+    const files = AREAS.flatMap((area) => walk(join(ROOT, area)).map((abs) => ({ file: relative(ROOT, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') })));
+    expect(files.filter((f) => TEST_SUPPORT.test(f.file)).length).toBeGreaterThanOrEqual(8);
+    expect(testSupportViolations(files, edges)).toEqual([]);
+    const e = (file: string, target: string): ImportEdge => ({ file, spec: target, target });
+    expect(
+      testSupportViolations(
+        [
+          { file: 'src/store/conformance.ts', text: "import { it } from 'vitest';" },
+          { file: 'src/sdk/testing.ts', text: '' },
+          { file: 'src/store/conformance.test-support.ts', text: "import { it } from 'vitest';" },
+        ],
+        [e('src/store/index.ts', 'src/store/conformance.test-support.ts'), e('src/store/duckdb/duckdb-store.test.ts', 'src/store/conformance.test-support.ts')],
+      ),
+    ).toEqual([
+      'src/store/conformance.ts imports vitest: name it *.test-support.ts (test support) or *.test.ts',
+      'src/sdk/testing.ts: test support is named *.test-support.ts',
+      'src/store/index.ts imports src/store/conformance.test-support.ts: production code may not use test support',
+    ]);
   });
   it('the units import each other in no circle', () => {
     expect(circles(edges)).toEqual([]);

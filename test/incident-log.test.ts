@@ -10,7 +10,7 @@ import { createAlerting, createManualClock, parseRuleText } from '../src/alertin
 import type { Alerting } from '../src/alerting/index.ts';
 import type { IncidentHistoryWireReply as IncidentHistoryReply } from '../src/schema/index.ts';
 import { alertRoutes, createKeyring, generateKey } from '../src/api/index.ts';
-import { testApi } from '../src/api/testing.ts';
+import { testApi } from '../src/api/api.test-support.ts';
 import { typedReads } from '../src/query/index.ts';
 import { createDuckDBStore } from '../src/store/duckdb/duckdb-store.ts';
 import type { Store } from '../src/store/index.ts';

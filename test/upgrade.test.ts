@@ -11,7 +11,7 @@ import { DuckDBInstance } from '@duckdb/node-api';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { QueryRow, QuerySpec } from '../src/schema/index.ts';
 import { SKETCH_RELATIVE_ERROR, createDuckDBStore } from '../src/store/index.ts';
-import { spec as conformanceSpec } from '../src/store/conformance.ts';
+import { spec as conformanceSpec } from '../src/store/conformance.test-support.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const MIN = 60_000;

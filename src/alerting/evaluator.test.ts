@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeReads, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './alerting.test-support.ts';
 import type { QueryRow } from '../schema/index.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');

@@ -3,7 +3,7 @@ import type { NotificationBatch, Notifier } from '../notify/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeReads, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './alerting.test-support.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 // Evaluated every 10 s; no `for`, so an alert fires at its first evaluation.

@@ -9,7 +9,7 @@ import { createAlertmanagerNotifier, createWebhookNotifier } from '../notify/ind
 import type { QueryRow } from '../schema/index.ts';
 import { createAlerting } from './alerting.ts';
 import { createManualClock } from './clock.ts';
-import { fakeReads, rulesFrom } from './test-helpers.ts';
+import { fakeReads, rulesFrom } from './alerting.test-support.ts';
 
 /** Requests the receiver holds (never answered), and how many the client closed unanswered. */
 const held = new Set<ServerResponse>();

@@ -4,7 +4,7 @@ import type { TypedReads } from '../query/index.ts';
 import { parseRuleText } from '../alerting/index.ts';
 import { generateKey, createKeyring } from './keys.ts';
 import { alertRoutes } from './alert-routes.ts';
-import { testApi } from './testing.ts';
+import { testApi } from './api.test-support.ts';
 
 const T0 = Date.parse('2025-01-01T00:00:00Z');
 const { groups } = parseRuleText(

@@ -6,7 +6,7 @@ import { isLoopbackName } from './app.ts';
 import { createAuditLog } from './audit.ts';
 import { createKeyring, generateKey, writeKeysFile } from './keys.ts';
 import type { Route } from './routes.ts';
-import { testApi } from './testing.ts';
+import { testApi } from './api.test-support.ts';
 
 const T0 = Date.parse('2026-03-02T10:00:00Z');
 const ok = (c: { json: (x: unknown) => Response }) => c.json({ status: 'success', data: 'done' });

@@ -6,7 +6,7 @@ import type { Store } from '../store/index.ts';
 import { readsOver } from './reads.ts';
 import { releaseRoutes } from './release-routes.ts';
 import type { ApiEnv } from './routes.ts';
-import { testApi } from './testing.ts';
+import { testApi } from './api.test-support.ts';
 
 function appWith(store: Store): Hono<ApiEnv> {
   const reads = readsOver(store);

@@ -3,7 +3,7 @@ import { createDuckDBStore } from '../store/index.ts';
 import type { Store } from '../store/index.ts';
 import { MAX_NUMERIC_ROWS, STRATA, driftQuery, expandCounts, numericValues } from './drift.ts';
 import type { QualityReads } from './reads.ts';
-import { MIN, T0, iso, lines, readsOver } from './testing.ts';
+import { MIN, T0, iso, lines, readsOver } from './quality.test-support.ts';
 import { DriftRequestSchema, decode } from '../schema/index.ts';
 
 /** The route's path: decode the body, then answer. */

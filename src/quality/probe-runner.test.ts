@@ -9,7 +9,7 @@ import { goldenResults } from './golden-results.ts';
 import { ProbeTargetSchema, atPath, createProbeRunner, renderTemplate } from './probe-runner.ts';
 import type { ProbeEventSink } from './probe-runner.ts';
 import type { QualityReads } from './reads.ts';
-import { MIN, T0, iso, readsOver } from './testing.ts';
+import { MIN, T0, iso, readsOver } from './quality.test-support.ts';
 import { GoldenResultsRequestSchema, decode } from '../schema/index.ts';
 
 /** The route's path: decode the query string, then answer. */

@@ -4,7 +4,7 @@ import type { Store } from '../store/index.ts';
 import type { QualityReads } from './reads.ts';
 import { qualitySummary } from './summary.ts';
 import { inferModelType } from './model-type.ts';
-import { MIN, T0, iso, lines, readsOver } from './testing.ts';
+import { MIN, T0, iso, lines, readsOver } from './quality.test-support.ts';
 import { QualitySummaryRequestSchema, decode } from '../schema/index.ts';
 import type { SummaryOptions } from './summary.ts';
 

@@ -8,8 +8,8 @@ import type { Store } from '../store/index.ts';
 import { createComparer as createTypedComparer } from './comparer.ts';
 import type { ComparerOptions } from './comparer.ts';
 import type { CompareResult } from './comparer.ts';
-import { syntheticTraffic } from './synthetic-traffic.ts';
-import type { TrafficOptions } from './synthetic-traffic.ts';
+import { syntheticTraffic } from './synthetic-traffic.test-support.ts';
+import type { TrafficOptions } from './synthetic-traffic.test-support.ts';
 import { CompareRequestSchema, decode } from '../schema/index.ts';
 
 /** The comparer behind the route: decode the body, then compare. */

@@ -5,8 +5,8 @@ import type { HeldTimers } from '../../test/held-timers.ts';
 import { createClient } from './client.ts';
 import type { InferlensClient } from './client.ts';
 import type { ClientOptions } from './options.ts';
-import { acceptAll, startScriptedServer, waitFor } from './scripted-server.ts';
-import type { Script, ScriptedServer } from './scripted-server.ts';
+import { acceptAll, startScriptedServer, waitFor } from './scripted-server.test-support.ts';
+import type { Script, ScriptedServer } from './scripted-server.test-support.ts';
 import type { ClientStats } from './exporter.ts';
 
 const cleanup: (() => Promise<unknown>)[] = [];

@@ -1,6 +1,6 @@
 /**
  * The Store seam: the only place SQL lives. Every backend (DuckDB embedded, ClickHouse scale-out)
- * implements this interface and passes the one conformance suite in `conformance.ts`.
+ * implements this interface and passes the one conformance suite in `conformance.test-support.ts`.
  *
  * Contract:
  * - `appendEvents` takes JSON lines of events that already passed `checkEvent` (flat form, no

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { memorySink, recordingLogger } from './test-helpers.ts';
+import { memorySink, recordingLogger } from './collect.test-support.ts';
 import { createGpuCollector } from './gpu.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'collect');

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import type { ResourceSample } from '../../schema/index.ts';
-import { memorySink, recordingLogger } from './test-helpers.ts';
+import { memorySink, recordingLogger } from './collect.test-support.ts';
 import { createHostCollector } from './host.ts';
 
 const DIR = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'collect');

@@ -6,7 +6,7 @@ import { otlpType } from './decode.ts';
 import { handleOtlp } from './handle.ts';
 import { registerOtlpMetrics } from './metrics.ts';
 import { encodeMetricsReply, encodeTraceReply, metricsReply, traceReply } from './reply.ts';
-import { memorySink } from './test-sink.ts';
+import { memorySink } from './sink.test-support.ts';
 
 const NOW_MS = 1_700_000_100_000;
 const json = (v: unknown): Uint8Array => new TextEncoder().encode(JSON.stringify(v));

@@ -13,7 +13,7 @@ import { BatchSpanProcessor, NodeTracerProvider } from '@opentelemetry/sdk-trace
 import type { SpanExporter } from '@opentelemetry/sdk-trace-node';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { handleOtlp } from './index.ts';
-import { memorySink } from './test-sink.ts';
+import { memorySink } from './sink.test-support.ts';
 
 interface Captured {
   path: string;

@@ -1,7 +1,7 @@
 import { createClient } from '@clickhouse/client';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { EVENT_FIELDS } from '../../schema/index.ts';
-import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.ts';
+import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.test-support.ts';
 import { sketchIndex } from '../log-sketch.ts';
 import { createClickHouseStore, tsMicros } from './clickhouse-store.ts';
 import { openChdbConnection } from './chdb.ts';

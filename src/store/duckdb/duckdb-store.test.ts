@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { describe, expect, it } from 'vitest';
 import { EVENT_FIELDS } from '../../schema/index.ts';
-import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.ts';
+import { fixtureLines, rollupLines, runStoreConformance, spec } from '../conformance.test-support.ts';
 import { createDuckDBStore } from './duckdb-store.ts';
 import { duckdbType } from './ddl.ts';
 import { ROLLUP_COLUMNS, sketchIndexSql } from './rollup-sql.ts';
