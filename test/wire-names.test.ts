@@ -1,8 +1,8 @@
 // One naming style on the wire and in config: snake_case. (1) every field the replies declare
-// (src/schema/replies.ts, what the server builds and the web reads) is snake_case; (2) a config
+// (src/schema/replies/, what the server builds and the web reads) is snake_case; (2) a config
 // file written with the previous release's camelCase keys still loads, and the server logs one
 // deprecation warning per such key, through its pino logger.
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { Writable } from 'node:stream';
@@ -14,9 +14,11 @@ import { startServer } from '../src/main.ts';
 const ROOT = resolve(import.meta.dirname, '..');
 
 describe('wire names', () => {
-  it('every reply field declared in src/schema/replies.ts is snake_case', () => {
+  it('every reply field declared in src/schema/replies/ is snake_case', () => {
+    const dir = join(ROOT, 'src/schema/replies');
+    const all = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
     // Alertmanager's silences keep Alertmanager's names on purpose (docs/api.md "Naming").
-    const text = readFileSync(join(ROOT, 'src/schema/replies.ts'), 'utf8').replace(/export interface Alertmanager\w+ \{[\s\S]*?\n\}/g, '');
+    const text = all.replace(/export interface Alertmanager\w+ \{[\s\S]*?\n\}/g, '');
     // Property declarations: `  name: …`, `  name?: …`, and inline `{ name: …; other: … }` members.
     const names = [...text.matchAll(/(?:^\s+|[{;]\s*)([A-Za-z_][A-Za-z0-9_]*)\??:\s/gm)].map((m) => m[1]!);
     expect(names.length).toBeGreaterThan(150);
