@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room: the demo's composition root (server, service, traffic, feedback, scenario, history), in start-up order.
 /**
  * The live demo (`npm start`, `inferlens demo`): inferlens on the embedded store, the real spam
  * filter service reporting to it through the SDK, open-loop traffic from 40 tenants, delayed

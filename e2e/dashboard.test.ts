@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one suite: the dashboard's journeys over one seeded server and browser (the fixture is shared, not repeated).
 // User journeys through the dashboard in Debian's Chromium, against the real server on a temp data
 // dir, seeded through the public ingest API. Screenshots of each view go to artifacts/screenshots/.
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';

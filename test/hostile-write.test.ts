@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one suite: the hostile-input corpus against the write routes, case tables that read best together.
 // The write routes against a hostile-input corpus (issue 12, item 6): malformed JSON/NDJSON, wrong
 // types, numeric edges, huge strings and bodies, nesting, Unicode and control characters,
 // timestamps, compression bombs, content types, duplicate and prototype keys, SQL-looking values,

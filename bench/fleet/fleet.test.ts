@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one suite over one generated fleet: shape, determinism, truth and each incident kind's effect share that run.
 // The fleet simulator: shape, determinism, the clean twin, the truth, volume, validity of every
 // row, and each incident kind's effect as a reader of the store would see it.
 import { spawnSync } from 'node:child_process';

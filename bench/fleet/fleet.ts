@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room: the fleet drawn once from the seed; its parts draw from one random stream in a fixed order, so splitting them would change every seed's fleet.
 /**
  * The fleet's shape, drawn once from the seed: models of three types with their own latency
  * scales, versions with arbitrarily named routes, Zipf tenants, entries, replicas on GPUs on

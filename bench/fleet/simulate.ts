@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room: the minute-by-minute simulation loop, whose mechanisms share the per-minute state (README.md explains each).
 /**
  * The fleet's requests and resource samples, minute by minute, second by second, in bounded
  * batches. See README.md for every mechanism and why it is there.

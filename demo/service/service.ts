@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room: the demo inference service's stages (ingress, queue, replicas, inference, admin) over one shared state.
 /**
  * The demo inference service: a real spam filter behind `POST /v1/classify`, with real stages.
  *

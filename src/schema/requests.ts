@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room: every request schema of the API, kept together so their shared pieces (windows, filters, steps) are declared once.
 /**
  * Every request the HTTP API reads: the one module of request schemas. `src/api` decodes each body
  * and query string here (`decode`) and hands the typed result down; `query/`, `quality/`,

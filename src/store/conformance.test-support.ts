@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one suite: the Store contract every backend runs; its cases share the fixture rows and are read as one specification.
 /**
  * The Store conformance suite: the behaviour every backend must have, run against each one
  * (`runStoreConformance('duckdb', () => createDuckDBStore({ path: ':memory:' }))`). A backend

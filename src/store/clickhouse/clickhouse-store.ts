@@ -1,3 +1,4 @@
+// Over 400 lines on purpose: one room, the ClickHouse backend's Store methods over one client; its SQL moves to *-sql.ts files when the DuckDB store's split (issue 18) sets the shape both follow.
 /**
  * The scale-out store: ClickHouse through `@clickhouse/client`, over HTTP to a server or cluster, or
  * in-process through chdb (`chdb.ts`) for local use and the tests. Same Store contract as DuckDB,
