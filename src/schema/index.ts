@@ -137,6 +137,8 @@ export type {
   SampleReply,
   SamplesReply,
   RequestReply,
+  ScrapeTargetReply,
+  ScrapeTargetsReply,
   SaturationReply,
   SlowReplicaReply,
   StageShiftReply,

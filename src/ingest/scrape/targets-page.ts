@@ -3,33 +3,12 @@
  * Prometheus's targets page — health, when, how long, the error, and what the engine tables made of
  * the body (families mapped, families not mapped and their names, lines skipped).
  */
+import type { ScrapeTargetReply } from '../../schema/index.ts';
 import type { TargetStats } from './scraper.ts';
 import { targetUp } from './metrics.ts';
 
-export interface TargetPageEntry {
-  url: string;
-  labels: Record<string, string>;
-  /** `up` (last scrape succeeded), `down` (it failed), `unknown` (not scraped yet). */
-  health: 'up' | 'down' | 'unknown';
-  engine: string | null;
-  engine_setting: string;
-  interval_ms: number;
-  last_scrape: string | null;
-  last_success: string | null;
-  last_duration_ms: number | null;
-  last_error: { at: string; reason: string; message: string } | null;
-  scrapes: number;
-  failures: number;
-  last_samples: number;
-  samples_total: number;
-  mapped_families: number;
-  unmapped_families: number;
-  /** The first 100 unmapped family names of the last successful scrape. */
-  unmapped_names: string[];
-  parse_warnings: { last: number; total: number; first: { line: number; message: string } | null };
-  dropped_series: number;
-  sink_rejected: number;
-}
+/** One entry of the page (declared with the replies: src/schema/replies/runtime.ts). */
+export type TargetPageEntry = ScrapeTargetReply;
 
 const iso = (ms: number | null): string | null => (ms === null ? null : new Date(ms).toISOString());
 

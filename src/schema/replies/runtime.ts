@@ -249,3 +249,36 @@ export interface RequestReply {
 export interface SamplesReply {
   samples: SampleReply[];
 }
+
+// ---------- GET /v1/scrape/targets ----------
+
+/** One scrape target and how its last scrape went (like Prometheus's targets page). */
+export interface ScrapeTargetReply {
+  url: string;
+  labels: Record<string, string>;
+  /** `up` (last scrape succeeded), `down` (it failed), `unknown` (not scraped yet). */
+  health: 'up' | 'down' | 'unknown';
+  engine: string | null;
+  engine_setting: string;
+  interval_ms: number;
+  last_scrape: string | null;
+  last_success: string | null;
+  last_duration_ms: number | null;
+  last_error: { at: string; reason: string; message: string } | null;
+  scrapes: number;
+  failures: number;
+  last_samples: number;
+  samples_total: number;
+  mapped_families: number;
+  unmapped_families: number;
+  /** The first 100 unmapped family names of the last successful scrape. */
+  unmapped_names: string[];
+  parse_warnings: { last: number; total: number; first: { line: number; message: string } | null };
+  dropped_series: number;
+  sink_rejected: number;
+}
+
+/** `GET /v1/scrape/targets`. */
+export interface ScrapeTargetsReply {
+  targets: ScrapeTargetReply[];
+}

@@ -5,7 +5,8 @@
  * last scrape, families mapped and not). One resource query grouped by node, replica and the
  * samples' own `engine` and `model` labels, and one read of `GET /v1/scrape/targets`.
  */
-import { call, field, num, records, str } from '../api.ts';
+import { get, post } from '../api.ts';
+import type { ResourceSeriesReply, ScrapeTargetReply, ScrapeTargetsReply } from '../../../src/schema/replies.ts';
 import { h, replace } from '../dom.ts';
 import { colorFor, fmtMs, fmtNum, fmtPct, fmtTime } from '../format.ts';
 import type { Panel } from '../panel.ts';
@@ -27,13 +28,13 @@ const ENGINE_METRICS = [
 ];
 
 type Rec = Record<string, unknown>;
+type ResourceRow = ResourceSeriesReply['rows'][number];
 
 /** "vllm · Llama-3.1-8B @ vllm-0": an engine process serving a model. */
-function unitOf(r: Rec): string {
-  const labels = (r['labels'] ?? {}) as Rec;
-  const where = str(r['replica']) ?? str(r['node']) ?? '?';
-  const model = str(labels['model']);
-  return `${str(labels['engine']) ?? 'engine'}${model ? ` · ${model}` : ''} @ ${where}`;
+function unitOf(r: ResourceRow): string {
+  const where = r.replica ?? r.node ?? '?';
+  const model = r.labels?.['model'];
+  return `${r.labels?.['engine'] ?? 'engine'}${model ? ` · ${model}` : ''} @ ${where}`;
 }
 
 /** Loads and draws the engine panels into `panel`; `syncKey` ties their cursor to the other charts. */
@@ -42,27 +43,27 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
   const filters: Rec = {};
   if (state.filters.node) filters['node'] = state.filters.node;
   const [data, targetsData] = await Promise.all([
-    call('POST', '/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: ENGINE_METRICS, filters, group_by: ['node', 'replica', 'labels.engine', 'labels.model'] }, signal),
-    call('GET', '/v1/scrape/targets', undefined, signal),
+    post<ResourceSeriesReply>('/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: ENGINE_METRICS, filters, group_by: ['node', 'replica', 'labels.engine', 'labels.model'] }, signal),
+    get<ScrapeTargetsReply>('/v1/scrape/targets', signal),
   ]);
   if (signal.aborted) return;
   // Only samples a scraper wrote (they carry the engine label); `queue_length` may also come from elsewhere.
-  const rows = records(field(data, 'rows')).filter((r) => str(((r['labels'] ?? {}) as Rec)['engine']) != null);
-  const targets = records(field(targetsData, 'targets'));
+  const rows = data.rows.filter((r) => r.labels?.['engine'] != null);
+  const targets = targetsData.targets;
   if (rows.length === 0 && targets.length === 0) {
     panel.needs(['an engine scrape target'], 'Add scrape.targets (vLLM, SGLang, TGI, Triton, NIM …: their /metrics URL) to the config to see KV-cache usage, running and waiting requests, token throughput and prefix-cache hits here.');
     return;
   }
 
-  const units = new Map<string, Map<string, Rec[]>>();
+  const units = new Map<string, Map<string, ResourceRow[]>>();
   for (const r of rows) {
     const u = unitOf(r);
-    const byMetric = units.get(u) ?? new Map<string, Rec[]>();
-    byMetric.set(String(r['metric']), [...(byMetric.get(String(r['metric'])) ?? []), r]);
+    const byMetric = units.get(u) ?? new Map<string, ResourceRow[]>();
+    byMetric.set(r.metric, [...(byMetric.get(r.metric) ?? []), r]);
     units.set(u, byMetric);
   }
   const names = [...units.keys()].sort();
-  const column = (u: string, metric: string): (number | null)[] => onGrid(win.buckets, units.get(u)?.get(metric) ?? []).map((r) => (r ? num(r['avg']) : null));
+  const column = (u: string, metric: string): (number | null)[] => onGrid(win.buckets, units.get(u)?.get(metric) ?? []).map((r) => (r ? r.avg : null));
   const lines = (metric: string, suffix = '', dash = false): SeriesSpec[] =>
     names.filter((u) => units.get(u)?.has(metric)).map((u) => ({ label: `${u}${suffix}`, color: colorFor(u, names.indexOf(u)), values: column(u, metric), ...(dash ? { dash: true } : {}) }));
   // Prefix-cache hit rate: SGLang reports the ratio; vLLM counts hit and queried tokens.
@@ -95,26 +96,25 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
 }
 
 /** Like Prometheus's targets page: health, engine, last scrape, duration, families mapped / not, the error. */
-function targetsTable(targets: Rec[]): HTMLElement {
+function targetsTable(targets: ScrapeTargetReply[]): HTMLElement {
   if (targets.length === 0) return h('div', { class: 'placeholder' }, 'no scrape targets are configured');
   return table(
     ['target', 'health', 'engine', 'last scrape', 'duration', 'families mapped', 'not mapped', 'skipped lines', 'error'],
     targets.map((t) => {
-      const err = (t['last_error'] ?? null) as Rec | null;
-      const unmapped = (t['unmapped_names'] ?? []) as string[];
-      const last = str(t['last_scrape']);
+      const err = t.last_error;
+      const last = t.last_scrape;
       return [
-        h('code', null, str(t['url']) ?? ''),
-        tag(str(t['health']) ?? 'unknown', { health: str(t['health']) ?? 'unknown' }),
-        str(t['engine']) ?? '—',
+        h('code', null, t.url),
+        tag(t.health, { health: t.health }),
+        t.engine ?? '—',
         last ? fmtTime(Date.parse(last)) : '—',
-        num(t['last_duration_ms']) != null ? fmtMs(num(t['last_duration_ms'])!) : '—',
-        fmtNum(num(t['mapped_families']) ?? 0),
-        h('span', { title: unmapped.join('\n') }, fmtNum(num(t['unmapped_families']) ?? 0)),
-        fmtNum(num(((t['parse_warnings'] ?? {}) as Rec)['total']) ?? 0),
-        err && t['health'] === 'down' ? `${str(err['reason'])}: ${str(err['message'])}` : '',
+        t.last_duration_ms != null ? fmtMs(t.last_duration_ms) : '—',
+        fmtNum(t.mapped_families),
+        h('span', { title: t.unmapped_names.join('\n') }, fmtNum(t.unmapped_families)),
+        fmtNum(t.parse_warnings.total),
+        err && t.health === 'down' ? `${err.reason}: ${err.message}` : '',
       ];
     }),
-    (i) => ({ target: str(targets[i]!['url']) ?? '' }),
+    (i) => ({ target: targets[i]!.url }),
   );
 }
