@@ -9,6 +9,7 @@
 import { backtestRequest, parseBacktestRequest } from '../alerting/index.ts';
 import type { RuleGroup } from '../alerting/index.ts';
 import { InferlensError } from '../schema/index.ts';
+import type { BacktestReply } from '../schema/index.ts';
 import { readJson } from './json-body.ts';
 import type { Route } from './routes.ts';
 
@@ -34,7 +35,7 @@ export function backtestRoutes(o: BacktestRoutesOptions): Route[] {
         running = true;
         try {
           const req = parseBacktestRequest(await readJson(c, o.maxBodyBytes ?? 4 * 1024 * 1024));
-          const data = await backtestRequest(req, { reads: c.var.reads.typed, defaultGroups: o.defaultGroups, ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }) });
+          const data: BacktestReply = await backtestRequest(req, { reads: c.var.reads.typed, defaultGroups: o.defaultGroups, ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }) });
           c.set('audit', { details: { from: req.from, to: req.to } });
           return c.json({ status: 'success', data });
         } finally {

@@ -175,5 +175,7 @@ export type {
   ActionsReply,
   RuleReply,
   RulesReply,
+  BacktestEpisodeReply,
+  BacktestReply,
   SessionReply,
 } from './replies.ts';

@@ -10,5 +10,5 @@ export type { Cell, Row, Approximation, WindowText, QueryReply, SliceVerdict, Ra
 export type { FeedbackRowReply, FeedbackReply, DistributionRow, ConfidenceHistogramRow, ClassShiftReply, ModelQualityReply, QualitySummaryReply, DriftTestReply, FieldDriftReply, DriftReply, PassCount, GoldenVersionReply, FailingSampleReply, GoldenResultsReply } from './replies/quality.ts';
 export type { EvidenceRowReply, CompareSideReply, CompareReply } from './replies/release.ts';
 export type { CostLineReply, CostReply } from './replies/cost.ts';
-export type { AlertLabels, AlertReply, IncidentReply, AlertmanagerSilence, AlertmanagerSilenceLogged, IncidentHistoryItem, IncidentHistoryReply, ActionReply, ActionsReply, RuleReply, RulesReply } from './replies/alerting.ts';
+export type { AlertLabels, AlertReply, IncidentReply, AlertmanagerSilence, AlertmanagerSilenceLogged, IncidentHistoryItem, IncidentHistoryReply, ActionReply, ActionsReply, RuleReply, RulesReply, BacktestEpisodeReply, BacktestReply } from './replies/alerting.ts';
 export type { SessionReply } from './replies/session.ts';

@@ -138,3 +138,45 @@ export interface RuleReply {
 export interface RulesReply {
   groups: { name: string; file: string; interval_ms: number; last_evaluation: string | null; evaluation_time_ms: number | null; rules: RuleReply[] }[];
 }
+
+/** An alert episode of a backtest: when it became pending, fired and stopped holding. */
+export interface BacktestEpisodeReply {
+  alertname: string;
+  group: string;
+  severity: string;
+  labels: AlertLabels;
+  pending_at: string;
+  firing_at: string | null;
+  resolved_at: string | null;
+  peak_value: number;
+  details: Record<string, number | string>;
+  interval_ms: number;
+}
+
+/** `POST /v1/rules/backtest` (the CLI's `inferlens rules backtest --json` writes the same). */
+export interface BacktestReply {
+  from: string;
+  to: string;
+  evaluations: number;
+  episodes: BacktestEpisodeReply[];
+  rules: { alert: string; group: string; interval_ms: number; episodes: number; errors: number; last_error: string | null; coverage: { judged: number; without_reference: number } | null; mean_eval_ms: number }[];
+  stats: { seconds: number; queries: number; peak_series_cells: number };
+  /** The score against the known incidents sent with the request; null without them. */
+  score: {
+    incidents: number;
+    detected: number;
+    recall: number | null;
+    episodes: number;
+    true_episodes: number;
+    false_episodes: number;
+    precision: number | null;
+    top1: number | null;
+    median_delay_intervals: number | null;
+    p90_delay_intervals: number | null;
+    clean_hours: number;
+    false_per_clean_hour: number | null;
+    grace_ms: number;
+    per_kind: Record<string, { incidents: number; detected: number; recall: number; top1: number | null; median_delay_intervals: number | null }>;
+    per_incident: { id: string; kind: string | null; detected: boolean; alert: { alertname: string; labels: AlertLabels; pending_at: string; firing_at: string | null } | null; top1: boolean; delay_intervals: number | null; delay_s: number | null; firing_delay_s: number | null }[];
+  } | null;
+}

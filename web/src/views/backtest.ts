@@ -4,14 +4,14 @@
  * episodes on a timeline, one row per rule: the pending part light, the firing part solid, coloured
  * by severity. Clicking an episode shows its labels and times. Nothing is notified or acted on.
  */
-import { ApiError, call, field, num, records, str } from '../api.ts';
+import { ApiError, post } from '../api.ts';
+import type { BacktestReply } from '../../../src/schema/replies.ts';
 import { form, h, replace } from '../dom.ts';
 import { fmtNum, fmtTime } from '../format.ts';
 import { Panel } from '../panel.ts';
 import type { ViewContext } from '../view.ts';
 import { table } from './common.ts';
 
-type Rec = Record<string, unknown>;
 
 /** `datetime-local` value (local time, minutes) of an epoch ms, and back. */
 const toLocal = (ms: number) => {
@@ -47,7 +47,7 @@ export function backtestPanel(): BacktestPanel {
         }
         msg.textContent = 'running…';
         run.disabled = true;
-        call('POST', '/v1/rules/backtest', { from: new Date(a).toISOString(), to: new Date(b).toISOString() })
+        post<BacktestReply>('/v1/rules/backtest', { from: new Date(a).toISOString(), to: new Date(b).toISOString() })
           .then((data) => {
             msg.textContent = '';
             ran = true;
@@ -65,45 +65,43 @@ export function backtestPanel(): BacktestPanel {
     panel.ready(f, result);
   }
 
-  function show(data: unknown, fromMs: number, toMs: number): void {
-    const episodes = records(field(data, 'episodes'));
-    const rules = records(field(data, 'rules'));
-    const stats = field(data, 'stats');
-    panel.setMeta(`${episodes.length} episode${episodes.length === 1 ? '' : 's'} · ${fmtNum(num(field(data, 'evaluations')), 0)} evaluations in ${fmtNum(num(field(stats, 'seconds')), 1)} s`);
+  function show(data: BacktestReply, fromMs: number, toMs: number): void {
+    const { episodes, rules, stats } = data;
+    panel.setMeta(`${episodes.length} episode${episodes.length === 1 ? '' : 's'} · ${fmtNum(data.evaluations, 0)} evaluations in ${fmtNum(stats.seconds, 1)} s`);
     const span = Math.max(1, toMs - fromMs);
-    const x = (iso: unknown, fallback: number) => {
-      const t = Date.parse(str(iso) ?? '');
+    const x = (iso: string | null, fallback: number) => {
+      const t = Date.parse(iso ?? '');
       return ((Number.isFinite(t) ? t : fallback) - fromMs) / span;
     };
     const detail = h('div', { class: 'backtest-detail', id: 'backtest-detail' }, 'Click an episode for its labels.');
     const pct = (v: number) => `${(Math.max(0, Math.min(1, v)) * 100).toFixed(3)}%`;
     const lanes = rules
-      .filter((r) => num(r['episodes']))
+      .filter((r) => r.episodes > 0)
       .map((r) => {
-        const mine = episodes.filter((e) => e['alertname'] === r['alert'] && e['group'] === r['group']);
+        const mine = episodes.filter((e) => e.alertname === r.alert && e.group === r.group);
         const bars = mine.map((e) => {
-          const a = x(e['pending_at'], fromMs);
-          const f = e['firing_at'] ? x(e['firing_at'], toMs) : null;
-          const b = x(e['resolved_at'], toMs);
-          const sev = str(e['severity']) ?? 'warning';
-          const labels = Object.entries((e['labels'] ?? {}) as Rec).map(([k, v]) => `${k}=${String(v)}`);
+          const a = x(e.pending_at, fromMs);
+          const f = e.firing_at ? x(e.firing_at, toMs) : null;
+          const b = x(e.resolved_at, toMs);
+          const sev = e.severity;
+          const labels = Object.entries(e.labels).map(([k, v]) => `${k}=${v}`);
           const bar = h(
             'span',
             {
               class: `episode sev-${sev}`,
-              title: `${str(e['alertname']) ?? ''} ${labels.join(' ')}`,
-              data: { alert: str(e['alertname']) ?? '' },
+              title: `${e.alertname} ${labels.join(' ')}`,
+              data: { alert: e.alertname },
               on: {
                 click: () =>
                   replace(
                     detail,
-                    h('strong', null, str(e['alertname']) ?? ''),
+                    h('strong', null, e.alertname),
                     ' ',
                     ...labels.map((l) => h('span', { class: 'chip' }, l)),
-                    ` pending ${fmtTime(Date.parse(str(e['pending_at']) ?? ''))}`,
-                    e['firing_at'] ? ` · firing ${fmtTime(Date.parse(str(e['firing_at']) ?? ''))}` : ' · never fired',
-                    e['resolved_at'] ? ` · ended ${fmtTime(Date.parse(str(e['resolved_at']) ?? ''))}` : ' · still active at the end',
-                    ` · peak ${fmtNum(num(e['peak_value']))}`,
+                    ` pending ${fmtTime(Date.parse(e.pending_at))}`,
+                    e.firing_at ? ` · firing ${fmtTime(Date.parse(e.firing_at))}` : ' · never fired',
+                    e.resolved_at ? ` · ended ${fmtTime(Date.parse(e.resolved_at))}` : ' · still active at the end',
+                    ` · peak ${fmtNum(e.peak_value)}`,
                   ),
               },
             },
@@ -118,23 +116,23 @@ export function backtestPanel(): BacktestPanel {
           }
           return bar;
         });
-        return h('div', { class: 'lane', data: { rule: str(r['alert']) ?? '' } }, h('span', { class: 'lane-name' }, str(r['alert']) ?? ''), h('span', { class: 'lane-track' }, ...bars));
+        return h('div', { class: 'lane', data: { rule: r.alert } }, h('span', { class: 'lane-name' }, r.alert), h('span', { class: 'lane-track' }, ...bars));
       });
     const axis = h('div', { class: 'lane lane-axis' }, h('span', { class: 'lane-name' }), h('span', { class: 'lane-track' }, h('span', { class: 'axis-from' }, fmtTime(fromMs)), h('span', { class: 'axis-to' }, fmtTime(toMs))));
     const timeline = lanes.length > 0 ? h('div', { class: 'timeline', id: 'backtest-timeline' }, ...lanes, axis, detail) : h('div', { class: 'placeholder', id: 'backtest-timeline' }, 'No rule raised anything in this range.');
     const summary = table(
       ['rule', 'group', 'every', 'episodes', 'errors', 'judged', 'no history yet', 'last error'],
       rules.map((r) => [
-        h('strong', null, str(r['alert']) ?? ''),
-        str(r['group']) ?? '',
-        `${fmtNum((num(r['interval_ms']) ?? 0) / 1000, 0)} s`,
-        fmtNum(num(r['episodes']), 0),
-        fmtNum(num(r['errors']), 0),
-        fmtNum(num(field(r['coverage'], 'judged')), 0),
-        fmtNum(num(field(r['coverage'], 'without_reference')), 0),
-        h('span', { class: 'wrap' }, str(r['last_error']) ?? ''),
+        h('strong', null, r.alert),
+        r.group,
+        `${fmtNum(r.interval_ms / 1000, 0)} s`,
+        fmtNum(r.episodes, 0),
+        fmtNum(r.errors, 0),
+        fmtNum(r.coverage?.judged ?? null, 0),
+        fmtNum(r.coverage?.without_reference ?? null, 0),
+        h('span', { class: 'wrap' }, r.last_error ?? ''),
       ]),
-      (i) => ({ rule: str(rules[i]!['alert']) ?? '' }),
+      (i) => ({ rule: rules[i]!.alert }),
     );
     replace(result, timeline, summary);
   }
