@@ -10,7 +10,7 @@ import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, Histog
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
 import type { StoreReads } from '../store/index.ts';
 import { snakeKeys } from '../schema/index.ts';
-import type { Approximation, ErrorSlicesReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
+import type { Approximation, ErrorSlicesReply, EventSearchReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
 import { answer } from './runtime.ts';
 
 function measures(names: string[]): QuerySpec['measures'] {
@@ -285,7 +285,7 @@ export async function histogram(store: StoreReads, o: HistogramRequest): Promise
 
 // ---------- the events behind a chart point ----------
 
-export async function searchEvents(store: StoreReads, o: EventSearchRequest): Promise<{ events: StoredEvent[] }> {
+export async function searchEvents(store: StoreReads, o: EventSearchRequest): Promise<EventSearchReply & { events: StoredEvent[] }> {
   const { fromMs, toMs } = o;
   const events = await store.listEvents({ fromMs, toMs, filters: o.filters as Filters, limit: o.limit, order: o.order, ...(o.columns ? { columns: o.columns } : {}), ...(o.min ? { minValue: o.min } : {}) });
   return { events };

@@ -137,6 +137,7 @@ export type {
   SampleReply,
   SamplesReply,
   RequestReply,
+  EventSearchReply,
   ScrapeTargetReply,
   ScrapeTargetsReply,
   SaturationReply,

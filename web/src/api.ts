@@ -3,7 +3,7 @@
  * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
  * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
  */
-import type { Cell, QueryReply, RequestReply, Row, SampleReply, SamplesReply } from '../../src/schema/replies.ts';
+import type { Cell, EventSearchReply, QueryReply, RequestReply, Row, SampleReply, SamplesReply } from '../../src/schema/replies.ts';
 import { SAMPLE_FILTER_KEYS } from '../../src/schema/vocabulary.ts';
 import type { Dimension, ErrorType, Filters, Status } from '../../src/schema/vocabulary.ts';
 
@@ -85,15 +85,6 @@ export async function get<T>(path: string, signal?: AbortSignal): Promise<T> {
   return (await call('GET', path, undefined, signal)) as T;
 }
 
-export function asRows(v: unknown): Row[] {
-  if (!Array.isArray(v)) return [];
-  return v.filter(isRecord).map((r) => {
-    const out: Row = {};
-    for (const [k, x] of Object.entries(r)) out[k] = typeof x === 'number' || typeof x === 'string' ? x : null;
-    return out;
-  });
-}
-
 export function field(v: unknown, key: string): unknown {
   return isRecord(v) ? v[key] : undefined;
 }
@@ -156,7 +147,7 @@ export interface SearchBody extends Window {
 }
 
 export async function searchEvents(body: SearchBody, signal?: AbortSignal): Promise<Record<string, unknown>[]> {
-  return records(field(await call('POST', '/v1/events/search', body, signal), 'events'));
+  return (await post<EventSearchReply>('/v1/events/search', body, signal)).events;
 }
 
 export async function request(id: string, signal?: AbortSignal): Promise<RequestReply> {

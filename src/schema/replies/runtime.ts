@@ -245,6 +245,11 @@ export interface RequestReply {
   samples: SampleReply[];
 }
 
+/** `POST /v1/events/search`: stored events (fields as in the event contract), newest first. */
+export interface EventSearchReply {
+  events: Record<string, unknown>[];
+}
+
 /** `POST /v1/samples/search`. */
 export interface SamplesReply {
   samples: SampleReply[];
