@@ -19,7 +19,7 @@
  *   full. Validation (src/schema) accepts only what the columns hold, so `invalid_argument` is a
  *   bug caught safely, not a path for ordinary bad input.
  */
-import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, StoredEvent, FeedbackStatsSpec, FeedbackStats, SampleFilterKey, SampleReason } from '../schema/index.ts';
+import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, ResourceSeriesReply, StoredEvent, FeedbackStatsSpec, FeedbackStats, SampleFilterKey, SampleReason } from '../schema/index.ts';
 
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
@@ -138,22 +138,8 @@ export interface ResourceQuerySpec {
   groupBy: readonly ResourceGroupKey[];
 }
 
-export interface ResourceRow {
-  bucketMs: number;
-  metric: string;
-  node?: string | null;
-  replica?: string | null;
-  gpu?: string | null;
-  pool?: string | null;
-  /** The grouped labels (`labels.model` → `labels.model`), null where a sample lacks the label. */
-  labels?: Record<string, string | null>;
-  avg: number;
-  max: number;
-  /** Σ value: per-interval bucket increases and rates add up across series. */
-  sum: number;
-  n: number;
-  simulated: boolean;
-}
+/** A resource series point as the store reads it: the API's row (src/schema/replies/runtime.ts) with the bucket in epoch ms. */
+export type ResourceRow = Omit<ResourceSeriesReply['rows'][number], 'bucket'> & { bucketMs: number };
 
 /** The label name of a `labels.<name>` group key, else undefined. */
 export function resourceLabelOf(key: string): string | undefined {
