@@ -63,7 +63,10 @@ export async function fleetRun(o: FleetRunOptions, groups: readonly RuleGroup[])
       sampleRss();
     }
     const score = scoreBacktest(run.episodes, fleet.truth, { fromMs, toMs });
-    return { seed: o.seed, clean: o.clean, events, generate_s: generateS, backtest_s: run.stats.seconds, peak_rss_mb: peakRss / 2 ** 20, run, score };
+    const figures: RunFigures = { seed: o.seed, clean: o.clean, events, generate_s: generateS, backtest_s: run.stats.seconds, peak_rss_mb: peakRss / 2 ** 20, run, score };
+    // …and the figures, so runs made apart (two processes, two machines) are summarized together (`--summarize DIR`).
+    if (o.keep) writeFileSync(join(dir, 'figures.json'), JSON.stringify(figures));
+    return figures;
   } finally {
     await store.close();
     if (!o.keep) rmSync(dir, { recursive: true, force: true });
