@@ -1,7 +1,10 @@
 /**
  * The client of the public HTTP API (same origin). Every answer is the envelope
- * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it
- * and narrows `data` from `unknown` with small guards (no schema library in the bundle).
+ * `{ status: 'success', data }` or `{ status: 'error', error_type, error }`; this file unwraps it.
+ * `data` is read as the reply type the server declares for the route (src/schema/replies/, shared
+ * with the server and free of dependencies, so no schema library reaches the bundle): `post<T>`,
+ * `get<T>`. The small guards below (`num`, `str`) read the cells of query rows, whose keys are
+ * the measures a view asked for.
  */
 import type { Cell, EventSearchReply, QueryReply, RequestReply, Row, SampleReply, SamplesReply } from '../../src/schema/replies.ts';
 import { SAMPLE_FILTER_KEYS } from '../../src/schema/vocabulary.ts';
