@@ -34,7 +34,10 @@ export function reportRoutes(d: ReportRoutesDeps): Route[] {
           resources: async (spec) =>
             (await queries.resources({ fromMs: spec.fromMs, toMs: spec.toMs, stepMs: spec.stepMs, metrics: [...spec.metrics], filters: {}, group_by: [...spec.groupBy] } as Parameters<typeof queries.resources>[0])).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
           cost: (req, prices) => queries.cost(req, prices),
-          ...(a && { history: async (fromMs: number, toMs: number) => scopeHistory(scope, await a.history(fromMs, toMs)), rules: () => a.rules() }),
+          comparer: c.var.reads.comparer,
+          errorSlices: (req) => queries.errorSlices(req),
+          quality: c.var.reads.quality,
+          ...(a && { history: async (fromMs: number, toMs: number) => scopeHistory(scope, await a.history(fromMs, toMs)), rules: () => a.rules(), typed: c.var.reads.typed, groups: () => a.groups() }),
         };
         const report = await buildReport(reads, d.prices, { periodMs: q.period, nowMs: d.now() });
         if (q.format === 'md') return c.body(reportMarkdown(report), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });

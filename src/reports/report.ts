@@ -12,22 +12,31 @@
  *   loaded rules that never fired;
  * - cost per model and per tenant (src/query/cost.ts) against the previous period.
  *
- * Not in it yet (issue 16): release verdicts, the slice finder, quality drift and golden pass
- * rates, "which signal was missing".
+ * - "which signal was missing" for the period's newest incidents (missing-signal.ts).
+ * - versions that behaved abnormally, tenants and entries with the largest error or latency
+ *   excess, quality drift and golden pass rates per version (sections.ts).
  */
 import { parseMeasure } from '../schema/index.ts';
 import type { Measure, QueryRow, QuerySpec } from '../schema/index.ts';
 import type { CostPrices, CostResult, ResourceQuerySpec, ResourceRow } from '../query/index.ts';
-import type { IncidentHistoryReply, RuleGroupView } from '../alerting/index.ts';
+import type { IncidentHistoryReply, RuleGroup, RuleGroupView } from '../alerting/index.ts';
+import type { TypedReads } from '../query/index.ts';
+import { reviewIncidents } from './missing-signal.ts';
+import { buildSections } from './sections.ts';
+import type { SectionReads, Sections } from './sections.ts';
+import type { IncidentReview } from './missing-signal.ts';
 
 /** What a report reads: the caller's scoped reads, its cost, the incident log and the loaded rules. */
-export interface ReportReads {
+export interface ReportReads extends Omit<SectionReads, 'aggregate'> {
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
   cost(req: { fromMs: number; toMs: number; stepMs: number; filters: Record<string, never> }, prices: CostPrices): Promise<CostResult>;
   /** The incident log over a window; absent where alerting does not run in this process. */
   history?: (fromMs: number, toMs: number) => Promise<IncidentHistoryReply>;
   rules?: () => readonly RuleGroupView[];
+  /** The typed reads the backtest replays the rules on, and the loaded rule groups ("which signal was missing"). */
+  typed?: TypedReads;
+  groups?: () => readonly RuleGroup[];
 }
 
 /** Utilisation at or above this is "near the limit" (the capacity analysis' GPU level). */
@@ -97,6 +106,14 @@ export interface Report {
   errors: ErrorRow[];
   gpu: { by_pool: HotRow[]; by_node: HotRow[] };
   alerting: { available: boolean; incidents: number; episodes: number; action_share: number | null; noisiest: RuleHealthRow[]; never_fired: string[] };
+  /** Per incident of the period (newest first, at most MAX_REVIEWED): the first signal, the first rule, what would have fired earlier. */
+  incidents: { available: boolean; reviewed: IncidentReview[] };
+  /** Versions that behaved abnormally (release verdicts against the previous period and the main version). */
+  versions: Sections['versions'];
+  /** Tenants and entries with the largest error and latency excess (the slice finder). */
+  slices: Sections['slices'];
+  /** Quality drift and golden pass rates per version. */
+  quality: Sections['quality'];
   cost: { currency: string | null; priced: boolean; unlock: string | null; total: number | null; previous_total: number | null; change: number | null; gpu_seconds: number; by_model: { model: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[]; by_tenant: { tenant: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[] };
 }
 
@@ -249,7 +266,7 @@ export async function buildReport(reads: ReportReads, prices: CostPrices, o: { p
   // Cost and GPU minutes on steps of a minute up to a day, coarser beyond (at most 10,000 steps).
   const stepMs = Math.max(60_000, Math.ceil(o.periodMs / 10_000 / 60_000) * 60_000);
   const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: {}, groupBy: ['node', 'gpu', 'pool'] });
-  const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history] = await Promise.all([
+  const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history, sections] = await Promise.all([
     latency(reads, cur, prev, ['model']),
     latency(reads, cur, prev, ['model', 'model_version']),
     errors(reads, cur, prev),
@@ -259,6 +276,7 @@ export async function buildReport(reads: ReportReads, prices: CostPrices, o: { p
     reads.cost({ fromMs: prev[0], toMs: prev[1], stepMs, filters: {} }, prices),
     // Through now inclusive: a step logged at this very millisecond belongs to the period.
     reads.history ? reads.history(cur[0], cur[1] + 1) : Promise.resolve(null),
+    buildSections(reads, cur, prev),
   ]);
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
@@ -267,7 +285,11 @@ export async function buildReport(reads: ReportReads, prices: CostPrices, o: { p
     latency: { by_model: byModel, by_version: byVersion },
     errors: errs,
     gpu: { by_pool: hot(gpuNow, gpuBefore, 'pool'), by_node: hot(gpuNow, gpuBefore, 'node') },
+    versions: sections.versions,
+    slices: sections.slices,
+    quality: sections.quality,
     alerting: alertingHealth(history, reads.rules?.() ?? []),
+    incidents: history && reads.typed && reads.groups ? { available: true, reviewed: await reviewIncidents(history.incidents, { reads: reads.typed, groups: reads.groups }) } : { available: false, reviewed: [] },
     cost: costSection(costNow, costBefore),
   };
 }
