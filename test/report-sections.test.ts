@@ -6,40 +6,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../src/config/index.ts';
-import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import type { Report } from '../src/reports/index.ts';
-
-const NOW = Date.parse('2026-11-30T12:00:00Z');
-const H = 3_600_000;
-
-/**
- * Each hour, 100 requests per (version, tenant) at 10 s apart from 1 min into the hour:
- * current hour — m v1 t1: 100 ms, 1 error; m v1 t2: 100 ms, 30 errors; m v2 t1: 250 + i ms
- *   (250 … 349), 2 errors, confidence 0.500 + 0.001 i; v1's confidence 0.9;
- * previous hour — every slice at 100 ms with 1 error; v2's confidence 0.9 + 0.0005 i.
- * Golden probes (set g, sample s1), 10 per version and hour: v1 all pass; v2 10 of 10 before, 6 of 10 now.
- */
-function rows(): unknown[] {
-  const out: unknown[] = [];
-  for (const [hourStart, current] of [[NOW - 2 * H, false], [NOW - H, true]] as const) {
-    for (let i = 0; i < 100; i++) {
-      const ts = hourStart + 60_000 + i * 10_000;
-      const base = { ts, model: 'm', label: 'ham' };
-      out.push({ ...base, model_version: 'v1', tenant: 't1', total_ms: 100, confidence: 0.9, status: i === 0 ? 'error' : 'ok' });
-      out.push({ ...base, model_version: 'v1', tenant: 't2', total_ms: 100, confidence: 0.9, status: i < (current ? 30 : 1) ? 'error' : 'ok' });
-      out.push({ ...base, model_version: 'v2', tenant: 't1', total_ms: current ? 250 + i : 100, confidence: current ? 0.5 + 0.001 * i : 0.9 + 0.0005 * i, status: i < (current ? 2 : 1) ? 'error' : 'ok' });
-    }
-    for (let i = 0; i < 10; i++) {
-      const probe = (v: string, pass: boolean) => ({ ts: hourStart + 120_000 + i * 60_000, model: 'm', model_version: v, probe: true, total_ms: 50, status: 'ok', attributes: { golden_set: 'g', golden_id: 's1', golden_pass: String(pass) } });
-      out.push(probe('v1', true), probe('v2', current ? i < 6 : true));
-    }
-  }
-  return out;
-}
+import { H, NOW, startSectionsServer } from './report-sections-fixture.ts';
 
 let server: InferlensServer;
 let dir: string;
@@ -48,9 +18,7 @@ let md: string;
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferlens-report-sections-'));
-  server = await startServer(loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } } }), { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false });
-  const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows().map((x) => JSON.stringify(x)).join('\n') });
-  expect(res.status).toBe(200);
+  server = await startSectionsServer(dir);
   r = ((await (await fetch(`${server.url}/v1/reports?period=1h`)).json()) as { data: Report }).data;
   md = await (await fetch(`${server.url}/v1/reports?period=1h&format=md`)).text();
 }, 120_000);
@@ -133,5 +101,11 @@ describe('the review sections against the store', () => {
     expect(md).toContain('| tenant=t2 | 100 | 30 | 30.00 % | 1.50 % | 28.5 |');
     expect(md).toContain('| tenant=t1 | 200 | 15 | 7.50 % | 0.00 % | 15.0 |');
     expect(md).toContain('| m v2 | 10 | 60.0 % | 100.0 % (10) | −40.0 |');
+    // The summary on top names the worst of each.
+    expect(md).toContain('- Most error excess: tenant=t2, 30.0 % of 100 against 1.5 % elsewhere.');
+    expect(md).toContain('- Golden pass rate fell for m v2: 60 % (was 100 %).');
+    const rolledBack = r.versions.rows.filter((v) => v.vs_previous?.verdict === 'rollback' || v.vs_main?.verdict === 'rollback').map((v) => `\`m ${v.model_version}\``);
+    expect(rolledBack).toContain('`m v2`');
+    expect(md).toContain(`- Versions judged **rollback**: ${rolledBack.join(', ')}.`);
   });
 });

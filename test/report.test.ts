@@ -73,7 +73,7 @@ describe('GET /v1/reports', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/markdown');
     const md = await res.text();
-    expect(md).toContain('# inferlens review: 2026-11-30T11:00:00.000Z → 2026-11-30T12:00:00.000Z');
+    expect(md).toContain('# inferlens review: 2026-11-30 11:00 → 2026-11-30 12:00 UTC');
     expect(md).toContain('| m v1 | 198 ms | 200 ms | 10 | 99.1 ms (n 10) | +100 % | +100 % |');
     expect(md).toContain('| a100 | 1 | 70.0 % | 90.0 % | 50.0 % | 2 | 25.0 % | 40.0 % |');
     expect(md).toContain('| VersionErrors | 1 | 0 | 0 | – |');

@@ -1,11 +1,12 @@
 /**
  * `GET /v1/reports?period&format`: the periodic review (src/reports) over the caller's scoped reads,
  * the configured prices and, where alerting runs in this process, the incident log narrowed to the
- * caller's tenants. JSON in the envelope, or the Markdown text itself (`format=md`).
+ * caller's tenants. JSON in the envelope, or the Markdown text itself (`format=md`), or a
+ * standalone HTML page with SVG charts (`format=html`).
  */
 import type { Alerting } from '../alerting/index.ts';
 import type { CostPrices } from '../query/index.ts';
-import { buildReport, reportMarkdown } from '../reports/index.ts';
+import { buildReport, reportHtml, reportMarkdown } from '../reports/index.ts';
 import type { ReportReads } from '../reports/index.ts';
 import { ReportRequestSchema, decode } from '../schema/index.ts';
 import type { Route } from './routes.ts';
@@ -41,6 +42,8 @@ export function reportRoutes(d: ReportRoutesDeps): Route[] {
         };
         const report = await buildReport(reads, d.prices, { periodMs: q.period, nowMs: d.now() });
         if (q.format === 'md') return c.body(reportMarkdown(report), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
+        // No script and nothing from elsewhere: the page is its own styles and inline SVG.
+        if (q.format === 'html') return c.body(reportHtml(report), 200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
         return c.json({ status: 'success', data: report });
       },
     },

@@ -4,6 +4,8 @@ export { buildReport, HOT_UTILIZATION } from './report.ts';
 export type { Report, ReportReads } from './report.ts';
 /** The review as Markdown for a chat tool. */
 export { reportMarkdown } from './markdown.ts';
+/** The review as a standalone HTML page with static SVG charts that prints well. */
+export { reportHtml } from './html.ts';
 /** "Which signal was missing": per incident, the signals that moved first, the first rule, and what the backtest says would have fired earlier. */
 export { reviewIncidents, suggestedRule, MAX_REVIEWED } from './missing-signal.ts';
 export type { IncidentReview } from './missing-signal.ts';

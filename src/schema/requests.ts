@@ -423,7 +423,7 @@ export const ReportRequestSchema = z
         return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
       }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
       .transform((s) => parseDurationMs(s)!),
-    format: z.enum(['json', 'md']).default('json'),
+    format: z.enum(['json', 'md', 'html']).default('json'),
   })
   .strict();
 export type ReportRequest = z.output<typeof ReportRequestSchema>;
