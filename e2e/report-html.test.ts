@@ -3,38 +3,35 @@
 // their numbers, the incident's timeline), nothing is fetched from elsewhere, and it prints (A4 PDF).
 // The data: test/report-fixture.ts's rows, rule and incident, plus test/report-sections-fixture.ts's
 // versions, tenants and golden probes in the same hours. Screenshot: artifacts/screenshots/report-html.png.
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { writeFileSync } from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferlensServer } from '../src/main.ts';
+import type { Report } from '../src/reports/index.ts';
 import { startReportServer } from '../test/report-fixture.ts';
 import { sectionRows } from '../test/report-sections-fixture.ts';
-import { SHOTS, hasChromium, launchChromium, openPage } from './chromium.ts';
+import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
+import type { DashboardFixture } from './chromium.ts';
 
-let browser: Browser;
+let fx: DashboardFixture;
 let page: Page;
-let tmp: string;
 let server: InferlensServer;
 const requests: string[] = [];
 
 describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
   beforeAll(async () => {
-    tmp = mkdtempSync(path.join(tmpdir(), 'inferlens-report-html-'));
-    server = await startReportServer(tmp);
+    fx = await openDashboardFixture('inferlens-report-html-');
+    page = fx.page;
+    server = await startReportServer(fx.tmp, { ui: true, uiDir: fx.dist });
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: sectionRows().map((x) => JSON.stringify(x)).join('\n') });
     expect(res.status).toBe(200);
-    mkdirSync(SHOTS, { recursive: true });
-    browser = await launchChromium();
-    page = await openPage(browser);
     page.on('request', (r) => requests.push(r.url()));
   }, 120_000);
 
   afterAll(async () => {
     await server?.stop();
-    await browser?.close();
-    if (tmp) rmSync(tmp, { recursive: true, force: true });
+    await fx?.close();
   });
 
   it('has every section, its tables and its charts, and loads nothing but itself', async () => {
@@ -92,5 +89,26 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     expect(pages).toBeGreaterThanOrEqual(2);
     expect(pages).toBeLessThanOrEqual(12);
     await page.emulateMedia({ media: 'screen' });
+  });
+
+  it('the Review view shows the same: release verdicts, the tenants, quality and golden, the incident\'s timeline', async () => {
+    const report = ((await (await fetch(`${server.url}/v1/reports?period=1h`)).json()) as { data: Report }).data;
+    await page.goto(`${server.url}/review?period=1h`);
+    await page.waitForSelector('[data-panel="review-missing"][data-state="ready"]', { timeout: 60_000 });
+    const cells = (sel: string) => page.$$eval(sel, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const v2 = report.versions.rows.find((v) => v.model_version === 'v2')!;
+    const [row] = await cells('[data-panel="review-versions"] tr[data-version="v2"]');
+    expect(row!.slice(0, 4)).toEqual(['m v2', String(v2.requests), String(v2.previous_requests), `${v2.vs_previous!.verdict} ${v2.vs_previous!.score!.toFixed(0)}`]);
+    expect(row![4]).toBe(`${v2.vs_main!.verdict} ${v2.vs_main!.score!.toFixed(0)} vs v1`);
+    // The error slice: t2 (30 of its 100 requests failed this hour).
+    const t2 = report.slices.errors!.slices[0]!;
+    expect(await cells('[data-panel="review-slices"] tr[data-kind="errors"]')).toEqual([['tenant=t2', String(t2.n), String(t2.k), `${(t2.rate * 100).toFixed(2)} %`, `${(t2.rest_rate * 100).toFixed(2)} %`, t2.excess.toFixed(1), t2.q_value < 0.001 ? t2.q_value.toExponential(1) : t2.q_value.toFixed(3), '1.00 % (1 of 100)']]);
+    // Golden: v2 6 of 10 against 10 of 10.
+    expect(await cells('[data-panel="review-quality"] tr[data-version="v2"]:not([data-field])')).toEqual([['m v2', '10', '60.0 %', '100.0 %', '10', '−40.0']]);
+    expect(await page.getAttribute('[data-panel="review-quality"] tr[data-version="v2"][data-field="confidence"] .tag', 'class')).toContain('tag-drift');
+    // The incident: its first rule on the timeline, at the evaluation (12:00).
+    expect(await page.textContent('[data-panel="review-missing"] .review-timeline li[data-kind="rule"]')).toBe('12:00 UTC VersionErrors fired — the first rule');
+    expect(await page.getAttribute('#review-html', 'href')).toBe('/v1/reports?period=1h&format=html');
+    await page.screenshot({ path: path.join(SHOTS, 'review-sections.png'), fullPage: true });
   });
 });
