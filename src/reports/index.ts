@@ -12,3 +12,6 @@ export type { IncidentReview } from './missing-signal.ts';
 /** When a signal moved: modified z-scores for levels, a proportion test for rates, over the minutes before the first firing. */
 export { firstSignals, firstLevelMove, firstRateMove, modifiedZ } from './first-signals.ts';
 export type { SignalMove, MinutePoint } from './first-signals.ts';
+/** The review on a schedule: each due time's report as Markdown, handed to the delivery main.ts wires. */
+export { createReportScheduler, lastDue, SCHEDULE_TICK_MS } from './schedule.ts';
+export type { ReportScheduler, ReportSchedule, ScheduledReport } from './schedule.ts';
