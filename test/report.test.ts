@@ -93,6 +93,10 @@ describe('GET /v1/reports', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '1h', '--out', out]);
     expect(stdout.trim()).toBe(`wrote ${out}`);
     expect(readFileSync(out, 'utf8')).toBe(await (await get('/v1/reports?period=1h&format=md')).text());
+    const html = join(dir, 'review.html');
+    await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '1h', '--format', 'html', '--out', html]);
+    expect(readFileSync(html, 'utf8')).toBe(await (await get('/v1/reports?period=1h&format=html')).text());
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg class="chart bars"/);
     const bad = await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '5m']).catch((e: { code: number; stderr: string }) => e);
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('report failed (400)') });
   });
