@@ -59,7 +59,7 @@ describe('GET /v1/reports', () => {
     expect(r.gpu.by_node).toEqual([{ ...pool, pool: undefined, node: 'n1' }].map(({ pool: _p, ...rest }) => rest));
 
     // One incident, one episode of VersionErrors (no action in the rule); no rule stayed silent.
-    expect(r.alerting).toEqual({ available: true, incidents: 1, episodes: 1, action_share: 0, noisiest: [{ alertname: 'VersionErrors', episodes: 1, with_action: 0, acknowledged: 0, median_minutes_to_acknowledge: null }], never_fired: [] });
+    expect(r.alerting).toEqual({ available: true, incidents: 1, episodes: 1, action_share: 0, acknowledged_incidents: 0, median_minutes_to_acknowledge: null, noisiest: [{ alertname: 'VersionErrors', episodes: 1, with_action: 0, acknowledged: 0, median_minutes_to_acknowledge: null }], never_fired: [] });
 
     // Cost: the held minutes at 0.06 each. Current: 11:30 goes to m (its requests ran on n1 then),
     // 11:31 is idle. Previous: 10:30 to m. m: 0.06 over 14 requests → 4.2857 per 1,000; no change.

@@ -174,7 +174,7 @@ export function reportDocument(r: Report): Block[] {
   out.push({ kind: 'h2', text: 'Alerting health' });
   if (!r.alerting.available) out.push({ kind: 'note', text: 'alerting does not run in this process: no incident log to read' });
   else {
-    out.push({ kind: 'p', text: `${r.alerting.incidents} incidents, ${r.alerting.episodes} alert episodes; ${pct(r.alerting.action_share, 0)} of episodes proposed an action.` });
+    out.push({ kind: 'p', text: `${r.alerting.incidents} incidents, ${r.alerting.episodes} alert episodes; ${pct(r.alerting.action_share, 0)} of episodes proposed an action; ${r.alerting.acknowledged_incidents} of ${r.alerting.incidents} incidents acknowledged${r.alerting.median_minutes_to_acknowledge == null ? '' : `, a median ${r.alerting.median_minutes_to_acknowledge.toFixed(1)} min after their first firing`}.` });
     out.push(table(['rule', 'episodes', 'with action', 'acknowledged', 'median time to acknowledge'], r.alerting.noisiest.map((n) => [n.alertname, String(n.episodes), String(n.with_action), String(n.acknowledged), n.median_minutes_to_acknowledge == null ? '–' : `${n.median_minutes_to_acknowledge.toFixed(1)} min`])));
     if (r.alerting.never_fired.length) out.push({ kind: 'p', text: `Rules that never fired: ${r.alerting.never_fired.map((n) => `\`${n}\``).join(', ')}.` });
   }

@@ -94,7 +94,7 @@ export interface RuleHealthRow {
   alertname: string;
   episodes: number;
   with_action: number;
-  /** Median minutes from the alert firing to a person approving or rejecting its action. */
+  /** Median minutes from the alert firing to a person acknowledging its incident or approving or rejecting its action. */
   median_minutes_to_acknowledge: number | null;
   acknowledged: number;
 }
@@ -105,7 +105,17 @@ export interface Report {
   latency: { by_model: LatencyRow[]; by_version: LatencyRow[] };
   errors: ErrorRow[];
   gpu: { by_pool: HotRow[]; by_node: HotRow[] };
-  alerting: { available: boolean; incidents: number; episodes: number; action_share: number | null; noisiest: RuleHealthRow[]; never_fired: string[] };
+  alerting: {
+    available: boolean;
+    incidents: number;
+    episodes: number;
+    action_share: number | null;
+    /** Incidents a person acknowledged, and the median minutes from their first firing to it. */
+    acknowledged_incidents: number;
+    median_minutes_to_acknowledge: number | null;
+    noisiest: RuleHealthRow[];
+    never_fired: string[];
+  };
   /** Per incident of the period (newest first, at most MAX_REVIEWED): the first signal, the first rule, what would have fired earlier. */
   incidents: { available: boolean; reviewed: IncidentReview[] };
   /** Versions that behaved abnormally (release verdicts against the previous period and the main version). */
@@ -209,8 +219,10 @@ function hot(rows: readonly ResourceRow[], prevRows: readonly ResourceRow[], by:
 }
 
 function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGroupView[]): Report['alerting'] {
-  if (!h) return { available: false, incidents: 0, episodes: 0, action_share: null, noisiest: [], never_fired: [] };
+  if (!h) return { available: false, incidents: 0, episodes: 0, action_share: null, acknowledged_incidents: 0, median_minutes_to_acknowledge: null, noisiest: [], never_fired: [] };
   const per = new Map<string, { episodes: number; withAction: number; acks: number[] }>();
+  /** Minutes from each acknowledged incident's first firing to its acknowledgement. */
+  const incidentAcks: number[] = [];
   for (const inc of h.incidents) {
     for (const t of inc.timeline) {
       if (!t.alertname) continue;
@@ -219,11 +231,21 @@ function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGrou
       if (t.kind === 'action_proposed') r.withAction++;
       per.set(t.alertname, r);
     }
-    // Time to acknowledge: from the alert's first firing to a person's approval or rejection of its action.
-    for (const a of inc.actions) {
-      const alert = inc.alerts.find((x) => x.alertname === a.alertname);
-      const acked = inc.timeline.find((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto');
-      if (alert?.firstFiringAt && acked && a.alertname) per.get(a.alertname)?.acks.push((Date.parse(acked.ts) - Date.parse(alert.firstFiringAt)) / 60_000);
+    // Time to acknowledge: from an alert's first firing to the first a person did about it — the
+    // incident's acknowledgement, or an approval or rejection of the alert's action (not `auto`).
+    const ackMs = inc.acknowledged_at ? Date.parse(inc.acknowledged_at) : null;
+    if (ackMs !== null && inc.alerts.some((x) => x.firstFiringAt)) {
+      const first = Math.min(...inc.alerts.filter((x) => x.firstFiringAt).map((x) => Date.parse(x.firstFiringAt!)));
+      if (ackMs >= first) incidentAcks.push((ackMs - first) / 60_000);
+    }
+    for (const alert of inc.alerts) {
+      if (!alert.firstFiringAt) continue;
+      const firedMs = Date.parse(alert.firstFiringAt);
+      const decided = inc.actions
+        .filter((a) => a.alertname === alert.alertname)
+        .flatMap((a) => inc.timeline.filter((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto').map((t) => Date.parse(t.ts)));
+      const at = [...decided, ...(ackMs !== null ? [ackMs] : [])].filter((t) => t >= firedMs);
+      if (at.length) per.get(alert.alertname)?.acks.push((Math.min(...at) - firedMs) / 60_000);
     }
   }
   const noisiest = [...per.entries()]
@@ -238,6 +260,8 @@ function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGrou
     incidents: h.incidents.length,
     episodes,
     action_share: episodes > 0 ? noisiest.reduce((a, r) => a + Math.min(r.with_action, r.episodes), 0) / episodes : null,
+    acknowledged_incidents: incidentAcks.length,
+    median_minutes_to_acknowledge: median(incidentAcks),
     noisiest: noisiest.slice(0, TOP),
     never_fired: loaded.filter((n) => !fired.has(n)).sort(),
   };

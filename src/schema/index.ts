@@ -88,6 +88,7 @@ export {
   ReportRequestSchema,
   SilenceRequestSchema,
   ApproveRequestSchema,
+  AckRequestSchema,
   RejectRequestSchema,
   SessionRequestSchema,
   AuditRequestSchema,

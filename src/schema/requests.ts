@@ -461,6 +461,9 @@ export const ApproveRequestSchema = z.object({ by: notFromBody('approver') }).st
 /** `POST /v1/actions/:id/reject`: the rejecter is the caller too; an optional reason for the audit trail. */
 export const RejectRequestSchema = z.object({ by: notFromBody('rejecter'), reason: z.string().min(1).max(1024).optional() }).strict();
 
+/** `POST /v1/incidents/:id/ack`: the acknowledger is the caller; an optional comment for the incident log. */
+export const AckRequestSchema = z.object({ by: notFromBody('acknowledger'), comment: z.string().min(1).max(1024).optional() }).strict();
+
 /** `POST /v1/session`: exchange an API key for a dashboard session cookie. */
 export const SessionRequestSchema = z.object({ key: z.string().min(1).max(512) }).strict();
 

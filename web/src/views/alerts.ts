@@ -175,6 +175,8 @@ export function alertsView(root: HTMLElement): ViewHandle {
             ` · ${alertsOf.length} alert${alertsOf.length === 1 ? '' : 's'} (${alertsOf.map((a) => str(a['alertname'])).join(', ')})`,
             ` · ${fmtNum(num(r['notifications']), 0)} notification${num(r['notifications']) === 1 ? '' : 's'}`,
             actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${str(a['action']) ?? ''} ${(str(a['state']) ?? '').replace(/_/g, ' ')}`).join(', ')}` : '',
+            str(r['acknowledged_at']) ? h('span', { class: 'acked' }, ` · acknowledged ${when(r['acknowledged_at'])} by ${str(r['acknowledged_by']) ?? '?'}`) : ' ',
+            str(r['acknowledged_at']) ? null : h('button', { class: 'ack', data: { incident: str(r['id']) ?? '' }, on: { click: (e: Event) => (e.preventDefault(), acknowledge(ctx, str(r['id']) ?? '')) } }, 'acknowledge'),
           ),
           table(
             ['time', 'step', 'alert', 'detail'],
@@ -184,6 +186,17 @@ export function alertsView(root: HTMLElement): ViewHandle {
         );
       }),
     );
+  }
+
+  /** A person acknowledges an incident (the signed-in key is who): written to the incident log. */
+  async function acknowledge(ctx: ViewContext, id: string): Promise<void> {
+    try {
+      await call('POST', `/v1/incidents/${encodeURIComponent(id)}/ack`, {}, ctx.signal);
+    } catch (e) {
+      history.setMeta(`acknowledge failed: ${(e as Error).message}`);
+      return;
+    }
+    reload();
   }
 
   async function silenceAlert(ctx: ViewContext, a: Rec): Promise<void> {

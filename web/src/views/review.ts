@@ -204,7 +204,7 @@ export function reviewView(root: HTMLElement): ViewHandle {
         const noisy = records(field(al, 'noisiest'));
         const never = Array.isArray(field(al, 'never_fired')) ? (field(al, 'never_fired') as unknown[]).map(String) : [];
         alerting.ready(
-          h('p', { class: 'review-summary' }, `${fmtNum(num(field(al, 'incidents')), 0)} incidents, ${fmtNum(num(field(al, 'episodes')), 0)} alert episodes; ${fmtPct(num(field(al, 'action_share')), 0)} proposed an action.`),
+          h('p', { class: 'review-summary' }, `${fmtNum(num(field(al, 'incidents')), 0)} incidents, ${fmtNum(num(field(al, 'episodes')), 0)} alert episodes; ${fmtPct(num(field(al, 'action_share')), 0)} proposed an action; ${fmtNum(num(field(al, 'acknowledged_incidents')), 0)} acknowledged${num(field(al, 'median_minutes_to_acknowledge')) == null ? '' : `, median ${num(field(al, 'median_minutes_to_acknowledge'))!.toFixed(1)} min after the first firing`}.`),
           noisy.length ? table(['rule', 'episodes', 'with action', 'acknowledged', 'median time to acknowledge'], noisy.map((n) => [str(n['alertname']) ?? '', fmtNum(num(n['episodes']), 0), fmtNum(num(n['with_action']), 0), fmtNum(num(n['acknowledged']), 0), num(n['median_minutes_to_acknowledge']) == null ? '–' : `${num(n['median_minutes_to_acknowledge'])!.toFixed(1)} min`]), (i) => ({ rule: str(noisy[i]!['alertname']) ?? '' })) : null,
           never.length ? h('p', { class: 'panel-sub', data: { neverFired: never.join(',') } }, `Never fired: ${never.join(', ')}`) : null,
         );
