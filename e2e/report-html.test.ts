@@ -110,5 +110,10 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     expect(await page.textContent('[data-panel="review-missing"] .review-timeline li[data-kind="rule"]')).toBe('12:00 UTC VersionErrors fired — the first rule');
     expect(await page.getAttribute('#review-html', 'href')).toBe('/v1/reports?period=1h&format=html');
     await page.screenshot({ path: path.join(SHOTS, 'review-sections.png'), fullPage: true });
+    // The filter bar narrows it: tenant t2 is served by v1 alone.
+    await page.goto(`${server.url}/review?period=1h&tenant=t2`);
+    await page.waitForSelector('[data-panel="review-errors"][data-state="ready"]', { timeout: 60_000 });
+    expect((await cells('[data-panel="review-errors"] tbody tr')).map((r) => r.slice(0, 3))).toEqual([['m v1', '100', '30.00 %']]);
+    expect(await page.getAttribute('#review-markdown', 'href')).toBe('/v1/reports?period=1h&tenant=t2&format=md');
   });
 });

@@ -95,6 +95,22 @@ describe('the review sections against the store', () => {
     ]);
   });
 
+  it('narrowed to a tenant (the filter bar): t2\'s requests only, in every section', async () => {
+    const t2 = ((await (await fetch(`${server.url}/v1/reports?period=1h&tenant=t2`)).json()) as { data: Report }).data;
+    expect(t2.filters).toEqual({ tenant: 't2' });
+    // t2 is served by v1 only: 100 requests, 30 errors now, 1 before.
+    expect(t2.errors.map((e) => [e.model_version, e.requests, e.error_rate, e.previous_error_rate])).toEqual([['v1', 100, 0.3, 0.01]]);
+    expect(t2.latency.by_version.map((v) => [v.model_version, v.n])).toEqual([['v1', 100]]);
+    expect(t2.versions.rows.map((v) => [v.model_version, v.requests, v.main])).toEqual([['v1', 100, true]]);
+    // One tenant left: no slice differs from the rest (a slice of all the traffic is not tested).
+    expect(t2.slices.errors!.total).toEqual({ n: 100, k: 30, rate: 0.3 });
+    expect(t2.slices.errors!.slices).toEqual([]);
+    expect(t2.quality.drift.filter((d) => d.field === 'confidence').map((d) => [d.model_version, d.n, d.reference_n])).toEqual([['v1', 100, 100]]);
+    const md = await (await fetch(`${server.url}/v1/reports?period=1h&tenant=t2&format=md`)).text();
+    expect(md).toContain('Narrowed to tenant=t2 (GPUs: by node and replica only).');
+    expect((await fetch(`${server.url}/v1/reports?period=1h&tenant=`)).status).toBe(400);
+  });
+
   it('says the same in the Markdown', () => {
     expect(md).toContain('## Versions that behaved abnormally');
     expect(md).toMatch(/\| m v2 \| 100 \| 100 \| \*\*rollback\*\*/);

@@ -9,7 +9,7 @@ import type { Alerting } from '../alerting/index.ts';
 import type { CostPrices } from '../query/index.ts';
 import { buildReport, reportHtml, reportMarkdown } from '../reports/index.ts';
 import type { ReportReads } from '../reports/index.ts';
-import { ReportRequestSchema, decode } from '../schema/index.ts';
+import { REPORT_FILTERS, ReportRequestSchema, decode } from '../schema/index.ts';
 import type { ReadScope } from '../schema/index.ts';
 import type { Reads, Route } from './routes.ts';
 import { scopeHistory } from './tenant-scope.ts';
@@ -27,7 +27,7 @@ export function reportReads(reads: Reads, scope: ReadScope, alerting?: Alerting)
   return {
     aggregate: (spec) => queries.aggregate(spec),
     resources: async (spec) =>
-      (await queries.resources({ fromMs: spec.fromMs, toMs: spec.toMs, stepMs: spec.stepMs, metrics: [...spec.metrics], filters: {}, group_by: [...spec.groupBy] } as Parameters<typeof queries.resources>[0])).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
+      (await queries.resources({ fromMs: spec.fromMs, toMs: spec.toMs, stepMs: spec.stepMs, metrics: [...spec.metrics], filters: { ...spec.filters }, group_by: [...spec.groupBy] } as Parameters<typeof queries.resources>[0])).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
     cost: (req, prices) => queries.cost(req, prices),
     comparer: reads.comparer,
     errorSlices: (req) => queries.errorSlices(req),
@@ -44,7 +44,8 @@ export function reportRoutes(d: ReportRoutesDeps): Route[] {
       access: 'read',
       handler: async (c) => {
         const q = decode(ReportRequestSchema, c.req.query(), 'report request');
-        const report = await buildReport(reportReads(c.var.reads, c.var.scope, d.alerting), d.prices, { periodMs: q.period, nowMs: d.now() });
+        const filters = Object.fromEntries(REPORT_FILTERS.flatMap((k) => (q[k] !== undefined ? [[k, q[k]]] : [])));
+        const report = await buildReport(reportReads(c.var.reads, c.var.scope, d.alerting), d.prices, { periodMs: q.period, nowMs: d.now(), filters });
         if (q.format === 'md') return c.body(reportMarkdown(report), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
         // No script and nothing from elsewhere: the page is its own styles and inline SVG.
         if (q.format === 'html') return c.body(reportHtml(report), 200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });

@@ -134,7 +134,8 @@ export function reportDocument(r: Report): Block[] {
   const money = (v: number | null) => (v == null ? '–' : `${v.toFixed(v >= 100 ? 0 : v >= 1 ? 2 : 4)} ${r.cost.currency ?? ''}`.trim());
   const out: Block[] = [];
   out.push({ kind: 'h1', text: `inferlens review: ${when(r.period.from)} → ${when(r.period.to)} UTC` });
-  out.push({ kind: 'p', text: `Compared with ${when(r.previous.from)} → ${when(r.previous.to)} UTC.` });
+  const narrowed = Object.entries(r.filters).map(([k, v]) => `${k}=${String(v)}`);
+  out.push({ kind: 'p', text: `Compared with ${when(r.previous.from)} → ${when(r.previous.to)} UTC.${narrowed.length ? ` Narrowed to ${narrowed.join(', ')} (GPUs: by node and replica only).` : ''}` });
   out.push({ kind: 'list', items: summary(r, money) });
 
   out.push({ kind: 'h2', text: 'Worst tail latency by model' });

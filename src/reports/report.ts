@@ -17,8 +17,9 @@
  *   excess, quality drift and golden pass rates per version (sections.ts).
  */
 import { parseMeasure } from '../schema/index.ts';
-import type { Measure, QueryRow, QuerySpec } from '../schema/index.ts';
+import type { Filters, Measure, QueryRow, QuerySpec } from '../schema/index.ts';
 import type { CostPrices, CostResult, ResourceQuerySpec, ResourceRow } from '../query/index.ts';
+import { consistent } from '../alerting/index.ts';
 import type { IncidentHistoryReply, RuleGroup, RuleGroupView } from '../alerting/index.ts';
 import type { TypedReads } from '../query/index.ts';
 import { reviewIncidents } from './missing-signal.ts';
@@ -30,7 +31,7 @@ import type { IncidentReview } from './missing-signal.ts';
 export interface ReportReads extends Omit<SectionReads, 'aggregate'> {
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
-  cost(req: { fromMs: number; toMs: number; stepMs: number; filters: Record<string, never> }, prices: CostPrices): Promise<CostResult>;
+  cost(req: { fromMs: number; toMs: number; stepMs: number; filters: Filters }, prices: CostPrices): Promise<CostResult>;
   /** The incident log over a window; absent where alerting does not run in this process. */
   history?: (fromMs: number, toMs: number) => Promise<IncidentHistoryReply>;
   rules?: () => readonly RuleGroupView[];
@@ -101,6 +102,8 @@ export interface RuleHealthRow {
 
 export interface Report {
   period: { from: string; to: string; ms: number };
+  /** What the report was narrowed to (the filter bar); {} for everything. */
+  filters: Filters;
   previous: { from: string; to: string };
   latency: { by_model: LatencyRow[]; by_version: LatencyRow[] };
   errors: ErrorRow[];
@@ -128,12 +131,12 @@ export interface Report {
 }
 
 const measures = (names: string[]) => names.map((name) => ({ name, measure: parseMeasure(name) as Measure }));
-const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[]): QuerySpec => ({ fromMs, toMs, filters: {}, groupBy, includeProbes: false, limit: 10_000, measures: measures(names) });
+const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[], filters: Filters): QuerySpec => ({ fromMs, toMs, filters, groupBy, includeProbes: false, limit: 10_000, measures: measures(names) });
 const keyOf = (r: QueryRow, dims: readonly string[]) => JSON.stringify(dims.map((d) => r[d] ?? null));
 
-async function latency(reads: ReportReads, cur: [number, number], prev: [number, number], dims: QuerySpec['groupBy']): Promise<LatencyRow[]> {
+async function latency(reads: ReportReads, cur: [number, number], prev: [number, number], dims: QuerySpec['groupBy'], filters: Filters): Promise<LatencyRow[]> {
   const names = ['p99(total_ms)', 'p999(total_ms)', 'n(total_ms)'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names)), reads.aggregate(spec(prev[0], prev[1], dims, names))]);
+  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .filter((r) => (num(r['n(total_ms)']) ?? 0) > 0)
@@ -156,10 +159,10 @@ async function latency(reads: ReportReads, cur: [number, number], prev: [number,
     .slice(0, TOP);
 }
 
-async function errors(reads: ReportReads, cur: [number, number], prev: [number, number]): Promise<ErrorRow[]> {
+async function errors(reads: ReportReads, cur: [number, number], prev: [number, number], filters: Filters): Promise<ErrorRow[]> {
   const dims: QuerySpec['groupBy'] = ['model', 'model_version'];
   const names = ['count', 'error_rate'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names)), reads.aggregate(spec(prev[0], prev[1], dims, names))]);
+  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .map((r) => {
@@ -283,28 +286,39 @@ function costSection(now: CostResult, before: CostResult): Report['cost'] {
   };
 }
 
+/** The incidents with an alert on a place consistent with the filters (shares a label, contradicts none). */
+function narrowHistory(h: IncidentHistoryReply, filters: Filters): IncidentHistoryReply {
+  const want = Object.fromEntries(Object.entries(filters).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  if (Object.keys(want).length === 0) return h;
+  return { ...h, incidents: h.incidents.filter((i) => i.alerts.some((a) => consistent(a.labels, want))) };
+}
+
 /** The review of [nowMs − periodMs, nowMs) against the period before it. */
-export async function buildReport(reads: ReportReads, prices: CostPrices, o: { periodMs: number; nowMs: number }): Promise<Report> {
+export async function buildReport(reads: ReportReads, prices: CostPrices, o: { periodMs: number; nowMs: number; filters?: Filters }): Promise<Report> {
+  const filters: Filters = o.filters ?? {};
+  // GPUs are shared: a report narrowed to a model or tenant keeps every GPU, one narrowed to a node or replica keeps those.
+  const gpuFilters = Object.fromEntries((['node', 'replica'] as const).flatMap((k) => (typeof filters[k] === 'string' ? [[k, filters[k]]] : []))) as ResourceQuerySpec['filters'];
   const cur: [number, number] = [o.nowMs - o.periodMs, o.nowMs];
   const prev: [number, number] = [o.nowMs - 2 * o.periodMs, o.nowMs - o.periodMs];
   // Cost and GPU minutes on steps of a minute up to a day, coarser beyond (at most 10,000 steps).
   const stepMs = Math.max(60_000, Math.ceil(o.periodMs / 10_000 / 60_000) * 60_000);
-  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: {}, groupBy: ['node', 'gpu', 'pool'] });
+  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: gpuFilters, groupBy: ['node', 'gpu', 'pool'] });
   const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history, sections] = await Promise.all([
-    latency(reads, cur, prev, ['model']),
-    latency(reads, cur, prev, ['model', 'model_version']),
-    errors(reads, cur, prev),
+    latency(reads, cur, prev, ['model'], filters),
+    latency(reads, cur, prev, ['model', 'model_version'], filters),
+    errors(reads, cur, prev, filters),
     reads.resources(gpuSpec(cur)),
     reads.resources(gpuSpec(prev)),
-    reads.cost({ fromMs: cur[0], toMs: cur[1], stepMs, filters: {} }, prices),
-    reads.cost({ fromMs: prev[0], toMs: prev[1], stepMs, filters: {} }, prices),
+    reads.cost({ fromMs: cur[0], toMs: cur[1], stepMs, filters }, prices),
+    reads.cost({ fromMs: prev[0], toMs: prev[1], stepMs, filters }, prices),
     // Through now inclusive: a step logged at this very millisecond belongs to the period.
-    reads.history ? reads.history(cur[0], cur[1] + 1) : Promise.resolve(null),
-    buildSections(reads, cur, prev),
+    reads.history ? reads.history(cur[0], cur[1] + 1).then((h) => narrowHistory(h, filters)) : Promise.resolve(null),
+    buildSections(reads, cur, prev, filters),
   ]);
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     period: { from: iso(cur[0]), to: iso(cur[1]), ms: o.periodMs },
+    filters,
     previous: { from: iso(prev[0]), to: iso(prev[1]) },
     latency: { by_model: byModel, by_version: byVersion },
     errors: errs,

@@ -86,6 +86,7 @@ export {
   AlertsRequestSchema,
   IncidentsRequestSchema,
   ReportRequestSchema,
+  REPORT_FILTERS,
   SilenceRequestSchema,
   ApproveRequestSchema,
   AckRequestSchema,

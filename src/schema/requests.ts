@@ -412,6 +412,9 @@ export const IncidentsRequestSchema = z
 export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
 
 /** `GET /v1/reports?period&format`: the review of the period ending now (1 h to 90 d), as JSON or Markdown. */
+/** The dimensions a report may be narrowed to (the dashboard's filter bar). */
+export const REPORT_FILTERS = ['model', 'model_version', 'tenant', 'entry', 'route_rule', 'node', 'replica'] as const;
+
 export const ReportRequestSchema = z
   .object({
     period: z
@@ -424,6 +427,8 @@ export const ReportRequestSchema = z
       }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
       .transform((s) => parseDurationMs(s)!),
     format: z.enum(['json', 'md', 'html']).default('json'),
+    /** The dashboard's filter bar: one value each, narrowing every section (GPUs: node and replica only). */
+    ...Object.fromEntries(REPORT_FILTERS.map((d) => [d, z.string().min(1).max(256).optional()])) as Record<(typeof REPORT_FILTERS)[number], z.ZodOptional<z.ZodString>>,
   })
   .strict();
 export type ReportRequest = z.output<typeof ReportRequestSchema>;

@@ -70,18 +70,21 @@ export function reviewView(root: HTMLElement): ViewHandle {
       const { signal } = ctx;
       const raw = ctx.state.extra['period'] ?? '24h';
       const period = (PERIODS as readonly string[]).includes(raw) ? raw : '24h';
+      // The filter bar narrows the review (one value per dimension; GPUs by node and replica only).
+      const narrowed = Object.entries(ctx.filters).filter((e): e is [string, string] => typeof e[1] === 'string' && e[1] !== '');
+      const query = new URLSearchParams([['period', period], ...narrowed]).toString();
       replace(
         head,
         h('label', null, 'Period ', h('select', { id: 'review-period', label: 'period', value: period, on: { change: (e) => ctx.setExtra({ period: (e.target as HTMLSelectElement).value }) } }, ...PERIODS.map((p) => h('option', { value: p, selected: p === period }, `last ${p}`)))),
         ' ',
-        h('a', { href: `/v1/reports?period=${period}&format=md`, id: 'review-markdown' }, 'Markdown for a chat tool'),
+        h('a', { href: `/v1/reports?${query}&format=md`, id: 'review-markdown' }, 'Markdown for a chat tool'),
         ' · ',
-        h('a', { href: `/v1/reports?period=${period}&format=html`, id: 'review-html' }, 'HTML to send or print'),
+        h('a', { href: `/v1/reports?${query}&format=html`, id: 'review-html' }, 'HTML to send or print'),
       );
       for (const p of all) p.loading();
       let data: unknown;
       await guard(latency, signal, 'GET /v1/reports', 'The review needs GET /v1/reports.', async () => {
-        data = await call('GET', `/v1/reports?period=${period}`, undefined, signal);
+        data = await call('GET', `/v1/reports?${query}`, undefined, signal);
       });
       if (data === undefined) {
         for (const p of all.slice(1)) if (p.state === 'loading') p.empty('See the first panel.');
