@@ -2,7 +2,7 @@
 // hand-computed minutes.
 import { describe, expect, it } from 'vitest';
 import { firstLevelMove, firstRateMove, modifiedZ } from './first-signals.ts';
-import { suggestedRule } from './missing-signal.ts';
+import { leadsOf, suggestedRule } from './missing-signal.ts';
 import { groupsFromText } from '../alerting/index.ts';
 
 const minutes = (values: number[], n = 10, from = 0) => values.map((value, i) => ({ ms: from + i * 60_000, value, n }));
@@ -70,5 +70,38 @@ describe('suggestedRule', () => {
     expect(groupsFromText([{ file: 's.yaml', text: g2.yaml }])[0]!.rules[0]!.condition).toMatchObject({ kind: 'resource', agg: 'trend', by: ['node', 'gpu'] });
     // A GPU signal on a slice that names no node or GPU has no rule to suggest.
     expect(suggestedRule({ signal: 'gpu_memory_used_bytes', family: 'resources' }, { model: 'm' })).toBeNull();
+  });
+});
+
+describe('leadsOf', () => {
+  it('reviews each place an incident reached by its first alert; a second rule on a consistent place within 5 minutes is the same problem', () => {
+    const alert = (alertname: string, labels: Record<string, string>, at: string) => ({ alertname, fingerprint: alertname, severity: 'warning', labels: { alertname, ...labels }, firstFiringAt: `2026-11-29T${at}:00.000Z`, resolvedAt: null, value: 1 });
+    const inc = {
+      id: 'inc-1',
+      groupLabels: { model: 'm' },
+      status: 'resolved' as const,
+      tier: 'ticket' as const,
+      openedAt: '2026-11-29T14:06:00.000Z',
+      resolvedAt: null,
+      notifications: 1,
+      actions: [],
+      timeline: [],
+      acknowledged_at: null,
+      acknowledged_by: null,
+      alerts: [
+        alert('CanaryErrorsUp', { model: 'm', model_version: 'v2', tenant: 'w' }, '14:10'),
+        alert('ReplicaSlow', { model: 'm', model_version: 'v1', replica: 'r1' }, '14:06'),
+        // 2 minutes after ReplicaSlow, on m v1 (consistent with m v1 r1): the same problem.
+        alert('LatencyTailUp', { model: 'm', model_version: 'v1' }, '14:08'),
+        // 6 minutes after CanaryErrorsUp on a consistent place: a new problem.
+        alert('ConfidenceDrop', { model: 'm', model_version: 'v2' }, '14:16'),
+        { ...alert('Pending', { model: 'm' }, '14:20'), firstFiringAt: null },
+      ],
+    };
+    expect(leadsOf(inc).map((l) => [l.alert.alertname, l.slice])).toEqual([
+      ['ReplicaSlow', { model: 'm', model_version: 'v1', replica: 'r1' }],
+      ['CanaryErrorsUp', { model: 'm', model_version: 'v2', tenant: 'w' }],
+      ['ConfidenceDrop', { model: 'm', model_version: 'v2' }],
+    ]);
   });
 });

@@ -149,18 +149,19 @@ export function eventFilters(slice: Record<string, string>): Filters {
 
 /**
  * Every signal of the slice over [firstFiringMs − WATCH_MS, firstFiringMs), per minute, against the
- * BASELINE_MS before; moved signals first, earliest first.
+ * BASELINE_MS before; moved signals first, earliest first. `events: false` judges the resource
+ * signals only (a GPU's slice: requests do not say which GPU served them).
  */
-export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resources'>, slice: Record<string, string>, firstFiringMs: number): Promise<SignalMove[]> {
+export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resources'>, slice: Record<string, string>, firstFiringMs: number, o: { events?: boolean } = {}): Promise<SignalMove[]> {
   const end = Math.floor(firstFiringMs / MINUTE_MS) * MINUTE_MS;
   const watchFrom = end - WATCH_MS;
   const baseFrom = watchFrom - BASELINE_MS;
   const filters = eventFilters(slice);
   const measures = ['count', ...new Set(EVENT_SIGNALS.flatMap((s) => (s.kind === 'level' ? [s.signal, `n(${/\((\w+)\)/.exec(s.signal)![1]})`] : [s.signal])))];
-  const rows = await reads.aggregate({ fromMs: baseFrom, toMs: end, filters, groupBy: [], stepMs: MINUTE_MS, includeProbes: false, limit: 10_000, measures: measures.map((name) => ({ name, measure: parseMeasure(name) as Measure })) });
+  const rows = o.events === false ? [] : await reads.aggregate({ fromMs: baseFrom, toMs: end, filters, groupBy: [], stepMs: MINUTE_MS, includeProbes: false, limit: 10_000, measures: measures.map((name) => ({ name, measure: parseMeasure(name) as Measure })) });
   const out: SignalMove[] = [];
   const bucketOf = (r: QueryRow) => num(r['bucket']) ?? Date.parse(String(r['bucket']));
-  for (const def of EVENT_SIGNALS) {
+  for (const def of o.events === false ? [] : EVENT_SIGNALS) {
     const field = /\((\w+)\)/.exec(def.signal)?.[1];
     const points: MinutePoint[] = rows.flatMap((r) => {
       const value = num(r[def.signal]);

@@ -9,7 +9,13 @@
  * tenant, entry, replica, node, GPU, …). A backtest episode answers for the incident when it is
  * consistent with that slice (backtest-score's rule: shares a label, contradicts none).
  *
- * Bounded: the newest MAX_REVIEWED incidents of the period; one backtest of at most WATCH_MS each.
+ * An incident may reach several places in turn (alerting groups by model, so one incident can hold
+ * a slow replica and, later, a tenant's errors): each place is reviewed by its first alert
+ * (`leadsOf`). A place whose slice names a GPU is judged on resource signals only (requests carry no
+ * GPU).
+ *
+ * Bounded: the newest MAX_REVIEWED places of the period; backtests of overlapping half hours run as
+ * one over their union.
  */
 import { stringify } from 'yaml';
 import { consistent, groupsFromText, runBacktest } from '../alerting/index.ts';
@@ -19,8 +25,8 @@ import { DIMENSIONS } from '../schema/index.ts';
 import { WATCH_MS, firstSignals } from './first-signals.ts';
 import type { SignalMove } from './first-signals.ts';
 
-/** Incidents reviewed per report (newest first). */
-export const MAX_REVIEWED = 5;
+/** Places reviewed per report (the newest first firings). */
+export const MAX_REVIEWED = 8;
 /** The labels that name a place. */
 const PLACE_LABELS: readonly string[] = [...DIMENSIONS, 'gpu'];
 
@@ -69,7 +75,7 @@ export function sliceOf(labels: Record<string, string>): Record<string, string> 
  * detectors' own evidence is their persistence test): a latency_shift for a stage or confidence,
  * a rate_shift for a rate, a resource trend for GPU memory, a resource level for utilisation.
  */
-export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: Record<string, string>): { alert: string; yaml: string } | null {
+export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: Record<string, string>, group = 'suggested'): { alert: string; yaml: string } | null {
   const eventBy = Object.keys(slice).filter((k) => (DIMENSIONS as readonly string[]).includes(k)).slice(0, 4);
   const resBy = Object.keys(slice).filter((k) => ['node', 'replica', 'gpu', 'pool'].includes(k));
   const field = /^p95\((\w+)\)$/.exec(s.signal)?.[1];
@@ -96,7 +102,7 @@ export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: R
     condition = { kind: 'resource', metric: 'gpu_utilization_ratio', window: '5m', agg: 'avg', by: resBy, op: '>', value: 0.9 };
   } else return null;
   if (condition['kind'] !== 'resource' && eventBy.length === 0) return null;
-  const yaml = stringify({ groups: [{ name: 'suggested', interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }] });
+  const yaml = stringify({ groups: [{ name: group, interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }] });
   return { alert, yaml };
 }
 
@@ -109,63 +115,114 @@ export interface ReviewOptions {
   timer?: () => number;
 }
 
-/** Reviews the newest MAX_REVIEWED incidents that fired in the window. */
-export async function reviewIncidents(incidents: readonly IncidentHistory[], o: ReviewOptions): Promise<IncidentReview[]> {
-  const fired = incidents.filter((i) => i.alerts.some((a) => a.firstFiringAt)).slice(0, MAX_REVIEWED);
-  const out: IncidentReview[] = [];
-  // One at a time: each backtest holds its own evaluator's series.
-  for (const inc of fired) out.push(await reviewIncident(inc, o));
-  return out;
+/** One place an incident reached: its first-firing alert there. */
+interface Lead {
+  inc: IncidentHistory;
+  alert: IncidentHistory['alerts'][number];
+  slice: Record<string, string>;
+  firedMs: number;
 }
 
-export async function reviewIncident(inc: IncidentHistory, o: ReviewOptions): Promise<IncidentReview> {
-  const first = [...inc.alerts].filter((a) => a.firstFiringAt).sort((a, b) => Date.parse(a.firstFiringAt!) - Date.parse(b.firstFiringAt!))[0]!;
-  const slice = sliceOf(first.labels);
-  const firedMs = Date.parse(first.firstFiringAt!);
-  const signals = Object.keys(slice).length ? await firstSignals(o.reads, slice, firedMs) : [];
-  const moved = signals.find((s) => s.moved_at);
-  const firstSignal = moved ? { signal: moved.signal, family: moved.family, moved_at: moved.moved_at! } : null;
-  const labelsOf = (l: Record<string, string>) => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'alertname' && k !== 'severity'));
-  const review: IncidentReview = {
-    incident_id: inc.id,
-    opened_at: inc.openedAt,
-    status: inc.status,
-    slice,
-    signals,
-    first_signal: firstSignal,
-    first_rule: { alertname: first.alertname, labels: labelsOf(first.labels), fired_at: first.firstFiringAt!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, first.firstFiringAt) },
-    backtest: { ran: false, from: null, to: null, note: null, earlier_in_pack: null, suggested: null },
-  };
-  if (Object.keys(slice).length === 0) {
-    review.backtest.note = 'the first alert names no place (model, tenant, replica, node, …): nothing to replay';
-    return review;
+/**
+ * The places an incident reached, each by its first alert: an alert starts a new one unless an
+ * earlier one of the incident, on a consistent place, fired within LEAD_GAP_MS before it (the same
+ * problem seen by a second rule). An incident grouped by model can span several problems in turn
+ * (the demo's cycle is one incident of spam-filter); each is reviewed.
+ */
+export function leadsOf(inc: IncidentHistory): Lead[] {
+  const leads: Lead[] = [];
+  const fired = inc.alerts.filter((a) => a.firstFiringAt).sort((a, b) => Date.parse(a.firstFiringAt!) - Date.parse(b.firstFiringAt!));
+  for (const alert of fired) {
+    const slice = sliceOf(alert.labels);
+    const firedMs = Date.parse(alert.firstFiringAt!);
+    const seen = leads.some((l) => firedMs - l.firedMs <= LEAD_GAP_MS && (Object.keys(slice).length === 0 || consistent(l.slice, slice)));
+    if (!seen) leads.push({ inc, alert, slice, firedMs });
   }
-  const fromMs = Math.floor((firedMs - WATCH_MS) / 60_000) * 60_000;
-  const toMs = firedMs;
-  const suggestion = moved ? suggestedRule(moved, slice) : null;
-  const pack = o.groups();
-  const groups = [...pack.filter((g) => g.name !== 'suggested'), ...(suggestion ? groupsFromText([{ file: 'suggested.yaml', text: suggestion.yaml }]) : [])];
-  review.backtest.from = iso(fromMs);
-  review.backtest.to = iso(toMs);
-  if (groups.length === 0) {
-    review.backtest.note = 'no rules loaded';
-    return review;
+  return leads;
+}
+
+/** An alert within this long after an earlier one on a consistent place belongs to the same problem. */
+export const LEAD_GAP_MS = 5 * 60_000;
+
+/**
+ * Reviews the places the period's incidents reached (the newest MAX_REVIEWED), oldest first. The
+ * backtests of overlapping half hours run as one: the pack and each place's suggested rule (a group
+ * of its own) replayed once over their union.
+ */
+export async function reviewIncidents(incidents: readonly IncidentHistory[], o: ReviewOptions): Promise<IncidentReview[]> {
+  const leads = incidents
+    .flatMap(leadsOf)
+    .sort((a, b) => b.firedMs - a.firedMs)
+    .slice(0, MAX_REVIEWED)
+    .reverse();
+  const reviews: { lead: Lead; review: IncidentReview; suggestion: { alert: string; yaml: string; group: string } | null; fromMs: number }[] = [];
+  // One at a time: each reads a few hundred minute buckets.
+  for (const [i, lead] of leads.entries()) {
+    const signals = Object.keys(lead.slice).length ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice) }) : [];
+    const moved = signals.find((x) => x.moved_at);
+    const firstSignal = moved ? { signal: moved.signal, family: moved.family, moved_at: moved.moved_at! } : null;
+    const fromMs = Math.floor((lead.firedMs - WATCH_MS) / 60_000) * 60_000;
+    const group = `suggested-${i + 1}`;
+    const suggestion = moved && Object.keys(lead.slice).length ? suggestedRule(moved, lead.slice, group) : null;
+    const review: IncidentReview = {
+      incident_id: lead.inc.id,
+      opened_at: lead.inc.openedAt,
+      status: lead.inc.status,
+      slice: lead.slice,
+      signals,
+      first_signal: firstSignal,
+      first_rule: { alertname: lead.alert.alertname, labels: labelsOf(lead.alert.labels), fired_at: lead.alert.firstFiringAt!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, lead.alert.firstFiringAt) },
+      backtest: { ran: false, from: iso(fromMs), to: iso(lead.firedMs), note: null, earlier_in_pack: null, suggested: null },
+    };
+    if (Object.keys(lead.slice).length === 0) {
+      review.backtest = { ...review.backtest, from: null, to: null, note: 'the first alert names no place (model, tenant, replica, node, …): nothing to replay' };
+    }
+    reviews.push({ lead, review, suggestion: suggestion ? { ...suggestion, group } : null, fromMs });
   }
-  let episodes: Episode[];
-  try {
-    episodes = (await runBacktest({ groups, reads: o.reads, fromMs, toMs, ...(o.timer && { timer: o.timer }) })).episodes;
-  } catch (e) {
-    review.backtest.note = `the backtest failed: ${(e as Error).message}`;
-    return review;
+  // Overlapping half hours: one backtest over their union.
+  const todo = reviews.filter((r) => r.review.backtest.from !== null).sort((a, b) => a.fromMs - b.fromMs);
+  const clusters: (typeof todo)[] = [];
+  for (const r of todo) {
+    const last = clusters.at(-1);
+    if (last && r.fromMs <= Math.max(...last.map((x) => x.lead.firedMs))) last.push(r);
+    else clusters.push([r]);
   }
-  review.backtest.ran = true;
-  const firing = (e: Episode) => e.firing_at !== null && Date.parse(e.firing_at) <= toMs && consistent(e.labels, slice);
-  const earliest = (list: Episode[]) => list.sort((a, b) => Date.parse(a.firing_at!) - Date.parse(b.firing_at!))[0];
-  const inPack = earliest(episodes.filter((e) => e.group !== 'suggested' && firing(e) && Date.parse(e.firing_at!) < firedMs));
-  if (inPack) review.backtest.earlier_in_pack = { alertname: inPack.alertname, labels: inPack.labels, fired_at: inPack.firing_at!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at), lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000 };
+  const pack = o.groups().filter((g) => !g.name.startsWith('suggested'));
+  for (const cluster of clusters) {
+    const fromMs = Math.min(...cluster.map((r) => r.fromMs));
+    const toMs = Math.max(...cluster.map((r) => r.lead.firedMs));
+    let episodes: Episode[] | null = null;
+    let note: string | null = null;
+    try {
+      const groups = [...pack, ...cluster.flatMap((r) => (r.suggestion ? groupsFromText([{ file: `${r.suggestion.group}.yaml`, text: r.suggestion.yaml }]) : []))];
+      if (groups.length === 0) note = 'no rules loaded';
+      else episodes = (await runBacktest({ groups, reads: o.reads, fromMs, toMs, ...(o.timer && { timer: o.timer }) })).episodes;
+    } catch (e) {
+      note = `the backtest failed: ${(e as Error).message}`;
+    }
+    for (const r of cluster) judgeBacktest(r.review, r.lead, r.fromMs, r.suggestion, episodes, note);
+  }
+  return reviews.map((r) => r.review);
+}
+
+const labelsOf = (l: Record<string, string>) => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'alertname' && k !== 'severity'));
+
+/** What the backtest says for one place: the earliest consistent firing of the pack before the first rule's, and the suggested rule's. */
+function judgeBacktest(review: IncidentReview, lead: Lead, fromMs: number, suggestion: { alert: string; yaml: string; group: string } | null, episodes: Episode[] | null, note: string | null): void {
+  const b = review.backtest;
+  if (!episodes) {
+    b.note = note;
+    return;
+  }
+  b.ran = true;
+  const firedMs = lead.firedMs;
+  const firstSignal = review.first_signal;
+  const firing = (e: Episode) => e.firing_at !== null && Date.parse(e.firing_at) >= fromMs && Date.parse(e.firing_at) <= firedMs && consistent(e.labels, lead.slice);
+  const earliest = (list: Episode[]) => list.sort((x, y) => Date.parse(x.firing_at!) - Date.parse(y.firing_at!))[0];
+  const inPack = earliest(episodes.filter((e) => !e.group.startsWith('suggested') && firing(e) && Date.parse(e.firing_at!) < firedMs));
+  if (inPack) b.earlier_in_pack = { alertname: inPack.alertname, labels: inPack.labels, fired_at: inPack.firing_at!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at), lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000 };
   if (suggestion) {
-    const s = earliest(episodes.filter((e) => e.group === 'suggested' && firing(e)));
-    review.backtest.suggested = { rule_yaml: suggestion.yaml, alertname: suggestion.alert, fired_at: s?.firing_at ?? null, lead_s: s ? (firedMs - Date.parse(s.firing_at!)) / 1000 : null, after_first_signal_s: s ? secondsBetween(firstSignal!.moved_at, s.firing_at) : null };
+    const s = earliest(episodes.filter((e) => e.group === suggestion.group && firing(e)));
+    b.suggested = { rule_yaml: suggestion.yaml, alertname: suggestion.alert, fired_at: s?.firing_at ?? null, lead_s: s ? (firedMs - Date.parse(s.firing_at!)) / 1000 : null, after_first_signal_s: s && firstSignal ? secondsBetween(firstSignal.moved_at, s.firing_at) : null };
   }
-  return review;
 }
