@@ -7,6 +7,7 @@
  */
 import { createDeliveryQueue } from './delivery-queue.ts';
 import type { DeliveryQueueStats } from './delivery-queue.ts';
+import { queueSettings } from './http-notifier.ts';
 import type { DeliveryOptions } from './http-notifier.ts';
 import { expectSuccess, postJson } from './http.ts';
 import { SIGNATURE_HEADER, signBody } from './signature.ts';
@@ -39,12 +40,7 @@ export function createReportWebhook(o: DeliveryOptions & { name: string; url: st
       const body = JSON.stringify(reportPayload(m, o.name));
       expectSuccess(o.url, await postJson(o.url, body, { timeoutMs, signal, ...(o.secret ? { headers: { [SIGNATURE_HEADER]: signBody(o.secret, body) } } : {}) }));
     },
-    ...(o.maxQueue !== undefined && { maxQueue: o.maxQueue }),
-    ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
-    ...(o.initialBackoffMs !== undefined && { initialBackoffMs: o.initialBackoffMs }),
-    ...(o.maxBackoffMs !== undefined && { maxBackoffMs: o.maxBackoffMs }),
-    ...(o.timers && { timers: o.timers }),
-    ...(o.random && { random: o.random }),
+    ...queueSettings(o),
     onGiveUp: (err) => o.logger?.warn({ receiver: o.name, err: (err as Error).message }, 'scheduled review dropped after retries'),
   });
   return { name: o.name, send: (m) => queue.push(m), stop: (deadlineMs = 5_000) => queue.stop(deadlineMs), idle: () => queue.idle(), stats: () => ({ name: o.name, ...queue.stats() }) };
