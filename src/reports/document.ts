@@ -96,7 +96,7 @@ export function incidentBlocks(inc: IncidentReview): Block[] {
   if (!b.ran) items.push(`backtest not run: ${b.note ?? '–'}`);
   else {
     const e = b.earlier_in_pack;
-    items.push(e ? `in the pack, \`${e.alertname}\` (${labelText(e.labels)}) would have fired at ${hhmm(e.fired_at)}, ${minutes(e.lead_s)} earlier` : 'no rule of the pack would have fired earlier (backtest of the half hour before)');
+    items.push(e ? `in the pack, \`${e.alertname}\` (${labelText(e.labels)}) would have fired at ${hhmm(e.fired_at)}, ${minutes(e.lead_s)} earlier` : `no rule of the pack would have fired earlier (backtest ${hhmm(b.from)} → ${hhmm(b.to)})`);
     if (e) marks.push({ at: e.fired_at, label: `${e.alertname} (backtest)`, what: 'backtest' });
     const s = b.suggested;
     if (s) {

@@ -32,6 +32,12 @@ describe('firstLevelMove', () => {
     expect(firstLevelMove(baseline, minutes([2, 2, 2], 10, 600_000), 'up').at).toBeNull();
     expect(firstLevelMove(baseline, minutes([2, 2, 2], 10, 600_000), 'down').at?.value).toBe(2);
   });
+  it('counts only a fresh move: one under way before the window starts counts once it settled and moved again', () => {
+    const before = { ms: 540_000, value: 20, n: 10 };
+    const watched = minutes([20, 20, 11, 19, 19], 10, 600_000);
+    expect(firstLevelMove(baseline, watched, 'up', before).at).toBe(watched[3]);
+    expect(firstLevelMove(baseline, watched, 'up').at).toBe(watched[0]);
+  });
   it('needs a move of at least 10 % even when the baseline hardly varies', () => {
     // Baseline 100.0/100.1 alternating: median 100.05, MAD 0.05; 100.5 is z = 6.1 but +0.45 %: not a move; 115 is.
     const steady = minutes([100, 100.1, 100, 100.1, 100, 100.1, 100, 100.1, 100, 100.1]);

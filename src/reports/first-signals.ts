@@ -4,7 +4,8 @@
  * hour before the first rule fired, each judged against the hour before that, and the minute each
  * first moved.
  *
- * When a signal moved (per signal, over the minutes that carry data):
+ * When a signal moved (per signal, over the minutes that carry data) — the first of two consecutive
+ * moved minutes that follow an unmoved one (a move already under way is not a new one):
  * - a level (a stage's P95, mean confidence, GPU utilisation or memory) moved at the first of two
  *   consecutive minutes whose modified z-score (Iglewicz & Hoaglin 1993: 0.6745 · (x − median) /
  *   MAD of the baseline minutes; with MAD 0, (x − median) / (1.253314 · mean absolute deviation))
@@ -107,7 +108,7 @@ export function modifiedZ(baseline: readonly number[]): ((x: number) => number) 
 const beyond = (d: SignalDef['direction'], delta: number) => (d === 'up' ? delta > 0 : d === 'down' ? delta < 0 : delta !== 0);
 
 /** The first of two consecutive moved minutes of a level signal, judged against the baseline minutes. */
-export function firstLevelMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction']): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
+export function firstLevelMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction'], before?: MinutePoint): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
   if (baseline.length < MIN_BASELINE_MINUTES) return { judged: false, at: null, baseline: baseline.length ? median(baseline.map((p) => p.value)) : null };
   const values = baseline.map((p) => p.value);
   const m = median(values);
@@ -119,21 +120,26 @@ export function firstLevelMove(baseline: readonly MinutePoint[], watched: readon
     // A baseline without any spread: any move of 10 % or more is one.
     return z === null ? true : Math.abs(z(x)) > MODIFIED_Z;
   };
-  return { judged: true, at: firstPair(watched, (p) => moved(p.value)), baseline: m };
+  return { judged: true, at: firstPair(watched, (p) => moved(p.value), before), baseline: m };
 }
 
 /** The first of two consecutive moved minutes of a rate signal (value = k / n), against the baseline's pooled rate. */
-export function firstRateMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction']): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
+export function firstRateMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction'], before?: MinutePoint): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
   const N = baseline.reduce((a, p) => a + p.n, 0);
   const K = baseline.reduce((a, p) => a + p.value * p.n, 0);
   if (baseline.length < MIN_BASELINE_MINUTES || N === 0) return { judged: false, at: null, baseline: N > 0 ? K / N : null };
   const rate = K / N;
   const moved = (p: MinutePoint) => beyond(direction, p.value - rate) && proportionTest(Math.round(p.value * p.n), Math.round(p.n), Math.round(K), Math.round(N)).pValue < RATE_ALPHA;
-  return { judged: true, at: firstPair(watched, moved), baseline: rate };
+  return { judged: true, at: firstPair(watched, moved, before), baseline: rate };
 }
 
-function firstPair(points: readonly MinutePoint[], moved: (p: MinutePoint) => boolean): MinutePoint | null {
-  for (let i = 0; i + 1 < points.length; i++) if (moved(points[i]!) && moved(points[i + 1]!)) return points[i]!;
+/** The first of two consecutive moved minutes that follow an unmoved one (`before`: the minute before the first point; none counts as unmoved). */
+function firstPair(points: readonly MinutePoint[], moved: (p: MinutePoint) => boolean, before?: MinutePoint): MinutePoint | null {
+  for (let i = 0; i + 1 < points.length; i++) {
+    const prev = i === 0 ? before : points[i - 1];
+    if (prev && moved(prev)) continue;
+    if (moved(points[i]!) && moved(points[i + 1]!)) return points[i]!;
+  }
   return null;
 }
 
@@ -149,13 +155,16 @@ export function eventFilters(slice: Record<string, string>): Filters {
 
 /**
  * Every signal of the slice over [firstFiringMs − WATCH_MS, firstFiringMs), per minute, against the
- * BASELINE_MS before; moved signals first, earliest first. `events: false` judges the resource
+ * BASELINE_MS before; moved signals first, earliest first. With `watchFromMs` (an earlier problem
+ * of the incident on a consistent place fired then), moves are looked for from there only, and a
+ * signal still moved from before it does not count until it settles and moves again. `events: false` judges the resource
  * signals only (a GPU's slice: requests do not say which GPU served them).
  */
-export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resources'>, slice: Record<string, string>, firstFiringMs: number, o: { events?: boolean } = {}): Promise<SignalMove[]> {
+export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resources'>, slice: Record<string, string>, firstFiringMs: number, o: { events?: boolean; watchFromMs?: number } = {}): Promise<SignalMove[]> {
   const end = Math.floor(firstFiringMs / MINUTE_MS) * MINUTE_MS;
-  const watchFrom = end - WATCH_MS;
-  const baseFrom = watchFrom - BASELINE_MS;
+  const baseTo = end - WATCH_MS;
+  const baseFrom = baseTo - BASELINE_MS;
+  const watchFrom = Math.max(baseTo, Math.floor((o.watchFromMs ?? baseTo) / MINUTE_MS) * MINUTE_MS);
   const filters = eventFilters(slice);
   const measures = ['count', ...new Set(EVENT_SIGNALS.flatMap((s) => (s.kind === 'level' ? [s.signal, `n(${/\((\w+)\)/.exec(s.signal)![1]})`] : [s.signal])))];
   const rows = o.events === false ? [] : await reads.aggregate({ fromMs: baseFrom, toMs: end, filters, groupBy: [], stepMs: MINUTE_MS, includeProbes: false, limit: 10_000, measures: measures.map((name) => ({ name, measure: parseMeasure(name) as Measure })) });
@@ -170,7 +179,7 @@ export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resour
       if (def.kind === 'level' && def.signal.startsWith('p') && n < MIN_QUANTILE_ROWS) return [];
       return [{ ms: bucketOf(r), value, n }];
     });
-    out.push(judge(def, points, watchFrom));
+    out.push(judge(def, points, baseTo, watchFrom));
   }
   // Resources: the slice's own node / replica / GPU, else the nodes that served its requests.
   const resFilters: { node?: string | string[]; replica?: string; gpu?: string; pool?: string } = {};
@@ -183,18 +192,19 @@ export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resour
     const res = await reads.resources({ fromMs: baseFrom, toMs: end, stepMs: MINUTE_MS, metrics: RESOURCE_SIGNALS.map((s) => s.signal), filters: resFilters, groupBy: [] });
     for (const def of RESOURCE_SIGNALS) {
       const points = res.filter((r) => r.metric === def.signal).map((r) => ({ ms: r.bucketMs, value: def.signal === 'gpu_memory_used_bytes' ? r.max : r.avg, n: 1 }));
-      if (points.length) out.push(judge(def, points, watchFrom));
+      if (points.length) out.push(judge(def, points, baseTo, watchFrom));
     }
   }
   const t = (s: SignalMove) => (s.moved_at ? Date.parse(s.moved_at) : Infinity);
   return out.filter((s) => s.n > 0 || s.baseline_n > 0).sort((a, b) => t(a) - t(b));
 }
 
-function judge(def: SignalDef, points: readonly MinutePoint[], watchFrom: number): SignalMove {
+function judge(def: SignalDef, points: readonly MinutePoint[], baseTo: number, watchFrom: number): SignalMove {
   const sorted = [...points].sort((a, b) => a.ms - b.ms);
-  const baseline = sorted.filter((p) => p.ms < watchFrom);
+  const baseline = sorted.filter((p) => p.ms < baseTo);
   const watched = sorted.filter((p) => p.ms >= watchFrom);
-  const r = def.kind === 'level' ? firstLevelMove(baseline, watched, def.direction) : firstRateMove(baseline, watched, def.direction);
+  const before = sorted.filter((p) => p.ms < watchFrom).at(-1);
+  const r = def.kind === 'level' ? firstLevelMove(baseline, watched, def.direction, before) : firstRateMove(baseline, watched, def.direction, before);
   return {
     signal: def.signal,
     family: def.family,

@@ -48,7 +48,7 @@ export interface IncidentReview {
   signals: SignalMove[];
   first_signal: { signal: string; family: SignalMove['family']; moved_at: string } | null;
   first_rule: RaisedBy | null;
-  /** The backtest of the half hour before the first firing: what would have fired earlier. */
+  /** The backtest of the half hour before the first firing (from an earlier problem's firing on a consistent place, when later): what would have fired earlier. */
   backtest: {
     ran: boolean;
     from: string | null;
@@ -155,13 +155,16 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
     .sort((a, b) => b.firedMs - a.firedMs)
     .slice(0, MAX_REVIEWED)
     .reverse();
-  const reviews: { lead: Lead; review: IncidentReview; suggestion: { alert: string; yaml: string; group: string } | null; fromMs: number }[] = [];
+  const reviews: { lead: Lead; review: IncidentReview; suggestion: { alert: string; yaml: string; group: string } | null; fromMs: number; replayFromMs: number }[] = [];
   // One at a time: each reads a few hundred minute buckets.
   for (const [i, lead] of leads.entries()) {
-    const signals = Object.keys(lead.slice).length ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice) }) : [];
+    // Moves before an earlier problem of the incident on a consistent place fired are that problem's.
+    const replayFromMs = Math.floor((lead.firedMs - WATCH_MS) / 60_000) * 60_000;
+    const earlier = leadsOf(lead.inc).filter((l) => l.firedMs < lead.firedMs && consistent(l.slice, lead.slice)).map((l) => l.firedMs);
+    const fromMs = Math.max(replayFromMs, ...earlier);
+    const signals = Object.keys(lead.slice).length ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice), watchFromMs: fromMs }) : [];
     const moved = signals.find((x) => x.moved_at);
     const firstSignal = moved ? { signal: moved.signal, family: moved.family, moved_at: moved.moved_at! } : null;
-    const fromMs = Math.floor((lead.firedMs - WATCH_MS) / 60_000) * 60_000;
     const group = `suggested-${i + 1}`;
     const suggestion = moved && Object.keys(lead.slice).length ? suggestedRule(moved, lead.slice, group) : null;
     const review: IncidentReview = {
@@ -177,19 +180,19 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
     if (Object.keys(lead.slice).length === 0) {
       review.backtest = { ...review.backtest, from: null, to: null, note: 'the first alert names no place (model, tenant, replica, node, …): nothing to replay' };
     }
-    reviews.push({ lead, review, suggestion: suggestion ? { ...suggestion, group } : null, fromMs });
+    reviews.push({ lead, review, suggestion: suggestion ? { ...suggestion, group } : null, fromMs, replayFromMs });
   }
   // Overlapping half hours: one backtest over their union.
-  const todo = reviews.filter((r) => r.review.backtest.from !== null).sort((a, b) => a.fromMs - b.fromMs);
+  const todo = reviews.filter((r) => r.review.backtest.from !== null).sort((a, b) => a.replayFromMs - b.replayFromMs);
   const clusters: (typeof todo)[] = [];
   for (const r of todo) {
     const last = clusters.at(-1);
-    if (last && r.fromMs <= Math.max(...last.map((x) => x.lead.firedMs))) last.push(r);
+    if (last && r.replayFromMs <= Math.max(...last.map((x) => x.lead.firedMs))) last.push(r);
     else clusters.push([r]);
   }
   const pack = o.groups().filter((g) => !g.name.startsWith('suggested'));
   for (const cluster of clusters) {
-    const fromMs = Math.min(...cluster.map((r) => r.fromMs));
+    const fromMs = Math.min(...cluster.map((r) => r.replayFromMs));
     const toMs = Math.max(...cluster.map((r) => r.lead.firedMs));
     let episodes: Episode[] | null = null;
     let note: string | null = null;
@@ -219,7 +222,11 @@ function judgeBacktest(review: IncidentReview, lead: Lead, fromMs: number, sugge
   const firstSignal = review.first_signal;
   const firing = (e: Episode) => e.firing_at !== null && Date.parse(e.firing_at) >= fromMs && Date.parse(e.firing_at) <= firedMs && consistent(e.labels, lead.slice);
   const earliest = (list: Episode[]) => list.sort((x, y) => Date.parse(x.firing_at!) - Date.parse(y.firing_at!))[0];
-  const inPack = earliest(episodes.filter((e) => !e.group.startsWith('suggested') && firing(e) && Date.parse(e.firing_at!) < firedMs));
+  // An alert of the incident that fired live before this place's first is no missing signal: it was raised.
+  const key = (alertname: string, labels: Record<string, string>) => JSON.stringify([alertname, Object.entries(sliceOf(labels)).sort()]);
+  const raised = lead.inc.alerts.filter((x) => x.firstFiringAt && Date.parse(x.firstFiringAt) < firedMs).map((x) => key(x.alertname, x.labels));
+  const wasRaised = (e: Episode) => raised.includes(key(e.alertname, e.labels));
+  const inPack = earliest(episodes.filter((e) => !e.group.startsWith('suggested') && firing(e) && Date.parse(e.firing_at!) < firedMs && !wasRaised(e)));
   if (inPack) b.earlier_in_pack = { alertname: inPack.alertname, labels: inPack.labels, fired_at: inPack.firing_at!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at), lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000 };
   if (suggestion) {
     const s = earliest(episodes.filter((e) => e.group === suggestion.group && firing(e)));
