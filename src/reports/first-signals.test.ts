@@ -80,7 +80,7 @@ describe('suggestedRule', () => {
 });
 
 describe('leadsOf', () => {
-  it('reviews each place an incident reached by its first alert; a second rule on a consistent place within 5 minutes is the same problem', () => {
+  it('reviews each place an incident reached by its first alert; a second rule within 5 minutes on a place containing or contained in it is the same problem', () => {
     const alert = (alertname: string, labels: Record<string, string>, at: string) => ({ alertname, fingerprint: alertname, severity: 'warning', labels: { alertname, ...labels }, firstFiringAt: `2026-11-29T${at}:00.000Z`, resolvedAt: null, value: 1 });
     const inc = {
       id: 'inc-1',
@@ -99,13 +99,20 @@ describe('leadsOf', () => {
         alert('ReplicaSlow', { model: 'm', model_version: 'v1', replica: 'r1' }, '14:06'),
         // 2 minutes after ReplicaSlow, on m v1 (consistent with m v1 r1): the same problem.
         alert('LatencyTailUp', { model: 'm', model_version: 'v1' }, '14:08'),
-        // 6 minutes after CanaryErrorsUp on a consistent place: a new problem.
+        // 6 minutes after CanaryErrorsUp on a place containing its: a new problem.
         alert('ConfidenceDrop', { model: 'm', model_version: 'v2' }, '14:16'),
+        // 2 minutes after ConfidenceDrop, on m v2's canary route: contained in m v2, the same problem.
+        alert('CanaryLatencyUp', { model: 'm', model_version: 'v2', route_rule: 'canary' }, '14:18'),
+        // 2 minutes after ReplicaSlow, on m v1 × tenant t: consistent with m v1 r1, but neither contains the other: a new one.
+        alert('TenantErrors', { model: 'm', model_version: 'v1', tenant: 't' }, '14:08'),
+        // The same rule on another tenant a minute later: the rule fanning out, the same problem.
+        alert('TenantErrors', { model: 'm', model_version: 'v1', tenant: 'u' }, '14:09'),
         { ...alert('Pending', { model: 'm' }, '14:20'), firstFiringAt: null },
       ],
     };
     expect(leadsOf(inc).map((l) => [l.alert.alertname, l.slice])).toEqual([
       ['ReplicaSlow', { model: 'm', model_version: 'v1', replica: 'r1' }],
+      ['TenantErrors', { model: 'm', model_version: 'v1', tenant: 't' }],
       ['CanaryErrorsUp', { model: 'm', model_version: 'v2', tenant: 'w' }],
       ['ConfidenceDrop', { model: 'm', model_version: 'v2' }],
     ]);

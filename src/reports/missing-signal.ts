@@ -125,8 +125,8 @@ interface Lead {
 
 /**
  * The places an incident reached, each by its first alert: an alert starts a new one unless an
- * earlier one of the incident, on a consistent place, fired within LEAD_GAP_MS before it (the same
- * problem seen by a second rule). An incident grouped by model can span several problems in turn
+ * earlier one of the incident fired within LEAD_GAP_MS before it by the same rule, or on a place
+ * that contains or is contained in it (the same problem seen by a second rule). An incident grouped by model can span several problems in turn
  * (the demo's cycle is one incident of spam-filter); each is reviewed.
  */
 export function leadsOf(inc: IncidentHistory): Lead[] {
@@ -135,13 +135,20 @@ export function leadsOf(inc: IncidentHistory): Lead[] {
   for (const alert of fired) {
     const slice = sliceOf(alert.labels);
     const firedMs = Date.parse(alert.firstFiringAt!);
-    const seen = leads.some((l) => firedMs - l.firedMs <= LEAD_GAP_MS && (Object.keys(slice).length === 0 || consistent(l.slice, slice)));
+    // The same problem: within the gap, the same rule on another place (a rule fanning out over
+    // tenants), or a place containing or contained in it ({model, v1} and {model, v1, replica-1}).
+    const seen = leads.some((l) => firedMs - l.firedMs <= LEAD_GAP_MS && (l.alert.alertname === alert.alertname || nested(l.slice, slice)));
     if (!seen) leads.push({ inc, alert, slice, firedMs });
   }
   return leads;
 }
 
-/** An alert within this long after an earlier one on a consistent place belongs to the same problem. */
+/** Every label of `inner` has the same value in `outer`. */
+const within = (inner: Record<string, string>, outer: Record<string, string>) => Object.entries(inner).every(([k, v]) => outer[k] === v);
+/** One place contains the other. */
+const nested = (a: Record<string, string>, b: Record<string, string>) => within(a, b) || within(b, a);
+
+/** An alert within this long after an earlier one on the same place, or one containing or contained in it, belongs to the same problem. */
 export const LEAD_GAP_MS = 5 * 60_000;
 
 /**
@@ -158,9 +165,9 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
   const reviews: { lead: Lead; review: IncidentReview; suggestion: { alert: string; yaml: string; group: string } | null; fromMs: number; replayFromMs: number }[] = [];
   // One at a time: each reads a few hundred minute buckets.
   for (const [i, lead] of leads.entries()) {
-    // Moves before an earlier problem of the incident on a consistent place fired are that problem's.
+    // Moves before an earlier problem of the incident on a place containing or contained in this one fired are that problem's.
     const replayFromMs = Math.floor((lead.firedMs - WATCH_MS) / 60_000) * 60_000;
-    const earlier = leadsOf(lead.inc).filter((l) => l.firedMs < lead.firedMs && consistent(l.slice, lead.slice)).map((l) => l.firedMs);
+    const earlier = leadsOf(lead.inc).filter((l) => l.firedMs < lead.firedMs && nested(l.slice, lead.slice)).map((l) => l.firedMs);
     const fromMs = Math.max(replayFromMs, ...earlier);
     const signals = Object.keys(lead.slice).length ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice), watchFromMs: fromMs }) : [];
     const moved = signals.find((x) => x.moved_at);
@@ -229,7 +236,9 @@ function judgeBacktest(review: IncidentReview, lead: Lead, fromMs: number, sugge
   const inPack = earliest(episodes.filter((e) => !e.group.startsWith('suggested') && firing(e) && Date.parse(e.firing_at!) < firedMs && !wasRaised(e)));
   if (inPack) b.earlier_in_pack = { alertname: inPack.alertname, labels: inPack.labels, fired_at: inPack.firing_at!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at), lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000 };
   if (suggestion) {
-    const s = earliest(episodes.filter((e) => e.group === suggestion.group && firing(e)));
+    // Built on the first signal: a firing before that signal moved is noise, not an earlier warning.
+    const movedMs = firstSignal ? Date.parse(firstSignal.moved_at) : fromMs;
+    const s = earliest(episodes.filter((e) => e.group === suggestion.group && firing(e) && Date.parse(e.firing_at!) >= movedMs));
     b.suggested = { rule_yaml: suggestion.yaml, alertname: suggestion.alert, fired_at: s?.firing_at ?? null, lead_s: s ? (firedMs - Date.parse(s.firing_at!)) / 1000 : null, after_first_signal_s: s && firstSignal ? secondsBetween(firstSignal.moved_at, s.firing_at) : null };
   }
 }
