@@ -17,8 +17,9 @@
  *   consecutive minutes above the baseline's pooled rate with a two-proportion test (Fisher's exact
  *   test when an expected count is below 5) at p < 0.001;
  *   worked: baseline 0 of 300, a minute with 3 of 3 → Fisher p = 1 / C(303, 3) ≈ 2.2e-7 (moved).
- * A minute counts for a latency quantile with at least 20 requests (a P95 of fewer is its maximum, noise on a small slice); a signal needs 10 baseline
- * minutes with data to be judged at all (otherwise `judged: false`, said, not guessed).
+ * A minute counts for a latency quantile with at least 20 requests (a P95 of fewer is its maximum,
+ * noise on a small slice); a signal needs 10 baseline minutes with data to be judged at all
+ * (otherwise `judged: false`, said, not guessed).
  */
 import { proportionTest } from '../analysis/index.ts';
 import { parseMeasure, DIMENSIONS } from '../schema/index.ts';
