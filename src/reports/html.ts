@@ -56,8 +56,10 @@ export function barChartSvg(c: BarChart): string {
 
 /** One time axis from the backtest's start to the first firing: signals (orange dots), rules (red), backtest firings (green). */
 export function timelineSvg(c: TimelineChart): string {
-  const from = Date.parse(c.from);
   const to = Date.parse(c.to);
+  // From a few minutes before the first mark (within the chart's window), so the marks spread out.
+  const first = Math.min(...c.marks.map((m) => Date.parse(m.at)), to);
+  const from = Math.max(Date.parse(c.from), Math.floor((first - 5 * 60_000) / 60_000) * 60_000);
   const span = Math.max(60_000, to - from);
   const left = 20;
   const width = 640;
@@ -69,7 +71,8 @@ export function timelineSvg(c: TimelineChart): string {
   const colour = { signal: '#ea580c', rule: '#dc2626', backtest: '#16a34a' } as const;
   const parts: string[] = [`<svg class="chart timeline" role="img" aria-label="${esc(c.title)}" viewBox="0 0 ${left + width + 200} ${h}" width="${left + width + 200}" height="${h}" xmlns="http://www.w3.org/2000/svg">`, `<title>${esc(c.title)}</title>`];
   parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + width}" y2="${axisY}" stroke="#64748b"/>`);
-  for (let t = Math.ceil(from / 300_000) * 300_000; t <= to; t += 300_000) {
+  const tickMs = span <= 20 * 60_000 ? 60_000 * (span <= 10 * 60_000 ? 1 : 2) : 300_000;
+  for (let t = Math.ceil(from / tickMs) * tickMs; t <= to; t += tickMs) {
     const tx = left + ((t - from) / span) * width;
     parts.push(`<line x1="${tx.toFixed(1)}" y1="${axisY}" x2="${tx.toFixed(1)}" y2="${axisY + 5}" stroke="#64748b"/><text x="${tx.toFixed(1)}" y="${axisY + 18}" text-anchor="middle" class="tick">${new Date(t).toISOString().slice(11, 16)}</text>`);
   }

@@ -17,7 +17,7 @@
  * Bounded: the newest MAX_REVIEWED places of the period; backtests of overlapping half hours run as
  * one over their union.
  */
-import { stringify } from 'yaml';
+import { Document, isMap } from 'yaml';
 import { consistent, groupsFromText, runBacktest } from '../alerting/index.ts';
 import type { Episode, IncidentHistory, RuleGroup } from '../alerting/index.ts';
 import type { TypedReads } from '../query/index.ts';
@@ -102,7 +102,13 @@ export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: R
     condition = { kind: 'resource', metric: 'gpu_utilization_ratio', window: '5m', agg: 'avg', by: resBy, op: '>', value: 0.9 };
   } else return null;
   if (condition['kind'] !== 'resource' && eventBy.length === 0) return null;
-  const yaml = stringify({ groups: [{ name: group, interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }] });
+  const doc = new Document({ groups: [{ name: group, interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }] });
+  // The condition and labels on one line each, as the pack writes short ones.
+  for (const key of ['condition', 'labels']) {
+    const node = doc.getIn(['groups', 0, 'rules', 0, key], true);
+    if (isMap(node)) node.flow = true;
+  }
+  const yaml = doc.toString({ lineWidth: 0 });
   return { alert, yaml };
 }
 
