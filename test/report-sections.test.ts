@@ -111,6 +111,14 @@ describe('the review sections against the store', () => {
     expect((await fetch(`${server.url}/v1/reports?period=1h&tenant=`)).status).toBe(400);
   });
 
+  it('builds one review at a time with four waiting: a sixth at once is answered 429 with Retry-After', async () => {
+    const answers = await Promise.all(Array.from({ length: 6 }, () => fetch(`${server.url}/v1/reports?period=1h`)));
+    const statuses = answers.map((a) => a.status).sort();
+    expect(statuses).toEqual([200, 200, 200, 200, 200, 429]);
+    expect(answers.find((a) => a.status === 429)!.headers.get('retry-after')).toBe('10');
+    await Promise.all(answers.map((a) => a.body?.cancel()));
+  });
+
   it('says the same in the Markdown', () => {
     expect(md).toContain('## Versions that behaved abnormally');
     expect(md).toMatch(/\| m v2 \| 100 \| 100 \| \*\*rollback\*\*/);
