@@ -55,4 +55,20 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
     await page.locator('[data-panel="alerts-history"]').scrollIntoViewIfNeeded();
     await page.locator('[data-panel="alerts-history"]').screenshot({ path: path.join(SHOTS, 'alerts-history.png') });
   });
+
+  it('acknowledges an incident from its summary: written to the incident log, shown with who and when', async () => {
+    const globex = () => page.locator('[data-panel="alerts-history"] details.incident', { hasText: 'model=globex-model' });
+    await globex().locator('button.ack').click();
+    await page.waitForSelector('[data-panel="alerts-history"] details.incident .acked', { timeout: 30_000 });
+    expect(await globex().locator('.acked').textContent()).toMatch(/^ · acknowledged .+ by anonymous$/);
+    expect(await globex().locator('button.ack').count()).toBe(0);
+    // The other incident is still to be acknowledged.
+    expect(await page.locator('[data-panel="alerts-history"] details.incident', { hasText: 'model=acme-model' }).locator('button.ack').count()).toBe(1);
+    await globex().locator('summary').click();
+    // Every step of this server is at NOW, the acknowledgement too: the log orders steps of one instant by entry id, whose prefix is random per process.
+    expect((await globex().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset['kind']))).sort()).toEqual(['acknowledged', 'action_proposed', 'alert_firing', 'opened']);
+    // In the log, so in the API's answer too.
+    const res = (await (await fetch(`${server!.url}/v1/incidents?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`)).json()) as { data: { incidents: { groupLabels: Record<string, string>; acknowledged_by: string | null }[] } };
+    expect(res.data.incidents.map((i) => [i.groupLabels['model'], i.acknowledged_by]).sort()).toEqual([['acme-model', null], ['globex-model', 'anonymous']]);
+  });
 });

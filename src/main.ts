@@ -19,12 +19,14 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes, reportRoutes } from './api/index.ts';
+import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes, reportRoutes, reportReads } from './api/index.ts';
 import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
-import { createAlertmanagerNotifier, createWebhookNotifier } from './notify/index.ts';
-import type { Notifier } from './notify/index.ts';
+import { createAlertmanagerNotifier, createReportWebhook, createWebhookNotifier } from './notify/index.ts';
+import type { Notifier, ReportWebhook } from './notify/index.ts';
+import { buildReport, createReportScheduler } from './reports/index.ts';
+import type { ReportScheduler } from './reports/index.ts';
 import { InferlensError, isInferlensError } from './schema/index.ts';
 import type { ReadScope } from './schema/index.ts';
 import { createGpuCollector, createHostCollector, createScraper, registerScrapeMetrics } from './ingest/index.ts';
@@ -77,6 +79,8 @@ export interface InferlensServer {
   alerting: Alerting | undefined;
   /** The scraper of the configured targets, when there are any (tests scrape on demand with it). */
   scraper: Scraper | undefined;
+  /** The scheduled review, when `reports.schedules` names any (tests tick it on the server's clock). */
+  reportScheduler: ReportScheduler | undefined;
   /** Whether the store answered at the last check (what /readyz reports). */
   storeReady(): boolean;
   stop(deadlineMs?: number): Promise<void>;
@@ -239,6 +243,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     return r;
   };
   const audit = createAuditLog(dataDir ? { file: join(dataDir, 'audit.jsonl') } : {});
+  const reports = serves && config.reports.schedules.length > 0 ? buildReportSchedule(config, { reads: readsFor({ tenants: null }), alerting, logger, now }) : undefined;
 
   const quality = qualityRoutes({
     golden,
@@ -300,6 +305,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   for (const p of pulls) p.start();
   probes?.start();
   alerting?.start();
+  reports?.scheduler.start();
   ready = true;
   logger.info({ url, role, store: duckdb ? databasePath(config) : (config.storage.clickhouse.url ?? `chdb:${config.storage.clickhouse.chdbPath}`), ready: storeUp }, 'inferlens listening');
 
@@ -316,6 +322,7 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     retention,
     alerting,
     scraper,
+    reportScheduler: reports?.scheduler,
     storeReady: () => storeUp,
     stop(deadlineMs = 10_000) {
       stopped ??= (async () => {
@@ -326,6 +333,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
         for (const p of pulls) await p.stop();
         await probes?.stop();
         await alerting?.stop(deadlineMs);
+        reports?.scheduler.stop();
+        await Promise.all(reports?.webhooks.map((w) => w.stop(deadlineMs)) ?? []);
         await new Promise<void>((r) => {
           server.close(() => r());
           server.closeIdleConnections?.();
@@ -344,6 +353,23 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
       return stopped;
     },
   };
+}
+
+/** The scheduled reviews: each schedule's Markdown to its webhook receivers (their own queues, the receivers' settings). */
+function buildReportSchedule(config: Config, d: { reads: Reads; alerting: Alerting | undefined; logger: Logger; now: () => number }): { scheduler: ReportScheduler; webhooks: ReportWebhook[] } {
+  const names = new Set(config.reports.schedules.flatMap((s) => s.receivers));
+  const webhooks = config.alerting.receivers.flatMap((r) => (r.type === 'webhook' && names.has(r.name) ? [createReportWebhook({ name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }), ...(r.secret && { secret: r.secret }) })] : []));
+  const byName = new Map(webhooks.map((w) => [w.name, w]));
+  const scheduler = createReportScheduler({
+    schedules: config.reports.schedules,
+    build: (periodMs, nowMs) => buildReport(reportReads(d.reads, { tenants: null }, d.alerting), config.cost, { periodMs, nowMs }),
+    deliver: (r) => {
+      for (const name of r.receivers) byName.get(name)?.send({ schedule: r.schedule, period: r.period, markdown: r.markdown });
+    },
+    clock: { ...systemClock, now: d.now },
+    logger: d.logger.child({ component: 'reports' }),
+  });
+  return { scheduler, webhooks };
 }
 
 /** Alert rules (the default pack plus configured files), notifiers and actions. */

@@ -59,7 +59,7 @@ describe('GET /v1/reports', () => {
     expect(r.gpu.by_node).toEqual([{ ...pool, pool: undefined, node: 'n1' }].map(({ pool: _p, ...rest }) => rest));
 
     // One incident, one episode of VersionErrors (no action in the rule); no rule stayed silent.
-    expect(r.alerting).toEqual({ available: true, incidents: 1, episodes: 1, action_share: 0, noisiest: [{ alertname: 'VersionErrors', episodes: 1, with_action: 0, acknowledged: 0, median_minutes_to_acknowledge: null }], never_fired: [] });
+    expect(r.alerting).toEqual({ available: true, incidents: 1, episodes: 1, action_share: 0, acknowledged_incidents: 0, median_minutes_to_acknowledge: null, noisiest: [{ alertname: 'VersionErrors', episodes: 1, with_action: 0, acknowledged: 0, median_minutes_to_acknowledge: null }], never_fired: [] });
 
     // Cost: the held minutes at 0.06 each. Current: 11:30 goes to m (its requests ran on n1 then),
     // 11:31 is idle. Previous: 10:30 to m. m: 0.06 over 14 requests → 4.2857 per 1,000; no change.
@@ -73,7 +73,7 @@ describe('GET /v1/reports', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toContain('text/markdown');
     const md = await res.text();
-    expect(md).toContain('# inferlens review: 2026-11-30T11:00:00.000Z → 2026-11-30T12:00:00.000Z');
+    expect(md).toContain('# inferlens review: 2026-11-30 11:00 → 2026-11-30 12:00 UTC');
     expect(md).toContain('| m v1 | 198 ms | 200 ms | 10 | 99.1 ms (n 10) | +100 % | +100 % |');
     expect(md).toContain('| a100 | 1 | 70.0 % | 90.0 % | 50.0 % | 2 | 25.0 % | 40.0 % |');
     expect(md).toContain('| VersionErrors | 1 | 0 | 0 | – |');
@@ -93,6 +93,10 @@ describe('GET /v1/reports', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '1h', '--out', out]);
     expect(stdout.trim()).toBe(`wrote ${out}`);
     expect(readFileSync(out, 'utf8')).toBe(await (await get('/v1/reports?period=1h&format=md')).text());
+    const html = join(dir, 'review.html');
+    await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '1h', '--format', 'html', '--out', html]);
+    expect(readFileSync(html, 'utf8')).toBe(await (await get('/v1/reports?period=1h&format=html')).text());
+    expect(readFileSync(html, 'utf8')).toMatch(/^<!doctype html>[\s\S]*<svg class="chart bars"/);
     const bad = await promisify(execFile)(process.execPath, [BIN, 'report', '--url', server.url, '--period', '5m']).catch((e: { code: number; stderr: string }) => e);
     expect(bad).toMatchObject({ code: 1, stderr: expect.stringContaining('report failed (400)') });
   });

@@ -8,6 +8,7 @@ import { Counter, Gauge } from 'prom-client';
 import type { Registry } from 'prom-client';
 import type { AlertNotification, Notifier } from '../notify/index.ts';
 import type { TypedReads } from '../query/index.ts';
+import { InferlensError } from '../schema/index.ts';
 import { createActions } from './actions.ts';
 import type { ActionEndpoint, ActionMode, ActionRecord, Actions } from './actions.ts';
 import type { Alert } from './alert-state.ts';
@@ -17,7 +18,7 @@ import { createEvaluator } from './evaluator.ts';
 import type { Evaluator, RuleHealth } from './evaluator.ts';
 import type { Coverage } from './conditions/index.ts';
 import { createIncidentLog } from './incident-log.ts';
-import type { IncidentHistoryReply, IncidentLog, IncidentLogStore } from './incident-log.ts';
+import type { IncidentHistory, IncidentHistoryReply, IncidentLog, IncidentLogStore } from './incident-log.ts';
 import { createIncidents } from './incidents.ts';
 import type { IncidentView, Incidents } from './incidents.ts';
 import { DEFAULT_INHIBIT_RULES, createInhibitor } from './inhibit.ts';
@@ -123,6 +124,14 @@ export interface Alerting {
   incidents(): IncidentView[];
   /** Incidents with any step in [fromMs, toMs), from the incident log, with their timelines; and the window's silences. */
   history(fromMs: number, toMs: number): Promise<IncidentHistoryReply>;
+  /** One incident from the incident log, or null. */
+  incident(id: string): Promise<IncidentHistory | null>;
+  /**
+   * A person acknowledges an incident: written to the incident log (kind `acknowledged`, detail
+   * by and comment), so it survives restarts; a second acknowledgement changes nothing. not_found
+   * when the log has no such incident.
+   */
+  acknowledge(id: string, by: string, comment?: string): Promise<IncidentHistory>;
   silences: Pick<Silences, 'create' | 'expire' | 'list'>;
   actions: Pick<Actions, 'approve' | 'reject' | 'list' | 'mode' | 'idle'>;
   rules(): RuleGroupView[];
@@ -134,6 +143,11 @@ const iso = (ms: number) => new Date(ms).toISOString();
 const fmtDuration = (ms: number) => (ms % 3_600_000 === 0 && ms > 0 ? `${ms / 3_600_000}h` : ms % 60_000 === 0 && ms > 0 ? `${ms / 60_000}m` : `${ms / 1000}s`);
 
 export function createAlerting(o: AlertingOptions): Alerting {
+  /** Which incidents are open in this process, now. */
+  const isOpen = () => {
+    const open = new Set(incidents.list().filter((i) => i.status === 'open').map((i) => i.id));
+    return (id: string) => open.has(id);
+  };
   const clock = o.clock ?? systemClock;
   const notifiers = o.notifiers ?? [];
   const resendDelayMs = o.resendDelayMs ?? 60_000;
@@ -292,9 +306,14 @@ export function createAlerting(o: AlertingOptions): Alerting {
         .map(view);
     },
     incidents: () => incidents.list(),
-    history: (fromMs, toMs) => {
-      const open = new Set(incidents.list().filter((i) => i.status === 'open').map((i) => i.id));
-      return incidentLog.history(fromMs, toMs, (id) => open.has(id));
+    history: (fromMs, toMs) => incidentLog.history(fromMs, toMs, isOpen()),
+    incident: (id) => incidentLog.incident(id, isOpen()),
+    async acknowledge(id, by, comment) {
+      const inc = await incidentLog.incident(id, isOpen());
+      if (!inc) throw new InferlensError('not_found', `no incident ${id} in the incident log: GET /v1/incidents?from&to lists them`);
+      if (inc.acknowledged_at) return inc;
+      incidentLog.record({ incident_id: id, kind: 'acknowledged', labels: inc.groupLabels, detail: { by, ...(comment && { comment }) } });
+      return (await incidentLog.incident(id, isOpen()))!;
     },
     silences: {
       create: (input) => {

@@ -1,6 +1,6 @@
 /**
  * The incident log: every step of an incident (opened, each alert firing / resolving / leaving,
- * each notification, resolved), of its actions (proposed, approved, rejected, sent, answered,
+ * each notification, a person's acknowledgement, resolved), of its actions (proposed, approved, rejected, sent, answered,
  * failed) and of silences (created, expired), written to the store so incidents survive restarts,
  * and read back as incidents with their timeline (`GET /v1/incidents?from&to`).
  *
@@ -44,6 +44,9 @@ export interface IncidentHistory {
   alerts: { alertname: string; fingerprint: string; severity: string | null; labels: Labels; firstFiringAt: string | null; resolvedAt: string | null; value: number | null }[];
   actions: { id: string; action: string; state: string; alertname: string | null; proposedAt: string; lastStepAt: string; by: string | null }[];
   timeline: { ts: string; kind: string; alertname: string | null; tenant: string | null; detail: Record<string, unknown> }[];
+  /** When a person first acknowledged it (`POST /v1/incidents/:id/ack`), and who; null until then. */
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
 }
 
 export interface IncidentHistoryReply {
@@ -58,6 +61,8 @@ export interface IncidentLog {
   flush(): Promise<void>;
   /** Incidents with any step in [fromMs, toMs), each with its whole timeline; newest first. `isOpen` says which are open in this process. */
   history(fromMs: number, toMs: number, isOpen: (id: string) => boolean): Promise<IncidentHistoryReply>;
+  /** One incident with its whole timeline (any time up to now), or null when the log has none by that id. */
+  incident(id: string, isOpen: (id: string) => boolean): Promise<IncidentHistory | null>;
   stats(): { writtenTotal: number; failedWritesTotal: number; droppedTotal: number; queued: number };
 }
 
@@ -141,6 +146,12 @@ export function createIncidentLog(o: { store?: IncidentLogStore; clock: Clock; l
       const entries = ids.length ? await o.store.listIncidentLog({ fromMs, toMs, incidentIds: ids, limit: MAX_ENTRIES }) : [];
       return { incidents: incidentsFrom(entries, isOpen), silences: silencesFrom(inWindow) };
     },
+    async incident(id, isOpen) {
+      if (!o.store) return null;
+      await this.flush();
+      const entries = await o.store.listIncidentLog({ fromMs: 0, toMs: o.clock.now() + 1, incidentIds: [id], limit: MAX_ENTRIES });
+      return incidentsFrom(entries, isOpen)[0] ?? null;
+    },
     stats: () => ({ writtenTotal, failedWritesTotal, droppedTotal, queued: queue.length }),
   };
 }
@@ -184,6 +195,7 @@ export function incidentsFrom(entries: readonly IncidentLogEntry[], isOpen: (id:
       }
     }
     const critical = list.some((e) => e.kind === 'alert_firing' && e.severity === 'critical');
+    const ack = list.find((e) => e.kind === 'acknowledged');
     out.push({
       id,
       groupLabels: opened?.labels ?? {},
@@ -195,6 +207,8 @@ export function incidentsFrom(entries: readonly IncidentLogEntry[], isOpen: (id:
       alerts: [...alerts.values()],
       actions: [...actions.values()],
       timeline: list.map((e) => ({ ts: iso(e.ts), kind: e.kind, alertname: e.alertname, tenant: e.tenant, detail: e.detail })),
+      acknowledged_at: ack ? iso(ack.ts) : null,
+      acknowledged_by: ack ? str(ack.detail['by']) : null,
     });
   }
   const start = (i: IncidentHistory) => Date.parse(i.openedAt ?? i.timeline[0]?.ts ?? '') || 0;

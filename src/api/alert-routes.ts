@@ -6,7 +6,7 @@
  */
 import type { Context } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
-import { AlertsRequestSchema, ApproveRequestSchema, IncidentsRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
+import { AckRequestSchema, AlertsRequestSchema, ApproveRequestSchema, IncidentsRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
 import type { Principal } from '../schema/index.ts';
 import { actionReply, alertReply, historyReply, incidentReply, rulesReply } from './alert-replies.ts';
 import { readJson } from './json-body.ts';
@@ -47,6 +47,22 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         const q = decode(IncidentsRequestSchema, c.req.query(), 'incidents request');
         if (q.from === undefined || q.to === undefined) return ok(c, scopeIncidents(c.var.scope, a.incidents()).map(incidentReply));
         return ok(c, historyReply(scopeHistory(c.var.scope, await a.history(q.from, q.to))));
+      },
+    },
+    {
+      method: 'POST',
+      path: '/v1/incidents/:id/ack',
+      access: 'operate',
+      audit: 'incident.ack',
+      handler: async (c) => {
+        const id = decode(PathIdSchema, c.req.param('id'), 'incident id');
+        const { comment } = decode(AckRequestSchema, await jsonBody(c), 'acknowledgement');
+        const only = (i: Awaited<ReturnType<typeof a.incident>>) => (i ? scopeHistory(c.var.scope, { incidents: [i], silences: [] }).incidents[0] : undefined);
+        // A scoped caller acknowledges only an incident one of its alerts is in.
+        if (!only(await a.incident(id))) throw new InferlensError('not_found', `no incident ${id} in the incident log: GET /v1/incidents?from&to lists them`);
+        const acked = await a.acknowledge(id, actorOf(c.var.principal), comment);
+        c.set('audit', { target: id, tenants: c.var.scope.tenants, details: { acknowledged_at: acked.acknowledged_at, acknowledged_by: acked.acknowledged_by, ...(comment && { comment }) } });
+        return ok(c, only(acked));
       },
     },
     { method: 'GET', path: '/v1/silences', access: 'read', handler: (c) => ok(c, a.silences.list().filter((s) => silenceInScope(c.var.scope, s))) },

@@ -28,7 +28,7 @@ export { samplesRoutes } from './samples-routes.ts';
 /** `POST /v1/cost`: GPU time and tokens priced per model, tenant, 1,000 requests and 1,000 tokens. */
 export { costRoutes } from './cost-routes.ts';
 /** `GET /v1/reports`: the periodic review (JSON or Markdown). */
-export { reportRoutes } from './report-routes.ts';
+export { reportRoutes, reportReads } from './report-routes.ts';
 /** API keys: generation, the hashed keys file, the keyring that authenticates them. */
 export { createKeyring, generateKey, readKeysFile, writeKeysFile } from './keys.ts';
 export type { Keyring, KeyringOptions } from './keys.ts';

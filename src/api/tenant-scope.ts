@@ -29,12 +29,12 @@ export function scopeIncidents(scope: ReadScope, incidents: readonly IncidentVie
 }
 
 /** Incident steps that name no alert or tenant: what a tenant may see of an incident its alerts are in. */
-const INCIDENT_LEVEL_KINDS: ReadonlySet<string> = new Set(['opened', 'notified', 'resolved']);
+const INCIDENT_LEVEL_KINDS: ReadonlySet<string> = new Set(['opened', 'notified', 'acknowledged', 'resolved']);
 
 /**
  * The incident log narrowed like the live incidents: an incident is kept when one of its alerts is
  * the scope's, with only those alerts, their actions and the timeline steps of its tenants (plus
- * the incident's own opened / notified / resolved); silences whose logged tenant is the scope's.
+ * the incident's own opened / notified / acknowledged / resolved); silences whose logged tenant is the scope's.
  */
 export function scopeHistory(scope: ReadScope, h: IncidentHistoryReply): IncidentHistoryReply {
   if (scope.tenants === null) return h;

@@ -146,13 +146,13 @@ program
 
 program
   .command('report')
-  .description('the periodic review from a running server: worst tail latency, error changes, hot GPU pools and nodes, alerting health, cost — each against the period before')
+  .description('the periodic review from a running server: worst tail latency, versions, tenants and entries, hot GPU pools and nodes, quality, alerting health, which signal was missing, cost — each against the period before')
   .option('--period <span>', 'the period ending now, 1h to 90d', '24h')
-  .addOption(new Option('--format <format>', 'md (for a chat tool) or json').choices(['md', 'json']).default('md'))
+  .addOption(new Option('--format <format>', 'md (for a chat tool), html (charts, prints well) or json').choices(['md', 'html', 'json']).default('md'))
   .option('--out <file>', 'write the report to this file instead of printing it')
   .option('--url <url>', 'server URL', process.env.INFERLENS_URL ?? 'http://127.0.0.1:7070')
   .option('--api-key <key>', 'API key with the read role (default: $INFERLENS_API_KEY)', process.env.INFERLENS_API_KEY)
-  .action(async (o: { period: string; format: 'md' | 'json'; out?: string; url: string; apiKey?: string }) => {
+  .action(async (o: { period: string; format: 'md' | 'html' | 'json'; out?: string; url: string; apiKey?: string }) => {
     const res = await fetch(`${o.url}/v1/reports?period=${encodeURIComponent(o.period)}&format=${o.format}`, { headers: o.apiKey ? { authorization: `Bearer ${o.apiKey}` } : {} }).catch((e: unknown) => {
       throw serverUnreachable(o.url, e);
     });

@@ -11,7 +11,7 @@ import { hostname } from 'node:os';
 import { ScrapeTargetSchema } from '../ingest/index.ts';
 import { CapturePolicySchema } from '../pipeline/index.ts';
 import { MODEL_TYPES, ProbeScheduleSchema } from '../quality/index.ts';
-import { DEFAULT_LOW_CONFIDENCE, InferlensError, KeyRecordSchema, zodIssues } from '../schema/index.ts';
+import { DEFAULT_LOW_CONFIDENCE, InferlensError, KeyRecordSchema, parseDurationMs, zodIssues } from '../schema/index.ts';
 import { camelKeys, schemaKeys, snakeMessage } from './config-keys.ts';
 import type { KeyDeprecation } from './config-keys.ts';
 
@@ -218,6 +218,31 @@ export const ConfigSchema = z
       })
       .strict()
       .prefault({}),
+    /**
+     * The periodic review delivered on a schedule: each entry sends the review of the `period`
+     * ending at every multiple of `every` since the epoch, plus `offset` (UTC; `every: 7d` with
+     * `offset: 4d` is Mondays 00:00 as 1970-01-01 was a Thursday), as Markdown to the named webhook
+     * receivers of `alerting.receivers`.
+     */
+    reports: z
+      .object({
+        schedules: z
+          .array(
+            z
+              .object({
+                name: z.string().min(1).max(64),
+                period: z.string().refine((s) => { const ms = parseDurationMs(s); return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000; }, { error: 'expected a period between 1h and 90d such as 24h or 7d' }),
+                every: z.string().refine((s) => { const ms = parseDurationMs(s); return ms !== undefined && ms >= 3_600_000; }, { error: 'expected a duration of at least 1h such as 24h or 7d' }),
+                offset: z.string().refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 0s, 9h or 4d' }).default('0s'),
+                receivers: z.array(z.string().min(1).max(64)).min(1).max(20),
+              })
+              .strict(),
+          )
+          .max(20)
+          .default([]),
+      })
+      .strict()
+      .prefault({}),
     log: z
       .object({ level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info') })
       .strict()
@@ -225,6 +250,12 @@ export const ConfigSchema = z
   })
   .strict()
   .superRefine((c, ctx) => {
+    const webhooks = new Set(c.alerting.receivers.filter((r) => r.type === 'webhook').map((r) => r.name));
+    c.reports.schedules.forEach((sch, i) =>
+      sch.receivers.forEach((name, j) => {
+        if (!webhooks.has(name)) ctx.addIssue({ code: 'custom', path: ['reports', 'schedules', i, 'receivers', j], message: `no webhook receiver "${name}" in alerting.receivers (${[...webhooks].join(', ') || 'none configured'})` });
+      }),
+    );
     if (c.role !== 'all' && c.storage.backend !== 'clickhouse') ctx.addIssue({ code: 'custom', path: ['role'], message: `role ${c.role} needs storage.backend clickhouse: a DuckDB file belongs to one process, so it runs as role all` });
   });
 

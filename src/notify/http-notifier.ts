@@ -11,6 +11,18 @@ export type DeliveryOptions = Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | '
   logger?: Logger;
 };
 
+/** The queue settings a receiver's options carry (those given). */
+export function queueSettings(o: DeliveryOptions): Partial<Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | 'maxAttempts' | 'initialBackoffMs' | 'maxBackoffMs' | 'timers' | 'random'>> {
+  return {
+    ...(o.maxQueue !== undefined && { maxQueue: o.maxQueue }),
+    ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
+    ...(o.initialBackoffMs !== undefined && { initialBackoffMs: o.initialBackoffMs }),
+    ...(o.maxBackoffMs !== undefined && { maxBackoffMs: o.maxBackoffMs }),
+    ...(o.timers && { timers: o.timers }),
+    ...(o.random && { random: o.random }),
+  };
+}
+
 export interface HttpRequestParts {
   url: string;
   body: string;
@@ -32,12 +44,7 @@ export function createHttpNotifier(
       expectSuccess(req.url, await postJson(req.url, req.body, { timeoutMs, signal, ...(req.headers ? { headers: req.headers } : {}) }));
       warned = false;
     },
-    ...(o.maxQueue !== undefined && { maxQueue: o.maxQueue }),
-    ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),
-    ...(o.initialBackoffMs !== undefined && { initialBackoffMs: o.initialBackoffMs }),
-    ...(o.maxBackoffMs !== undefined && { maxBackoffMs: o.maxBackoffMs }),
-    ...(o.timers && { timers: o.timers }),
-    ...(o.random && { random: o.random }),
+    ...queueSettings(o),
     onGiveUp: (err) => {
       if (warned) return;
       warned = true;

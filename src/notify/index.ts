@@ -16,3 +16,6 @@ export type { DeliveryQueue, DeliveryQueueOptions, DeliveryQueueStats, DeliveryT
 /** One JSON POST with a timeout; DeliveryError says whether to retry. */
 export { postJson, expectSuccess, DeliveryError, BODY_EXCERPT_CHARS } from './http.ts';
 export type { HttpReply, PostOptions } from './http.ts';
+/** The scheduled review through a webhook receiver: Markdown as `text`, the same queue, retries and signature. */
+export { createReportWebhook, reportPayload } from './report-webhook.ts';
+export type { ReportMessage, ReportWebhook } from './report-webhook.ts';

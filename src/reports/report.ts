@@ -12,22 +12,32 @@
  *   loaded rules that never fired;
  * - cost per model and per tenant (src/query/cost.ts) against the previous period.
  *
- * Not in it yet (issue 16): release verdicts, the slice finder, quality drift and golden pass
- * rates, "which signal was missing".
+ * - "which signal was missing" for the period's newest incidents (missing-signal.ts).
+ * - versions that behaved abnormally, tenants and entries with the largest error or latency
+ *   excess, quality drift and golden pass rates per version (sections.ts).
  */
 import { parseMeasure } from '../schema/index.ts';
-import type { Measure, QueryRow, QuerySpec } from '../schema/index.ts';
+import type { Filters, Measure, QueryRow, QuerySpec } from '../schema/index.ts';
 import type { CostPrices, CostResult, ResourceQuerySpec, ResourceRow } from '../query/index.ts';
-import type { IncidentHistoryReply, RuleGroupView } from '../alerting/index.ts';
+import { consistent } from '../alerting/index.ts';
+import type { IncidentHistoryReply, RuleGroup, RuleGroupView } from '../alerting/index.ts';
+import type { TypedReads } from '../query/index.ts';
+import { reviewIncidents } from './missing-signal.ts';
+import { buildSections } from './sections.ts';
+import type { SectionReads, Sections } from './sections.ts';
+import type { IncidentReview } from './missing-signal.ts';
 
 /** What a report reads: the caller's scoped reads, its cost, the incident log and the loaded rules. */
-export interface ReportReads {
+export interface ReportReads extends Omit<SectionReads, 'aggregate'> {
   aggregate(spec: QuerySpec): Promise<QueryRow[]>;
   resources(spec: ResourceQuerySpec): Promise<ResourceRow[]>;
-  cost(req: { fromMs: number; toMs: number; stepMs: number; filters: Record<string, never> }, prices: CostPrices): Promise<CostResult>;
+  cost(req: { fromMs: number; toMs: number; stepMs: number; filters: Filters }, prices: CostPrices): Promise<CostResult>;
   /** The incident log over a window; absent where alerting does not run in this process. */
   history?: (fromMs: number, toMs: number) => Promise<IncidentHistoryReply>;
   rules?: () => readonly RuleGroupView[];
+  /** The typed reads the backtest replays the rules on, and the loaded rule groups ("which signal was missing"). */
+  typed?: TypedReads;
+  groups?: () => readonly RuleGroup[];
 }
 
 /** Utilisation at or above this is "near the limit" (the capacity analysis' GPU level). */
@@ -85,28 +95,48 @@ export interface RuleHealthRow {
   alertname: string;
   episodes: number;
   with_action: number;
-  /** Median minutes from the alert firing to a person approving or rejecting its action. */
+  /** Median minutes from the alert firing to a person acknowledging its incident or approving or rejecting its action. */
   median_minutes_to_acknowledge: number | null;
   acknowledged: number;
 }
 
 export interface Report {
   period: { from: string; to: string; ms: number };
+  /** What the report was narrowed to (the filter bar); {} for everything. */
+  filters: Filters;
   previous: { from: string; to: string };
   latency: { by_model: LatencyRow[]; by_version: LatencyRow[] };
   errors: ErrorRow[];
   gpu: { by_pool: HotRow[]; by_node: HotRow[] };
-  alerting: { available: boolean; incidents: number; episodes: number; action_share: number | null; noisiest: RuleHealthRow[]; never_fired: string[] };
+  alerting: {
+    available: boolean;
+    incidents: number;
+    episodes: number;
+    action_share: number | null;
+    /** Incidents a person acknowledged, and the median minutes from their first firing to it. */
+    acknowledged_incidents: number;
+    median_minutes_to_acknowledge: number | null;
+    noisiest: RuleHealthRow[];
+    never_fired: string[];
+  };
+  /** Per incident of the period (newest first, at most MAX_REVIEWED): the first signal, the first rule, what would have fired earlier. */
+  incidents: { available: boolean; reviewed: IncidentReview[] };
+  /** Versions that behaved abnormally (release verdicts against the previous period and the main version). */
+  versions: Sections['versions'];
+  /** Tenants and entries with the largest error and latency excess (the slice finder). */
+  slices: Sections['slices'];
+  /** Quality drift and golden pass rates per version. */
+  quality: Sections['quality'];
   cost: { currency: string | null; priced: boolean; unlock: string | null; total: number | null; previous_total: number | null; change: number | null; gpu_seconds: number; by_model: { model: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[]; by_tenant: { tenant: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[] };
 }
 
 const measures = (names: string[]) => names.map((name) => ({ name, measure: parseMeasure(name) as Measure }));
-const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[]): QuerySpec => ({ fromMs, toMs, filters: {}, groupBy, includeProbes: false, limit: 10_000, measures: measures(names) });
+const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[], filters: Filters): QuerySpec => ({ fromMs, toMs, filters, groupBy, includeProbes: false, limit: 10_000, measures: measures(names) });
 const keyOf = (r: QueryRow, dims: readonly string[]) => JSON.stringify(dims.map((d) => r[d] ?? null));
 
-async function latency(reads: ReportReads, cur: [number, number], prev: [number, number], dims: QuerySpec['groupBy']): Promise<LatencyRow[]> {
+async function latency(reads: ReportReads, cur: [number, number], prev: [number, number], dims: QuerySpec['groupBy'], filters: Filters): Promise<LatencyRow[]> {
   const names = ['p99(total_ms)', 'p999(total_ms)', 'n(total_ms)'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names)), reads.aggregate(spec(prev[0], prev[1], dims, names))]);
+  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .filter((r) => (num(r['n(total_ms)']) ?? 0) > 0)
@@ -129,10 +159,10 @@ async function latency(reads: ReportReads, cur: [number, number], prev: [number,
     .slice(0, TOP);
 }
 
-async function errors(reads: ReportReads, cur: [number, number], prev: [number, number]): Promise<ErrorRow[]> {
+async function errors(reads: ReportReads, cur: [number, number], prev: [number, number], filters: Filters): Promise<ErrorRow[]> {
   const dims: QuerySpec['groupBy'] = ['model', 'model_version'];
   const names = ['count', 'error_rate'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names)), reads.aggregate(spec(prev[0], prev[1], dims, names))]);
+  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .map((r) => {
@@ -192,8 +222,10 @@ function hot(rows: readonly ResourceRow[], prevRows: readonly ResourceRow[], by:
 }
 
 function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGroupView[]): Report['alerting'] {
-  if (!h) return { available: false, incidents: 0, episodes: 0, action_share: null, noisiest: [], never_fired: [] };
+  if (!h) return { available: false, incidents: 0, episodes: 0, action_share: null, acknowledged_incidents: 0, median_minutes_to_acknowledge: null, noisiest: [], never_fired: [] };
   const per = new Map<string, { episodes: number; withAction: number; acks: number[] }>();
+  /** Minutes from each acknowledged incident's first firing to its acknowledgement. */
+  const incidentAcks: number[] = [];
   for (const inc of h.incidents) {
     for (const t of inc.timeline) {
       if (!t.alertname) continue;
@@ -202,11 +234,21 @@ function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGrou
       if (t.kind === 'action_proposed') r.withAction++;
       per.set(t.alertname, r);
     }
-    // Time to acknowledge: from the alert's first firing to a person's approval or rejection of its action.
-    for (const a of inc.actions) {
-      const alert = inc.alerts.find((x) => x.alertname === a.alertname);
-      const acked = inc.timeline.find((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto');
-      if (alert?.firstFiringAt && acked && a.alertname) per.get(a.alertname)?.acks.push((Date.parse(acked.ts) - Date.parse(alert.firstFiringAt)) / 60_000);
+    // Time to acknowledge: from an alert's first firing to the first a person did about it — the
+    // incident's acknowledgement, or an approval or rejection of the alert's action (not `auto`).
+    const ackMs = inc.acknowledged_at ? Date.parse(inc.acknowledged_at) : null;
+    if (ackMs !== null && inc.alerts.some((x) => x.firstFiringAt)) {
+      const first = Math.min(...inc.alerts.filter((x) => x.firstFiringAt).map((x) => Date.parse(x.firstFiringAt!)));
+      if (ackMs >= first) incidentAcks.push((ackMs - first) / 60_000);
+    }
+    for (const alert of inc.alerts) {
+      if (!alert.firstFiringAt) continue;
+      const firedMs = Date.parse(alert.firstFiringAt);
+      const decided = inc.actions
+        .filter((a) => a.alertname === alert.alertname)
+        .flatMap((a) => inc.timeline.filter((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto').map((t) => Date.parse(t.ts)));
+      const at = [...decided, ...(ackMs !== null ? [ackMs] : [])].filter((t) => t >= firedMs);
+      if (at.length) per.get(alert.alertname)?.acks.push((Math.min(...at) - firedMs) / 60_000);
     }
   }
   const noisiest = [...per.entries()]
@@ -221,6 +263,8 @@ function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGrou
     incidents: h.incidents.length,
     episodes,
     action_share: episodes > 0 ? noisiest.reduce((a, r) => a + Math.min(r.with_action, r.episodes), 0) / episodes : null,
+    acknowledged_incidents: incidentAcks.length,
+    median_minutes_to_acknowledge: median(incidentAcks),
     noisiest: noisiest.slice(0, TOP),
     never_fired: loaded.filter((n) => !fired.has(n)).sort(),
   };
@@ -242,32 +286,48 @@ function costSection(now: CostResult, before: CostResult): Report['cost'] {
   };
 }
 
+/** The incidents with an alert on a place consistent with the filters (shares a label, contradicts none). */
+function narrowHistory(h: IncidentHistoryReply, filters: Filters): IncidentHistoryReply {
+  const want = Object.fromEntries(Object.entries(filters).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  if (Object.keys(want).length === 0) return h;
+  return { ...h, incidents: h.incidents.filter((i) => i.alerts.some((a) => consistent(a.labels, want))) };
+}
+
 /** The review of [nowMs − periodMs, nowMs) against the period before it. */
-export async function buildReport(reads: ReportReads, prices: CostPrices, o: { periodMs: number; nowMs: number }): Promise<Report> {
+export async function buildReport(reads: ReportReads, prices: CostPrices, o: { periodMs: number; nowMs: number; filters?: Filters }): Promise<Report> {
+  const filters: Filters = o.filters ?? {};
+  // GPUs are shared: a report narrowed to a model or tenant keeps every GPU, one narrowed to a node or replica keeps those.
+  const gpuFilters = Object.fromEntries((['node', 'replica'] as const).flatMap((k) => (typeof filters[k] === 'string' ? [[k, filters[k]]] : []))) as ResourceQuerySpec['filters'];
   const cur: [number, number] = [o.nowMs - o.periodMs, o.nowMs];
   const prev: [number, number] = [o.nowMs - 2 * o.periodMs, o.nowMs - o.periodMs];
   // Cost and GPU minutes on steps of a minute up to a day, coarser beyond (at most 10,000 steps).
   const stepMs = Math.max(60_000, Math.ceil(o.periodMs / 10_000 / 60_000) * 60_000);
-  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: {}, groupBy: ['node', 'gpu', 'pool'] });
-  const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history] = await Promise.all([
-    latency(reads, cur, prev, ['model']),
-    latency(reads, cur, prev, ['model', 'model_version']),
-    errors(reads, cur, prev),
+  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: gpuFilters, groupBy: ['node', 'gpu', 'pool'] });
+  const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history, sections] = await Promise.all([
+    latency(reads, cur, prev, ['model'], filters),
+    latency(reads, cur, prev, ['model', 'model_version'], filters),
+    errors(reads, cur, prev, filters),
     reads.resources(gpuSpec(cur)),
     reads.resources(gpuSpec(prev)),
-    reads.cost({ fromMs: cur[0], toMs: cur[1], stepMs, filters: {} }, prices),
-    reads.cost({ fromMs: prev[0], toMs: prev[1], stepMs, filters: {} }, prices),
+    reads.cost({ fromMs: cur[0], toMs: cur[1], stepMs, filters }, prices),
+    reads.cost({ fromMs: prev[0], toMs: prev[1], stepMs, filters }, prices),
     // Through now inclusive: a step logged at this very millisecond belongs to the period.
-    reads.history ? reads.history(cur[0], cur[1] + 1) : Promise.resolve(null),
+    reads.history ? reads.history(cur[0], cur[1] + 1).then((h) => narrowHistory(h, filters)) : Promise.resolve(null),
+    buildSections(reads, cur, prev, filters),
   ]);
   const iso = (ms: number) => new Date(ms).toISOString();
   return {
     period: { from: iso(cur[0]), to: iso(cur[1]), ms: o.periodMs },
+    filters,
     previous: { from: iso(prev[0]), to: iso(prev[1]) },
     latency: { by_model: byModel, by_version: byVersion },
     errors: errs,
     gpu: { by_pool: hot(gpuNow, gpuBefore, 'pool'), by_node: hot(gpuNow, gpuBefore, 'node') },
+    versions: sections.versions,
+    slices: sections.slices,
+    quality: sections.quality,
     alerting: alertingHealth(history, reads.rules?.() ?? []),
+    incidents: history && reads.typed && reads.groups ? { available: true, reviewed: await reviewIncidents(history.incidents, { reads: reads.typed, groups: reads.groups }) } : { available: false, reviewed: [] },
     cost: costSection(costNow, costBefore),
   };
 }

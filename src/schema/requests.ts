@@ -413,6 +413,9 @@ export const IncidentsRequestSchema = z
 export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
 
 /** `GET /v1/reports?period&format`: the review of the period ending now (1 h to 90 d), as JSON or Markdown. */
+/** The dimensions a report may be narrowed to (the dashboard's filter bar). */
+export const REPORT_FILTERS = ['model', 'model_version', 'tenant', 'entry', 'route_rule', 'node', 'replica'] as const;
+
 export const ReportRequestSchema = z
   .object({
     period: z
@@ -424,7 +427,9 @@ export const ReportRequestSchema = z
         return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
       }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
       .transform((s) => parseDurationMs(s)!),
-    format: z.enum(['json', 'md']).default('json'),
+    format: z.enum(['json', 'md', 'html']).default('json'),
+    /** The dashboard's filter bar: one value each, narrowing every section (GPUs: node and replica only). */
+    ...Object.fromEntries(REPORT_FILTERS.map((d) => [d, z.string().min(1).max(256).optional()])) as Record<(typeof REPORT_FILTERS)[number], z.ZodOptional<z.ZodString>>,
   })
   .strict();
 export type ReportRequest = z.output<typeof ReportRequestSchema>;
@@ -461,6 +466,9 @@ export const ApproveRequestSchema = z.object({ by: notFromBody('approver') }).st
 
 /** `POST /v1/actions/:id/reject`: the rejecter is the caller too; an optional reason for the audit trail. */
 export const RejectRequestSchema = z.object({ by: notFromBody('rejecter'), reason: z.string().min(1).max(1024).optional() }).strict();
+
+/** `POST /v1/incidents/:id/ack`: the acknowledger is the caller; an optional comment for the incident log. */
+export const AckRequestSchema = z.object({ by: notFromBody('acknowledger'), comment: z.string().min(1).max(1024).optional() }).strict();
 
 /** `POST /v1/session`: exchange an API key for a dashboard session cookie. */
 export const SessionRequestSchema = z.object({ key: z.string().min(1).max(512) }).strict();

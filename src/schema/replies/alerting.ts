@@ -76,6 +76,9 @@ export interface IncidentHistoryItem {
   opened_at: string | null;
   resolved_at: string | null;
   notifications: number;
+  /** The first acknowledgement: when, and who (null until one). */
+  acknowledged_at: string | null;
+  acknowledged_by: string | null;
   alerts: { alertname: string; fingerprint: string; severity: string | null; labels: AlertLabels; first_firing_at: string | null; resolved_at: string | null; value: number | null }[];
   actions: { id: string; action: string; state: string; alertname: string | null; proposed_at: string; last_step_at: string; by: string | null }[];
   timeline: { ts: string; kind: string; alertname: string | null; tenant: string | null; detail: Record<string, unknown> }[];

@@ -189,6 +189,8 @@ export function alertsView(root: HTMLElement): ViewHandle {
             ` · ${alertsOf.length} alert${alertsOf.length === 1 ? '' : 's'} (${alertsOf.map((a) => a.alertname).join(', ')})`,
             ` · ${fmtNum(r.notifications, 0)} notification${r.notifications === 1 ? '' : 's'}`,
             actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${a.action} ${a.state.replace(/_/g, ' ')}`).join(', ')}` : '',
+            r.acknowledged_at ? h('span', { class: 'acked' }, ` · acknowledged ${when(r.acknowledged_at)} by ${r.acknowledged_by ?? '?'}`) : ' ',
+            r.acknowledged_at ? null : h('button', { class: 'ack', data: { incident: r.id }, on: { click: (e: Event) => (e.preventDefault(), acknowledge(ctx, r.id)) } }, 'acknowledge'),
           ),
           table(
             ['time', 'step', 'alert', 'detail'],
@@ -198,6 +200,17 @@ export function alertsView(root: HTMLElement): ViewHandle {
         );
       }),
     );
+  }
+
+  /** A person acknowledges an incident (the signed-in key is who): written to the incident log. */
+  async function acknowledge(ctx: ViewContext, id: string): Promise<void> {
+    try {
+      await call('POST', `/v1/incidents/${encodeURIComponent(id)}/ack`, {}, ctx.signal);
+    } catch (e) {
+      history.setMeta(`acknowledge failed: ${(e as Error).message}`);
+      return;
+    }
+    reload();
   }
 
   async function silenceAlert(ctx: ViewContext, a: AlertReply): Promise<void> {
