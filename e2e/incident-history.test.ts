@@ -68,7 +68,7 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
     // Every step of this server is at NOW, the acknowledgement too: the log orders steps of one instant by entry id, whose prefix is random per process.
     expect((await globex().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset['kind']))).sort()).toEqual(['acknowledged', 'action_proposed', 'alert_firing', 'opened']);
     // In the log, so in the API's answer too.
-    const res = (await (await fetch(`${server!.url}/v1/incidents?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`)).json()) as { data: { incidents: { groupLabels: Record<string, string>; acknowledged_by: string | null }[] } };
-    expect(res.data.incidents.map((i) => [i.groupLabels['model'], i.acknowledged_by]).sort()).toEqual([['acme-model', null], ['globex-model', 'anonymous']]);
+    const res = (await (await fetch(`${server!.url}/v1/incidents?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`)).json()) as { data: { incidents: { group_labels: Record<string, string>; acknowledged_by: string | null }[] } };
+    expect(res.data.incidents.map((i) => [i.group_labels['model'], i.acknowledged_by]).sort()).toEqual([['acme-model', null], ['globex-model', 'anonymous']]);
   });
 });
