@@ -57,6 +57,11 @@ async function coded<T>(write: () => Promise<T>): Promise<T> {
     throw storeWriteError(e, isDuckDBRowError);
   }
 }
+/**
+ * How far below the rollup's watermark late rows may start and still leave their minutes to the
+ * maintainer (see appendEventsNow): two hours, two of its transactions.
+ */
+const LAZY_REBUILD_MS = 2 * 3_600_000;
 /** Staging files this process writes (`stage-<pid>-<seq>.ndjson`); ones left by a killed process are removed at open. */
 const STAGE_FILE = /^stage-\d+-\d+\.ndjson$/;
 
@@ -172,10 +177,21 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
   const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
 
+  /** Persists the watermark (inside the caller's transaction). */
+  async function saveWatermark(ms: number): Promise<void> {
+    await writer.run('DELETE FROM rollup_state');
+    await writer.run('INSERT INTO rollup_state (watermark) VALUES (make_timestamp(CAST($1 AS BIGINT)))', [ms * 1000] as never);
+  }
+
   /**
-   * One batch of events. Rows below the rollup's watermark (late data, imports) rebuild the
-   * rollup minutes they fall in, in the same transaction, so a rolled-up minute always equals its
-   * raw rows. Live rows are ahead of the watermark and take the plain insert.
+   * One batch of events. Live rows are ahead of the rollup's watermark and take the plain insert.
+   * Rows below it (late data, a backfill of the last hours) lower the watermark to their first
+   * minute in the same transaction, so reads take those minutes from raw rows at once and the
+   * maintainer rebuilds them on its next run, once for many batches: rebuilding each batch's
+   * minutes in its own transaction cost more than the insert (CPU 15 → 38 s per million rows in
+   * 20,000-row batches) and left the rollup tables fragmented (34.6 → 59.5 bytes/event). Rows
+   * older than `LAZY_REBUILD_MS` below the watermark (an import of last week) still rebuild their
+   * minutes in the insert's transaction, so the maintainer never has days to redo.
    */
   async function appendEventsNow(lines: readonly string[], hint?: { minTsMs: number; maxTsMs: number }): Promise<AppendResult> {
     const file = stageFile(lines);
@@ -203,6 +219,14 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
           span = { minTsMs: Number(r?.lo), maxTsMs: Number(r?.hi) };
         }
         const from = floorMinute(span.minTsMs);
+        if (from >= wm) return { inserted };
+        if (from >= wm - LAZY_REBUILD_MS) {
+          // Lowered in memory before the commit: a read that starts now takes these minutes raw
+          // (always right); a rolled-back insert only costs the maintainer a rebuild.
+          watermarkMs = from;
+          await saveWatermark(from);
+          return { inserted };
+        }
         const to = Math.min(floorMinute(span.maxTsMs) + ROLLUP_STEP_MS, wm);
         if (to > from) await rebuild(from, to);
         return { inserted };
@@ -331,8 +355,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
           const to = Math.min(from + 60 * ROLLUP_STEP_MS, target);
           await inTransaction(writer, async () => {
             if (to > from!) await rebuild(from!, to);
-            await writer.run('DELETE FROM rollup_state');
-            await writer.run('INSERT INTO rollup_state (watermark) VALUES (make_timestamp(CAST($1 AS BIGINT)))', [to * 1000] as never);
+            await saveWatermark(to);
           });
           watermarkMs = to;
           from = to;
