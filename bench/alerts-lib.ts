@@ -1,7 +1,7 @@
 // The default rule pack on a simulated fleet: one seed's run (generate, backtest, score) and the
 // summary over many, shared by `npm run bench:alerts` (bench/alerts.ts) and its short version in
 // `npm test` (bench/alerts.test.ts).
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runBacktest, scoreBacktest } from '../src/alerting/index.ts';
@@ -49,6 +49,11 @@ export async function fleetRun(o: FleetRunOptions, groups: readonly RuleGroup[])
     const events = (await store.stats()).events;
     const fromMs = Date.parse(fleet.description.scoredStart);
     const toMs = Date.parse(fleet.description.end);
+    // A kept directory is a CLI backtest's input as is: `inferlens rules backtest --data DIR/data --truth DIR/truth.json`.
+    if (o.keep) {
+      writeFileSync(join(dir, 'truth.json'), JSON.stringify(fleet.truth, null, 1));
+      writeFileSync(join(dir, 'run.json'), JSON.stringify({ from: fleet.description.scoredStart, to: fleet.description.end }));
+    }
     const timer = setInterval(sampleRss, 200);
     let run: BacktestRun;
     try {
@@ -58,7 +63,10 @@ export async function fleetRun(o: FleetRunOptions, groups: readonly RuleGroup[])
       sampleRss();
     }
     const score = scoreBacktest(run.episodes, fleet.truth, { fromMs, toMs });
-    return { seed: o.seed, clean: o.clean, events, generate_s: generateS, backtest_s: run.stats.seconds, peak_rss_mb: peakRss / 2 ** 20, run, score };
+    const figures: RunFigures = { seed: o.seed, clean: o.clean, events, generate_s: generateS, backtest_s: run.stats.seconds, peak_rss_mb: peakRss / 2 ** 20, run, score };
+    // …and the figures, so runs made apart (two processes, two machines) are summarized together (`--summarize DIR`).
+    if (o.keep) writeFileSync(join(dir, 'figures.json'), JSON.stringify(figures));
+    return figures;
   } finally {
     await store.close();
     if (!o.keep) rmSync(dir, { recursive: true, force: true });

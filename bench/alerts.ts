@@ -5,8 +5,11 @@
 //
 // Usage: npm run bench:alerts -- [--seeds 10] [--from-seed 101] [--hours 3] [--history 2]
 //        [--scale 1] [--rules FILE …] [--kinds a,b] [--json] [--keep DIR]
+//        npm run bench:alerts -- --summarize DIR [--json]   (the runs kept in DIR, made by one or more processes)
 // Seeds 1–4 are the ones the pack was tuned on; the default report starts at 101, seeds never
 // looked at while tuning. With --json the last line printed is the summary as JSON.
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { DEFAULT_RULE_PACK, loadRuleFiles } from '../src/alerting/index.ts';
 import type { IncidentKind } from './fleet/index.ts';
 import { fleetRun, summarize } from './alerts-lib.ts';
@@ -27,6 +30,7 @@ const JSON_OUT = args.includes('--json');
 const KEEP = opt('keep', '');
 const KINDS = opt('kinds', '') ? (opt('kinds', '').split(',') as IncidentKind[]) : undefined;
 const RULES = many('rules');
+const SUMMARIZE = opt('summarize', '');
 
 const log = (line: string) => {
   if (!JSON_OUT || process.stderr.isTTY) process.stderr.write(`${line}\n`);
@@ -37,7 +41,12 @@ async function main(): Promise<void> {
   const groups = loadRuleFiles(RULES.length > 0 ? RULES : [DEFAULT_RULE_PACK]);
   if (groups.problems.length > 0) throw new Error(groups.problems.map((p) => `${p.file}:${p.line}: ${p.path}: ${p.message}`).join('\n'));
   const runs: RunFigures[] = [];
-  for (let seed = FROM_SEED; seed < FROM_SEED + SEEDS; seed++) {
+  if (SUMMARIZE) {
+    for (const d of readdirSync(SUMMARIZE).sort()) if (existsSync(join(SUMMARIZE, d, 'figures.json'))) runs.push(JSON.parse(readFileSync(join(SUMMARIZE, d, 'figures.json'), 'utf8')) as RunFigures);
+    if (runs.length === 0) throw new Error(`no figures.json under ${SUMMARIZE}/*: keep the runs with --keep ${SUMMARIZE}`);
+  }
+  const seeds = [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
+  for (let seed = FROM_SEED; !SUMMARIZE && seed < FROM_SEED + SEEDS; seed++) {
     for (const clean of [false, true]) {
       const r = await fleetRun({ seed, clean, hours: HOURS, history: HISTORY, scale: SCALE, ...(KINDS && { kinds: KINDS }), ...(KEEP && { keep: KEEP }) }, groups.groups);
       runs.push(r);
@@ -50,7 +59,8 @@ async function main(): Promise<void> {
       for (const m of clean ? [] : s.per_incident.filter((i) => !i.detected)) log(`  missed ${m.id} (${m.kind})`);
     }
   }
-  const summary = summarize(runs, groups.groups, { fromSeed: FROM_SEED, seeds: SEEDS, hours: HOURS, history: HISTORY, scale: SCALE });
+  if (SUMMARIZE) for (const r of runs) log(`seed ${r.seed}${r.clean ? ' clean' : ''}: ${r.score.detected}/${r.score.incidents} raised, ${r.score.episodes} episodes${r.clean && r.score.episodes ? ` (${r.run.episodes.map((e) => `${e.alertname} ${JSON.stringify(e.labels)} @${e.pending_at.slice(11, 16)}`).join('; ')})` : ''}${r.clean ? '' : r.score.per_incident.filter((i) => !i.detected).map((m) => `; missed ${m.id}`).join('')} · backtest ${r.backtest_s.toFixed(1)} s`);
+  const summary = summarize(runs, groups.groups, SUMMARIZE ? { fromSeed: seeds[0]!, seeds: seeds.length, hours: HOURS, history: HISTORY, scale: SCALE } : { fromSeed: FROM_SEED, seeds: SEEDS, hours: HOURS, history: HISTORY, scale: SCALE });
   const detected = Math.round((summary.recall ?? 0) * summary.incidents);
   log('');
   log(`${SEEDS} seeds from ${FROM_SEED}, ${HOURS} h each + clean twins: recall ${pct(summary.recall)} (${detected}/${summary.incidents}), top-1 ${pct(summary.top1)}, median delay ${summary.median_delay_intervals?.toFixed(2)} intervals, precision ${pct(summary.precision)}, clean episodes ${summary.clean_episodes} in ${summary.clean_hours.toFixed(1)} h, backtest median ${summary.backtest_s.median?.toFixed(1)} s (max ${summary.backtest_s.max.toFixed(1)} s), peak RSS ${summary.peak_rss_mb.toFixed(0)} MB`);

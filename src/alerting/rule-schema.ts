@@ -176,6 +176,12 @@ export const GoldenFailureSchema = z
      * Benjamini–Hochberg across slices: a flaky probe failing twice in fifteen is not a failing version.
      */
     fdr: z.number().gt(0).lt(1).optional(),
+    /**
+     * With fdr: the slice's own probes in the `reference.window` before the current window say what
+     * is usual for it; when that is below 1 − min_pass_rate, a rise of 10 points above it is raised
+     * (a version whose probes always pass and now fail one in five is failing before it fails one in three).
+     */
+    reference: z.object({ window: duration }).strict().optional(),
   })
   .strict();
 

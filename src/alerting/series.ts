@@ -18,9 +18,9 @@
  * the query API see them).
  */
 import { InferlensError } from '../schema/index.ts';
-import type { Filters, GroupKey, NumericField, QueryRow } from '../schema/index.ts';
+import type { Filters, GroupKey, NumericField, QueryRow, StoredEvent } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
-import type { TypedReads } from '../query/index.ts';
+import type { ResourceQuerySpec, ResourceRow, TypedReads } from '../query/index.ts';
 import type { Labels } from './labels.ts';
 
 export const MINUTE_MS = 60_000;
@@ -67,7 +67,27 @@ export interface SeriesCacheOptions {
   readAheadMs?: number;
 }
 
+/** Raw rows a detector reads itself (golden probes): filters and the columns it needs. */
+export interface RowsSpec {
+  filters: Filters;
+  columns: readonly string[];
+  includeProbes: boolean;
+}
+
+/** A resource read without its range. */
+export type ResourceSeriesSpec = Omit<ResourceQuerySpec, 'fromMs' | 'toMs'>;
+
 export interface SeriesCache {
+  /**
+   * The rows with ts in [nowMs − spanMs, nowMs), oldest first, read incrementally like the series
+   * (the minutes since the last read and the last `settleMs` again). At most `maxRows` are held.
+   */
+  rows(spec: RowsSpec, nowMs: number, spanMs: number, maxRows: number): Promise<readonly StoredEvent[]>;
+  /**
+   * Resource step buckets whose start is in [nowMs − spanMs, nowMs), read the same way (a bucket is
+   * read again until `settleMs` after it closed). Buckets are aligned to `stepMs` from the epoch.
+   */
+  resources(spec: ResourceSeriesSpec, nowMs: number, spanMs: number): Promise<readonly ResourceRow[]>;
   counts(spec: Extract<SeriesSpec, { kind: 'counts' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
   buckets(spec: Extract<SeriesSpec, { kind: 'buckets' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
   /** Numbers held now, over every series. */
@@ -310,12 +330,115 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     return out;
   }
 
+  const rowEntries = new Map<string, RowsEntry<unknown>>();
+
+  /**
+   * Rows with a time, held per key and read incrementally: on each call, [again, now + ahead) is read
+   * (again: where the last read ended, less `settleMs` live; aligned down to `alignMs`, so a read
+   * never starts inside a step bucket), what was held from `again` on is replaced, and the rows in
+   * [now − span, now) are answered, oldest first.
+   */
+  async function timed<T>(key: string, read: (fromMs: number, toMs: number) => Promise<T[]>, tsOf: (row: T) => number, nowMs: number, spanMs: number, maxRows: number, alignMs = 1): Promise<readonly T[]> {
+    let e = rowEntries.get(key) as RowsEntry<T> | undefined;
+    while (e?.busy) {
+      await e.busy;
+      e = rowEntries.get(key) as RowsEntry<T> | undefined;
+    }
+    const ahead = aheadMs > 0 && nowMs % MINUTE_MS === 0 && MINUTE_MS % alignMs === 0 ? aheadMs : 0;
+    const fromMs = nowMs - spanMs;
+    const floor = (ms: number) => Math.floor(ms / alignMs) * alignMs;
+    const reset = !e || nowMs < e.nowMs || fromMs < e.fromMs || fromMs >= e.fetchedToMs || (ahead === 0 && e.fetchedToMs > nowMs);
+    const entry: RowsEntry<T> = reset ? { rows: [], ts: [], fromMs, fetchedToMs: floor(fromMs), nowMs, busy: null } : e!;
+    if (reset) rowEntries.set(key, entry as RowsEntry<unknown>);
+    if (reset || !(ahead > 0 && nowMs <= entry.fetchedToMs)) {
+      let done!: () => void;
+      entry.busy = new Promise<void>((r) => (done = r));
+      try {
+        const again = reset || ahead > 0 ? entry.fetchedToMs : floor(Math.max(entry.fromMs, entry.fetchedToMs - settleMs));
+        const readTo = nowMs + ahead;
+        let keep = entry.ts.length;
+        while (keep > 0 && entry.ts[keep - 1]! >= again) keep--;
+        entry.rows.length = keep;
+        entry.ts.length = keep;
+        for (let a = again; a < readTo; a += chunkMs) {
+          const b = Math.min(readTo, a + chunkMs);
+          queryCount++;
+          const got = await read(a, b);
+          const at = got.map(tsOf);
+          // Oldest first within the read (a resource read answers by metric and slice, not by time).
+          const order = at.map((_, k) => k).sort((x, y) => at[x]! - at[y]!);
+          for (const k of order) {
+            entry.rows.push(got[k]!);
+            entry.ts.push(at[k]!);
+          }
+          if (entry.rows.length > maxRows) {
+            rowEntries.delete(key);
+            throw new InferlensError('resource_exhausted', `a detector would hold more than ${maxRows} rows: narrow its filters, shorten its windows or raise its max_rows`);
+          }
+        }
+        entry.fetchedToMs = readTo;
+        // Drop what no caller will ask for again (a longer span starts over).
+        let drop = 0;
+        while (drop < entry.ts.length && entry.ts[drop]! < fromMs) drop++;
+        if (drop > 0) {
+          entry.rows.splice(0, drop);
+          entry.ts.splice(0, drop);
+        }
+        entry.fromMs = fromMs;
+      } finally {
+        entry.busy = null;
+        done();
+      }
+    }
+    entry.nowMs = nowMs;
+    let a = 0;
+    while (a < entry.ts.length && entry.ts[a]! < fromMs) a++;
+    let b = entry.ts.length;
+    while (b > a && entry.ts[b - 1]! >= nowMs) b--;
+    return entry.rows.slice(a, b);
+  }
+
+  const rows = (spec: RowsSpec, nowMs: number, spanMs: number, maxRows: number) =>
+    timed(
+      `rows ${spanMs} ${JSON.stringify(spec)}`,
+      (fromMs, toMs) => o.reads.events({ fromMs, toMs, filters: spec.filters, includeProbes: spec.includeProbes, columns: ['ts', ...spec.columns], limit: maxRows + 1, order: 'ts_asc' }),
+      (r) => Date.parse(r.ts as string),
+      nowMs,
+      spanMs,
+      maxRows,
+    );
+
+  const resources = (spec: ResourceSeriesSpec, nowMs: number, spanMs: number) =>
+    timed(
+      `resources ${spanMs} ${JSON.stringify(spec)}`,
+      (fromMs, toMs) => o.reads.resources({ ...spec, fromMs, toMs }),
+      (r) => r.bucketMs,
+      nowMs,
+      spanMs,
+      MAX_ROWS_PER_READ,
+      spec.stepMs,
+    );
+
   return {
+    rows,
+    resources,
     counts: (spec, nowMs, spanMs) => refresh(JSON.stringify(spec), spec, nowMs, spanMs),
     buckets: (spec, nowMs, spanMs) => refresh(JSON.stringify(spec), spec, nowMs, spanMs),
     cells: total,
     queries: () => queryCount,
   };
+}
+
+interface RowsEntry<T> {
+  /** Rows oldest first, and their times. */
+  rows: T[];
+  ts: number[];
+  /** Rows are held from here… */
+  fromMs: number;
+  /** …up to here (past the evaluation time with read-ahead). */
+  fetchedToMs: number;
+  nowMs: number;
+  busy: Promise<void> | null;
 }
 
 function sliceOf(row: Record<string, unknown>, by: readonly string[]): Labels {

@@ -48,6 +48,10 @@ beforeAll(async () => {
     // golden probes, judged sequentially: gs v1 fails 12 of its last 20 (3 of every 5), gs v2 6 of its last 12 (every other).
     ...series(NOW - 20 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i % 5 < 2 ? 'true' : 'false' } })),
     ...series(NOW - 12 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: i % 2 === 0 ? 'true' : 'false' } })),
+    // golden probes against their own past: gr v1 failed 1 of 150 in the 2.5 h before the last
+    // half hour, and 8 of the last 30 (every fourth, oldest first).
+    ...series(NOW - 180 * MIN, NOW - 30 * MIN, MIN, (i) => ({ model: 'gr', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i === 70 ? 'false' : 'true' } })),
+    ...series(NOW - 30 * MIN, NOW, MIN, (i) => ({ model: 'gr', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i % 4 === 0 ? 'false' : 'true' } })),
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
@@ -190,6 +194,17 @@ describe('rule kinds on DuckDB', () => {
     const obs = await run({ kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gs' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gs', model_version: 'v1' }]);
     expect(obs[0]!.value).toBeCloseTo(0.4, 2);
+  });
+
+  it('golden_failure with a reference: 8 of 30 failing is raised against the version’s own 1 in 150, not against a fixed 10 %', async () => {
+    // Reference 1/150 → Wilson upper bound 2.93 %; the 30-minute window's 8 of 30 against it, alternatives
+    // from 10.67 % up: ln LR 9.909 (sequential.ts's mixture), p = 60 · e^−9.909 = 0.0030 < 0.01.
+    // Against "at most 10 % fail" the same window has ln LR 1.94: without the reference, nothing.
+    const c = { kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gr' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 };
+    expect(await run(c)).toEqual([]);
+    const obs = await run({ ...c, reference: { window: '150m' } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'gr', model_version: 'v1' }]);
+    expect(obs[0]!.value).toBeCloseTo(22 / 30, 6);
   });
 
   it('no_data: the replica that stopped sending, not the one still sending', async () => {

@@ -7,7 +7,9 @@
  * the window must hold `min_count` rows, the reference `reference.min_count`, and the two
  * distributions must be at least `min_distance` apart (Jensen–Shannon distance, base 2). The best
  * window's p-value (Ville, a day of change points) goes through Benjamini–Hochberg across slices.
- * The value is the Jensen–Shannon distance.
+ * The value is the Jensen–Shannon distance. A window whose mix is back where it was in the
+ * reference window before the reference (within `min_distance`) is an end, not a change: once an
+ * incident's answers fill the reference hour, its end moves the mix as far as its start did.
  *
  * Worked: a version answering spam 30 % / ham 70 % for an hour answers 55 % / 45 % over the last
  * 13 minutes (500 requests): the distance is 0.18 and the log Bayes factor ~ 50.
@@ -106,7 +108,8 @@ function align(ref: Map<string, number>, cur: Map<string, number>): { ref: numbe
 export async function evalDistributionShift(c: DistributionShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   if (!CATEGORICAL_FIELDS.has(c.field) && !(NUMERIC_FIELDS as readonly string[]).includes(c.field)) throw new Error(`distribution_shift: unknown field ${c.field}`);
   const refBins = Math.ceil(durationMs(c.reference.window) / MINUTE_MS);
-  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), refBins * MINUTE_MS);
+  // Two reference windows back: the one a window is judged against, and the one before it.
+  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), 2 * refBins * MINUTE_MS);
   const cells = await read(c, ctx, axis.bins * MINUTE_MS);
   const L = axis.bins;
   const tested: { labels: Labels; logBF: number; distance: number; window: number; n: number }[] = [];
@@ -128,6 +131,13 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       const v = align(ref, cur);
       const distance = jensenShannonDistance(v.ref.map((x) => x + 0.5), v.cur.map((x) => x + 0.5)).statistic;
       if (!(distance >= c.min_distance)) continue;
+      // An end, not a change: a mix that moved away from its reference but sits where it was the
+      // reference window before (an incident that ended and now fills the reference hour).
+      const older = s.over(at(L - w - 2 * refBins), at(L - w - refBins));
+      if (total(older) >= c.reference.min_count) {
+        const o = align(older, cur);
+        if (!(jensenShannonDistance(o.ref.map((x) => x + 0.5), o.cur.map((x) => x + 0.5)).statistic >= c.min_distance)) continue;
+      }
       const logBF = multinomialShiftLogBF(v.ref, v.cur);
       if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n };
     }

@@ -4,7 +4,7 @@
  * is false/0/fail/no. A probe without the attribute counts as failed when its status is not ok
  * and is not judged otherwise. Worked: 7 of 10 probes passed → 0.7 < min_pass_rate 0.9 fires.
  */
-import { benjaminiHochberg, evidencePValue, rateShift } from '../../analysis/index.ts';
+import { benjaminiHochberg, evidencePValue, rateShift, wilsonUpper } from '../../analysis/index.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import { CHANGE_POINTS } from './shift.ts';
 import { sliceKey } from './context.ts';
@@ -18,18 +18,24 @@ const FAIL = new Set(['false', '0', 'fail', 'failed', 'no']);
 /** Minutes of the windows the sequential form tries (up to the rule's window). */
 const MINUTES = [5, 10, 15, 20, 30, 45, 60, 90, 120];
 
+interface Slice {
+  labels: Labels;
+  /** Probes with a verdict in the current window, and how many passed. */
+  n: number;
+  pass: number;
+  /** Every probe read, the reference window's included, by age. */
+  marks: { ageMs: number; passed: boolean }[];
+}
+
+/** Fewest reference probes for a slice's own failure rate to be a reference (half an hour of probes). */
+const MIN_REFERENCE = 30;
+
 export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: ConditionContext): Promise<Observation[]> {
-  const rows = await ctx.reads.events({
-    fromMs: ctx.nowMs - durationMs(c.window),
-    toMs: ctx.nowMs,
-    // Probes only, so the row limit is spent on them and not on user traffic.
-    filters: { ...c.filters, probe: 'true' },
-    includeProbes: true,
-    columns: ['ts', 'attributes', 'status', ...c.by],
-    limit: c.max_rows,
-    order: 'ts_desc',
-  });
-  const slices = new Map<string, { labels: Labels; n: number; pass: number; marks: { ageMs: number; passed: boolean }[] }>();
+  const windowMs = durationMs(c.window);
+  const spanMs = windowMs + (c.fdr !== undefined && c.reference ? durationMs(c.reference.window) : 0);
+  // Probes only, so the row bound is spent on them and not on user traffic.
+  const rows = await ctx.series.rows({ filters: { ...c.filters, probe: 'true' }, includeProbes: true, columns: ['attributes', 'status', ...c.by] }, ctx.nowMs, spanMs, c.max_rows);
+  const slices = new Map<string, Slice>();
   for (const e of rows) {
     const mark = e.attributes?.[c.pass_attribute]?.toLowerCase();
     const passed = mark !== undefined && PASS.has(mark) ? true : mark !== undefined && FAIL.has(mark) ? false : e.status != null && e.status !== 'ok' ? false : undefined;
@@ -42,13 +48,16 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
     const key = sliceKey(labels, c.by);
     let s = slices.get(key);
     if (!s) slices.set(key, (s = { labels, n: 0, pass: 0, marks: [] }));
+    const ageMs = ctx.nowMs - Date.parse(e.ts as string);
+    s.marks.push({ ageMs, passed });
+    if (ageMs > windowMs) continue;
     s.n++;
     if (passed) s.pass++;
-    s.marks.push({ ageMs: ctx.nowMs - Date.parse(e.ts as string), passed });
   }
   if (c.fdr !== undefined) return sequential(c, c.fdr, [...slices.values()]);
   const out: Observation[] = [];
   for (const s of slices.values()) {
+    if (s.n === 0) continue;
     const rate = s.pass / s.n;
     if (s.n >= c.min_count && rate < c.min_pass_rate) out.push({ labels: s.labels, value: rate });
   }
@@ -66,17 +75,36 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
  * against "at most 10 % fail" the mixture over 20 %, 40 %, 80 %, 95 % gives ln LR ≈ 4.7, short of
  * the ~8.7 an hour of change points asks at q < 0.01; 12 of 20 failing (60 %) → ≈ 12.5: raised. A
  * probe or two failing in fifteen is not a failing version.
+ *
+ * With a `reference`, the slice's own probes before the current window say what is usual for it:
+ * when the Wilson upper bound of their failure rate is below 1 − min_pass_rate, the windows are
+ * judged against that bound instead (still for a rise of 10 points), so a version whose probes
+ * always pass is raised when a fifth of them fail, not only when a third do; a version that always
+ * failed more than is tolerated is judged against the tolerated rate as before. One test per slice,
+ * against the lower of the two. Worked: 1 of 150 reference probes failed (Wilson upper bound
+ * 2.93 %); 8 of the last 30 failing → against 2.93 % with alternatives from 10.67 % up,
+ * ln LR = 9.909, p = 60 · e^−9.909 = 0.0030: raised, where against the fixed 10 % it is ln LR 1.94.
  */
-function sequential(c: GoldenFailureCondition, fdr: number, slices: { labels: Labels; n: number; pass: number; marks: { ageMs: number; passed: boolean }[] }[]): Observation[] {
+function sequential(c: GoldenFailureCondition, fdr: number, slices: Slice[]): Observation[] {
   const windowMs = durationMs(c.window);
   const lengths = MINUTES.filter((m) => m * 60_000 <= windowMs);
   const tested: { labels: Labels; rate: number; pValue: number }[] = [];
   for (const s of slices) {
-    const windows = lengths.map((m) => {
+    const current = lengths.map((m) => {
       const inside = s.marks.filter((x) => x.ageMs <= m * 60_000);
-      return { n: inside.length, k: inside.filter((x) => !x.passed).length, pRef: 1 - c.min_pass_rate, nRef: Infinity };
+      return { n: inside.length, k: inside.filter((x) => !x.passed).length };
     });
-    const e = rateShift(windows, { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) });
+    // The null: the failure rate is what is usual for this slice (the Wilson upper bound of its
+    // reference) or what is tolerated (1 − min_pass_rate), whichever is lower.
+    const tolerated = 1 - c.min_pass_rate;
+    const before = s.marks.filter((x) => x.ageMs > windowMs);
+    const nRef = before.length;
+    const pOwn = nRef > 0 ? before.filter((x) => !x.passed).length / nRef : NaN;
+    const own = c.reference !== undefined && nRef >= MIN_REFERENCE && wilsonUpper(pOwn, nRef, 1.645) < tolerated;
+    const e = rateShift(
+      current.map((w) => ({ ...w, ...(own ? { pRef: pOwn, nRef } : { pRef: tolerated, nRef: Infinity }) })),
+      { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) },
+    );
     if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR, CHANGE_POINTS) });
   }
   const q = benjaminiHochberg(tested.map((t) => t.pValue));

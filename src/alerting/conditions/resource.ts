@@ -125,14 +125,10 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
   const windowMs = durationMs(c.window);
   const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' || c.agg === 'time_to_limit' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
   const metrics = [c.metric, ...(c.divide_by ? [c.divide_by] : []), ...(c.control ? [c.control] : [])];
-  const rows = await ctx.reads.resources({
-    fromMs: ctx.nowMs - windowMs,
-    toMs: ctx.nowMs,
-    stepMs: Math.max(1000, Math.round(stepMs / 1000) * 1000),
-    metrics,
-    filters: c.filters,
-    groupBy: c.by,
-  });
+  const spec = { stepMs: Math.max(1000, Math.round(stepMs / 1000) * 1000), metrics, filters: c.filters, groupBy: c.by };
+  // Steps that divide a minute are held by the series cache and read incrementally (a tick reads the
+  // newest minute); a longer step (an average over the whole window) is one small read as it is.
+  const rows = 60_000 % spec.stepMs === 0 ? await ctx.series.resources(spec, ctx.nowMs, windowMs) : await ctx.reads.resources({ ...spec, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs });
   const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[]; ctl: Row[] }>();
   for (const r of rows) {
     const labels: Labels = {};

@@ -50,6 +50,9 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'conf', model_version: 'v1', label: 'a', confidence: recent(10) ? 0.6 + 0.3 * rnd() : 0.9 + 0.1 * rnd(), total_ms: 5, status: 'ok' }));
     // dist: a classifier answering spam 30 % of the time, 70 % over the last 15 minutes.
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'dist', model_version: 'v1', label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham', confidence: 0.5 + rnd() / 2, total_ms: 5, status: 'ok' }));
+    // distend: 30 % spam, 70 % for 25 minutes from 70 minutes ago (an incident that ended 45 minutes ago).
+    const during = ts >= NOW - 70 * MIN && ts < NOW - 45 * MIN;
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'distend', model_version: 'v1', label: rnd() < (during ? 0.7 : 0.3) ? 'spam' : 'ham', total_ms: 5, status: 'ok' }));
     // gen: answers of ~200 tokens; over the last 15 minutes 30 % come back empty (0 tokens) and the rest
     // as long as before: the empty rate's change, not a length shift. gen2: answers halve over the last 15.
     const empty = recent(15) && rnd() < 0.3;
@@ -146,9 +149,18 @@ describe('distribution_shift', () => {
     expect(obs[0]!.value).toBeLessThan(0.4);
   });
 
+  it('an incident that ended is not a shift once it fills the reference hour: the mix is back where it was the hour before', async () => {
+    const c = { kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'], filters: { model: 'distend' } };
+    expect((await run(c, NOW - 55 * MIN)).obs.map((o) => o.labels)).toEqual([{ model: 'distend', model_version: 'v1' }]);
+    // 45 minutes after its end the shorter windows are clean and judged against an hour that holds
+    // it (without the older hour they read the end as a shift of distance 0.2); the 60-minute window
+    // holds a quarter of it against an hour that holds a sixth.
+    for (const t of [NOW - 2 * MIN, NOW - MIN, NOW]) expect((await run(c, t)).obs).toEqual([]);
+  });
+
   it('a confidence distribution that did not move, binned, is not a shift; before the change neither is the label', async () => {
     expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'], filters: { model: 'dist' } })).obs).toEqual([]);
-    for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'] }, t)).obs).toEqual([]);
+    for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'], filters: { model: 'dist' } }, t)).obs).toEqual([]);
   });
 });
 

@@ -1,0 +1,95 @@
+// The series cache's raw rows (golden probes) against a direct read of the same range at every tick.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { typedReads } from '../query/index.ts';
+import { createDuckDBStore } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
+import type { ResourceSample } from '../schema/index.ts';
+import { createSeriesCache } from './series.ts';
+import type { RowsSpec } from './series.ts';
+
+const T0 = Date.parse('2025-03-01T10:00:00Z');
+const MIN = 60_000;
+const SPEC: RowsSpec = { filters: { probe: 'true' }, includeProbes: true, columns: ['model', 'status'] };
+let store: Store;
+
+beforeAll(async () => {
+  store = await createDuckDBStore({ path: ':memory:' });
+  await store.migrate();
+  // Probes at irregular seconds over 90 minutes (some minutes empty, some with three), and user
+  // traffic beside them that the spec's filter leaves out.
+  const lines: string[] = [];
+  for (let i = 0; i < 180; i++) {
+    const ts = T0 + i * 30_000 + ((i * 7919) % 29) * 1000;
+    if (i % 11 === 3) continue;
+    lines.push(JSON.stringify({ ts, model: `m${i % 3}`, probe: true, status: i % 5 ? 'ok' : 'error' }));
+    lines.push(JSON.stringify({ ts, model: 'user', status: 'ok' }));
+  }
+  await store.appendEvents(lines);
+  // GPU memory every 5 s on two GPUs, some samples missing.
+  const samples: ResourceSample[] = [];
+  for (let ts = T0; ts < T0 + 100 * MIN; ts += 5000)
+    for (const gpu of ['0', '1']) if ((ts / 5000) % 13 !== 4) samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_used_bytes', value: 1e9 + ((ts / 5000) % 97) * 1e6 + (gpu === '1' ? 5e8 : 0) });
+  await store.appendResources(samples);
+});
+
+afterAll(async () => {
+  await store?.close();
+});
+
+const direct = async (nowMs: number, spanMs: number) =>
+  (await store.listEvents({ fromMs: nowMs - spanMs, toMs: nowMs, filters: SPEC.filters, includeProbes: true, columns: ['ts', 'model', 'status'], limit: 10_000, order: 'ts_asc' })).map((r) => `${r.ts} ${r.model} ${r.status}`);
+
+describe('series cache rows', () => {
+  it('at every minute, live and with read-ahead, the rows of [now − span, now) exactly, with a fraction of the queries', async () => {
+    const reads = typedReads(store);
+    const live = createSeriesCache({ reads });
+    const ahead = createSeriesCache({ reads, readAheadMs: 30 * MIN });
+    const span = 25 * MIN;
+    let compared = 0;
+    for (let now = T0 + 5 * MIN; now <= T0 + 95 * MIN; now += MIN) {
+      const want = await direct(now, span);
+      for (const cache of [live, ahead]) {
+        const got = (await cache.rows(SPEC, now, span, 1000)).map((r) => `${r.ts} ${r.model} ${r.status}`);
+        expect(got).toEqual(want);
+      }
+      compared += want.length;
+    }
+    expect(compared).toBeGreaterThan(2000);
+    // 91 ticks: live reads once per tick (the newest minute and the last one again); read-ahead three
+    // times (every 31 minutes, each in two chunks of at most 30).
+    expect(live.queries()).toBe(91);
+    expect(ahead.queries()).toBe(6);
+  });
+
+  it('a clock that goes back, or a longer span, starts over; a row that arrives within the settle time is seen', async () => {
+    const reads = typedReads(store);
+    const live = createSeriesCache({ reads });
+    const at = T0 + 60 * MIN;
+    expect((await live.rows(SPEC, at, 10 * MIN, 1000)).length).toBe((await direct(at, 10 * MIN)).length);
+    expect((await live.rows(SPEC, at - 20 * MIN, 10 * MIN, 1000)).map((r) => `${r.ts} ${r.model} ${r.status}`)).toEqual(await direct(at - 20 * MIN, 10 * MIN));
+    expect((await live.rows(SPEC, at - 19 * MIN, 30 * MIN, 1000)).map((r) => `${r.ts} ${r.model} ${r.status}`)).toEqual(await direct(at - 19 * MIN, 30 * MIN));
+    // A probe of 30 s before the last evaluation, stored after it: the next tick re-reads that minute.
+    await store.appendEvents([JSON.stringify({ ts: at - 19 * MIN - 30_000, model: 'late', probe: true, status: 'ok' })]);
+    const next = await live.rows(SPEC, at - 18 * MIN, 30 * MIN, 1000);
+    expect(next.some((r) => r.model === 'late')).toBe(true);
+    expect(next.map((r) => `${r.ts} ${r.model} ${r.status}`)).toEqual(await direct(at - 18 * MIN, 30 * MIN));
+  });
+
+  it('resource step buckets: at every minute, live and with read-ahead, the buckets of a direct read of [now − span, now)', async () => {
+    const reads = typedReads(store);
+    const spec = { stepMs: 15_000, metrics: ['gpu_memory_used_bytes'], filters: {}, groupBy: ['node', 'gpu'] as const };
+    const key = (r: { bucketMs: number; gpu?: string | null; avg: number; max: number; n: number }) => `${r.bucketMs} ${r.gpu} ${r.avg} ${r.max} ${r.n}`;
+    const live = createSeriesCache({ reads });
+    const ahead = createSeriesCache({ reads, readAheadMs: 30 * MIN });
+    for (let now = T0 + 2 * MIN; now <= T0 + 100 * MIN; now += MIN) {
+      const want = (await store.resources({ ...spec, groupBy: [...spec.groupBy], fromMs: now - 15 * MIN, toMs: now })).map(key).sort();
+      expect(want.length).toBeGreaterThan(0);
+      for (const cache of [live, ahead]) expect((await cache.resources({ ...spec, groupBy: [...spec.groupBy] }, now, 15 * MIN)).map(key).sort()).toEqual(want);
+    }
+  });
+
+  it('more rows than the bound is a clear resource_exhausted, not a silent truncation', async () => {
+    const cache = createSeriesCache({ reads: typedReads(store) });
+    await expect(cache.rows(SPEC, T0 + 90 * MIN, 60 * MIN, 50)).rejects.toMatchObject({ code: 'resource_exhausted' });
+  });
+});
