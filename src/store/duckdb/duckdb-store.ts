@@ -99,6 +99,10 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   // Every minute before this is rolled up (null: nothing yet). Only this store writes the rollup,
   // so the copy in memory is the truth once migrate() has read it.
   let watermarkMs: number | null = null;
+  // The highest watermark reached. Late rows that lowered the watermark leave [watermarkMs,
+  // highWaterMs) to roll up again: the maintainer's next run does, or the first approximate read.
+  let highWaterMs: number | null = null;
+  let catchingUp: Promise<unknown> | undefined;
   // The writer connection runs one operation at a time: an append must never land inside the
   // rollup's or retention's transaction.
   let writerChain: Promise<unknown> = Promise.resolve();
@@ -227,6 +231,43 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     }
   }
 
+  /** Rolls up from the watermark (or the oldest event) to `target`, an hour per transaction; inside `exclusive`. Returns where it started. */
+  async function rollUpTo(target: number): Promise<number> {
+    let from = watermarkMs;
+    if (from === null) {
+      const r = (await writer.runAndReadAll('SELECT epoch_ms(min(ts)) AS t FROM events')).getRowObjectsJS()[0];
+      from = r?.t == null ? target : Math.min(floorMinute(Number(r.t)), target);
+    }
+    const start = from;
+    // An hour per transaction: a backfill never holds the writer for long.
+    do {
+      const to = Math.min(from + 60 * ROLLUP_STEP_MS, target);
+      await inTransaction(writer, async () => {
+        if (to > from!) await rebuild(from!, to);
+        await saveWatermark(to);
+      });
+      watermarkMs = to;
+      from = to;
+    } while (from < target);
+    highWaterMs = Math.max(highWaterMs ?? target, target);
+    return start;
+  }
+
+  /**
+   * Before an approximate read: minutes that late rows took out of the rollup are rolled up again
+   * first (once, however many reads wait), so a read right after a backfill answers from the
+   * rollup as one after live traffic does. A failure leaves those minutes to raw rows.
+   */
+  function caughtUp(): Promise<unknown> {
+    if (watermarkMs === null || highWaterMs === null || watermarkMs >= highWaterMs) return Promise.resolve();
+    catchingUp ??= exclusive(async () => {
+      if (watermarkMs !== null && highWaterMs !== null && watermarkMs < highWaterMs) await rollUpTo(highWaterMs);
+    })
+      .catch(() => undefined)
+      .finally(() => (catchingUp = undefined));
+    return catchingUp;
+  }
+
   const store: Store = {
     async migrate() {
       await writer.run('CREATE TABLE IF NOT EXISTS schema_migrations (version INTEGER PRIMARY KEY, applied_at TIMESTAMP)');
@@ -243,6 +284,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       }
       const wm = (await writer.runAndReadAll('SELECT epoch_ms(max(watermark)) AS w FROM rollup_state')).getRowObjectsJS();
       watermarkMs = wm[0]?.w == null ? null : Number(wm[0].w);
+      highWaterMs = watermarkMs;
     },
 
     async ping() {
@@ -264,6 +306,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     async approxAggregate(spec: QuerySpec): Promise<QueryRow[] | null> {
       const level = rollupLevelFor(spec);
+      if (level) await caughtUp();
       const range = level && rolledUpRange(spec.fromMs, spec.toMs, watermarkMs);
       if (!level || !range) return null;
       const { sql, params } = rollupAggregateSql(spec, level, range);
@@ -272,6 +315,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
 
     async approxHistogram(spec: HistogramSpec): Promise<HistogramRow[] | null> {
       const level = rollupLevelFor({ fromMs: spec.fromMs, stepMs: spec.stepMs, filters: spec.filters, groupBy: [] });
+      if (level) await caughtUp();
       const range = level && rolledUpRange(spec.fromMs, spec.toMs, watermarkMs);
       const q = level && range && rollupHistogramSql({ ...spec, includeProbes: spec.includeProbes ?? false }, level, range);
       if (!q) return null;
@@ -283,23 +327,8 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         const target = floorMinute(untilMs);
         // Nothing closed since the last run (or a clock that went back): leave the watermark.
         if (watermarkMs !== null && target <= watermarkMs) return { watermarkMs, minutes: 0 };
-        let from = watermarkMs;
-        if (from === null) {
-          const r = (await writer.runAndReadAll('SELECT epoch_ms(min(ts)) AS t FROM events')).getRowObjectsJS()[0];
-          from = r?.t == null ? target : Math.min(floorMinute(Number(r.t)), target);
-        }
-        const start = from;
-        // An hour per transaction: a backfill never holds the writer for long.
-        do {
-          const to = Math.min(from + 60 * ROLLUP_STEP_MS, target);
-          await inTransaction(writer, async () => {
-            if (to > from!) await rebuild(from!, to);
-            await saveWatermark(to);
-          });
-          watermarkMs = to;
-          from = to;
-        } while (from < target);
-        return { watermarkMs, minutes: (target - start) / ROLLUP_STEP_MS };
+        const start = await rollUpTo(target);
+        return { watermarkMs: target, minutes: (target - start) / ROLLUP_STEP_MS };
       });
     },
 
