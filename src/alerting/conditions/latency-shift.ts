@@ -124,6 +124,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
+  // A parent's past, read once per window for all of its children.
+  const parentPast: ParentPast = new Map();
   const tested: Tested[] = [];
   let judged = 0;
   let without = 0;
@@ -165,7 +167,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
-            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined);
+            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast);
             qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
           }
           const qb = qbs.get(anchor)!;
@@ -245,7 +247,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
 }
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */
-function referenceHist(ref: ResolvedReference, h: Hist, parent: Hist | undefined, peers: Hist[], w: number, L: number, child: boolean, fallback: boolean): Map<number, number> | null {
+type ParentPast = Map<Hist, Map<number, { p: Map<number, number>; pt: number }>>;
+
+function referenceHist(ref: ResolvedReference, h: Hist, parent: Hist | undefined, peers: Hist[], w: number, L: number, child: boolean, fallback: boolean, parentPast: ParentPast): Map<number, number> | null {
   const total = (m: Map<number, number>) => {
     let t = 0;
     for (const v of m.values()) t += v;
@@ -263,9 +267,15 @@ function referenceHist(ref: ResolvedReference, h: Hist, parent: Hist | undefined
     // A child's own past is thin: shrink it toward its parent's past with 100 pseudo-requests of
     // the parent's shape, as rate_shift shrinks rates (a tenant that is always slower keeps its own
     // level once it has a past; a new one starts from its model version's).
-    const p = new Map<number, number>();
-    addRange(parent, L - w - ref.bins, L - w, p);
-    const pt = total(p);
+    let byWindow = parentPast.get(parent);
+    if (!byWindow) parentPast.set(parent, (byWindow = new Map()));
+    let past = byWindow.get(w);
+    if (!past) {
+      const p = new Map<number, number>();
+      addRange(parent, L - w - ref.bins, L - w, p);
+      byWindow.set(w, (past = { p, pt: total(p) }));
+    }
+    const { p, pt } = past;
     if (pt < ref.minCount) return null;
     for (const [i, v] of p) m.set(i, (m.get(i) ?? 0) + (SHRINK_REQUESTS * v) / pt);
     return m;
