@@ -110,6 +110,12 @@ async function startServer(dataDir: string, env: Record<string, string> = {}): P
   return { url: p.url, pid: p.child.pid!, stop: () => stopProcess(p.child) };
 }
 
+/** CPU seconds (user + system) a process has used so far, all its threads. */
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
 function peakRssMb(pid: number): number {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const m = /VmHWM:\s+(\d+) kB/.exec(status);
@@ -197,6 +203,7 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
   const { duckdbType } = await import('../src/store/duckdb/ddl.ts');
   const nativeDb = join(dir, 'native.duckdb');
   let nativeMs = 0;
+  let nativeCpuS = 0;
   {
     const inst = await DuckDBInstance.create(nativeDb);
     const conn = await inst.connect();
@@ -204,8 +211,11 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
     const cols = EVENT_FIELDS.map((f) => `${f.name}: '${f.kind === 'ts' ? 'BIGINT' : duckdbType(f.kind)}'`).join(', ');
     const select = EVENT_FIELDS.map((f) => (f.kind === 'ts' ? 'make_timestamp(ts * 1000) AS ts' : f.name)).join(', ');
     const t0 = performance.now();
+    const c0 = process.cpuUsage();
     await conn.run(`INSERT INTO events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM read_ndjson('${ndjsonFile}', columns={${cols}}, format='newline_delimited')`);
     nativeMs = performance.now() - t0;
+    const c = process.cpuUsage(c0);
+    nativeCpuS = (c.user + c.system) / 1e6;
     conn.closeSync();
     inst.closeSync();
   }
@@ -216,8 +226,10 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
   // (b) API ingest into a fresh server.
   const dataDir = join(dir, 'api');
   const server = await startServer(dataDir);
+  const cpu0 = cpuSeconds(server.pid);
   const ingest = await apiIngest(server.url, bodies);
   const apiEps = N / (ingest.ms / 1000);
+  const serverCpuS = cpuSeconds(server.pid) - cpu0;
   log(`(b) API ingest: ${Math.round(apiEps)} events/s with ${CLIENTS} clients × ${BATCH} rows (${ingest.retries} retries after 429/503)`);
   // (c) the dashboard query through the API, then as hand-written SQL on the same file.
   const api = await apiQuery(server.url, qFrom, qTo);
@@ -240,6 +252,11 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
     native_ndjson_eps: Math.round(nativeEps),
     api_ingest_eps: Math.round(apiEps),
     ingest_ratio: +(apiEps / nativeEps).toFixed(3),
+    // CPU time per event (all threads), which a busy machine changes less than wall time: the
+    // native load (this process: DuckDB's threads) and the server process during API ingest.
+    native_cpu_us_per_event: +((nativeCpuS * 1e6) / N).toFixed(1),
+    api_server_cpu_us_per_event: +((serverCpuS * 1e6) / N).toFixed(1),
+    retries: ingest.retries,
     query_api_ms: +api.ms.toFixed(1),
     query_sql_ms: +sql.ms.toFixed(1),
     query_ratio: +(api.ms / sql.ms).toFixed(3),

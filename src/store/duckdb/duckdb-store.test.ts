@@ -114,6 +114,31 @@ describe('DuckDB rollup maintainer', () => {
     expect(await store.approxAggregate(spec(['count']))).toEqual([{ count: 768 }]);
     await store.close();
   });
+
+  it('leaves the minutes of late rows within two hours to its next run, and rebuilds older ones in the insert', async () => {
+    const store = await createDuckDBStore({ path: ':memory:', threads: 2 });
+    await store.migrate();
+    const T0 = Date.parse('2026-11-30T10:00:00Z');
+    const HOUR = 3_600_000;
+    const line = (ts: number, id: string) => JSON.stringify({ ts, request_id: id, model: 'm1', total_ms: 10, status: 'ok' });
+    await store.appendEvents([line(T0 - 3 * HOUR, 'old-0'), line(T0, 'now-0')]);
+    expect((await store.maintainRollup(T0 + 60_000)).watermarkMs).toBe(T0 + 60_000);
+    // 30 minutes late: the watermark comes down to that minute; the next run redoes 31 minutes.
+    await store.appendEvents([line(T0 - 30 * 60_000 + 5, 'late-0')], { minTsMs: T0 - 30 * 60_000 + 5, maxTsMs: T0 - 30 * 60_000 + 5 });
+    expect(await store.maintainRollup(T0 + 60_000)).toEqual({ watermarkMs: T0 + 60_000, minutes: 31 });
+    const s = spec(['count'], { fromMs: T0 - 4 * HOUR, toMs: T0 + 60_000 });
+    expect(await store.approxAggregate(s)).toEqual([{ count: 3 }]);
+    // Again, then an approximate read first: it rolls those minutes up before it answers.
+    await store.appendEvents([line(T0 - 20 * 60_000, 'late-1')], { minTsMs: T0 - 20 * 60_000, maxTsMs: T0 - 20 * 60_000 });
+    expect(await store.approxAggregate(s)).toEqual([{ count: 4 }]);
+    expect(await store.maintainRollup(T0 + 60_000)).toEqual({ watermarkMs: T0 + 60_000, minutes: 0 });
+    // Three hours late: rebuilt with the insert, the watermark stays.
+    await store.appendEvents([line(T0 - 3 * HOUR + 7, 'old-1')], { minTsMs: T0 - 3 * HOUR + 7, maxTsMs: T0 - 3 * HOUR + 7 });
+    expect(await store.maintainRollup(T0 + 60_000)).toEqual({ watermarkMs: T0 + 60_000, minutes: 0 });
+    expect(await store.approxAggregate(s)).toEqual([{ count: 5 }]);
+    expect(await store.aggregate(s)).toEqual([{ count: 5 }]);
+    await store.close();
+  });
 });
 
 describe('rollup SQL', () => {

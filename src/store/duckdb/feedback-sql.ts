@@ -10,14 +10,39 @@
  * - rating: the number (a numeric string is cast).
  * - label: compared as text with the event's label (a whole number 3 reads as '3').
  */
+import { rmSync } from 'node:fs';
+import { tsMillis } from '../../schema/index.ts';
+import type { Feedback } from '../../schema/index.ts';
 import type { FeedbackStats, FeedbackStatsSpec } from '../store.ts';
 import { toFeedbackStats } from '../result-rows.ts';
 import { Params, bucketSql, ident, tsParam, whereClause } from './sql.ts';
+import type { ReadFn, StagedWriter } from './sql.ts';
 
-type Row = Record<string, unknown>;
 
-/** Runs a read-only statement with bound parameters. */
-export type ReadFn = (sql: string, params: unknown[]) => Promise<Row[]>;
+/** Feedback rows, staged as NDJSON and loaded with DuckDB's reader; `received_at` is the load time. */
+export async function appendFeedback(w: StagedWriter, rows: readonly Feedback[]): Promise<void> {
+  if (rows.length === 0) return;
+  const lines = rows.map((f) =>
+    JSON.stringify({
+      ts: tsMillis(f.ts),
+      request_id: f.request_id,
+      kind: f.kind,
+      value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
+      value_str: typeof f.value === 'string' ? f.value : null,
+      source: f.source ?? null,
+    }),
+  );
+  const file = w.stageFile(lines);
+  try {
+    await w.run(
+      `INSERT INTO feedback (ts, request_id, kind, value_num, value_str, source, received_at) SELECT make_timestamp(CAST(ts * 1000 AS BIGINT)), request_id, kind, value_num, value_str, source, current_timestamp
+       FROM read_ndjson($1, columns={ts: 'DOUBLE', request_id: 'VARCHAR', kind: 'VARCHAR', value_num: 'DOUBLE', value_str: 'VARCHAR', source: 'VARCHAR'}, format='newline_delimited')`,
+      [file],
+    );
+  } finally {
+    rmSync(file, { force: true });
+  }
+}
 
 const FLAG = `CASE WHEN value_num IS NOT NULL THEN CASE WHEN value_num > 0 THEN 1.0 ELSE 0.0 END
   WHEN lower(value_str) IN ('true', 'up', 'yes', '1') THEN 1.0

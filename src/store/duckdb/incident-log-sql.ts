@@ -5,7 +5,7 @@
 import type { IncidentLogEntry, IncidentLogSpec } from '../store.ts';
 import { MAX_INCIDENT_LOG_ROWS, incidentLogRow, newEntries, toIncidentLogEntry } from '../incident-log-rows.ts';
 import { Params, tsParam } from './sql.ts';
-import type { ReadFn } from './samples-sql.ts';
+import type { ReadFn } from './sql.ts';
 
 const COLUMNS = ['id', 'incident_id', 'kind', 'alertname', 'fingerprint', 'severity', 'tenant', 'labels', 'detail'] as const;
 /** Rows per INSERT statement (10 parameters each). */

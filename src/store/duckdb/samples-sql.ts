@@ -7,19 +7,9 @@ import { InferlensError } from '../../schema/index.ts';
 import { SAMPLE_FILTER_KEYS } from '../store.ts';
 import type { SampleListSpec, SampleRow, StoredSample } from '../store.ts';
 import { Params, tsParam } from './sql.ts';
+import type { ReadFn, StagedWriter } from './sql.ts';
 import { toStoredSample } from '../result-rows.ts';
 
-type Row = Record<string, unknown>;
-
-/** Runs a read-only statement with bound parameters. */
-export type ReadFn = (sql: string, params: unknown[]) => Promise<Row[]>;
-
-/** What appending needs from the store: the single writer and its staging files. */
-export interface SampleWriter {
-  run(sql: string, params: unknown[]): Promise<void>;
-  /** Writes lines to a staging file and returns its path; the caller removes it. */
-  stageFile(lines: readonly string[]): string;
-}
 
 /** Most samples one listing returns. */
 export const MAX_SAMPLES_LISTED = 1000;
@@ -34,7 +24,7 @@ const STAGE_COLUMNS = `{ts: 'DOUBLE', request_id: 'VARCHAR', model: 'VARCHAR', m
 const MAX_OBJECT_BYTES = 2 * 4 * 65_536 + 65_536;
 
 /** Appends samples in one statement. */
-export async function appendSamples(w: SampleWriter, rows: readonly SampleRow[]): Promise<void> {
+export async function appendSamples(w: StagedWriter, rows: readonly SampleRow[]): Promise<void> {
   if (rows.length === 0) return;
   const file = w.stageFile(rows.map((r) => JSON.stringify(r)));
   try {

@@ -4,6 +4,17 @@
  */
 import { DIMENSIONS, InferlensError, NUMERIC_FIELDS } from '../../schema/index.ts';
 import type { Filters, Measure, QuerySpec } from '../../schema/index.ts';
+import type { Row } from '../result-rows.ts';
+
+/** Runs a read-only statement with bound parameters (on one of the store's read connections). */
+export type ReadFn = (sql: string, params: unknown[]) => Promise<Row[]>;
+
+/** What an append needs from the store: the single writer and its staging files. */
+export interface StagedWriter {
+  run(sql: string, params: unknown[]): Promise<void>;
+  /** Writes lines to a staging file and returns its path; the caller removes it. */
+  stageFile(lines: readonly string[]): string;
+}
 
 /** Collects bound parameter values and hands out their placeholders. */
 export class Params {
