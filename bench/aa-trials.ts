@@ -18,7 +18,19 @@ const store = await createDuckDBStore({ path: ':memory:' });
 await store.migrate();
 const tIngest = performance.now();
 for (let t = 0; t < trials; t++) {
-  await store.appendEvents(syntheticTraffic({ seed: 1000 + t, n: 2 * perSide, fromMs: T0, toMs: T0 + HOUR, modelVersion: 'v1', tenant: `aa-${t}`, replicas: ['r1', 'r2'], probes: 100, idPrefix: `aa-${t}` }));
+  await store.appendEvents(
+    syntheticTraffic({
+      seed: 1000 + t,
+      n: 2 * perSide,
+      fromMs: T0,
+      toMs: T0 + HOUR,
+      modelVersion: 'v1',
+      tenant: `aa-${t}`,
+      replicas: ['r1', 'r2'],
+      probes: 100,
+      idPrefix: `aa-${t}`,
+    }),
+  );
 }
 const ingestMs = performance.now() - tIngest;
 const comparer = createComparer(createQueries(store));

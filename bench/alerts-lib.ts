@@ -43,7 +43,14 @@ export async function fleetRun(o: FleetRunOptions, groups: readonly RuleGroup[])
   try {
     await store.migrate();
     const t0 = performance.now();
-    const fleet = generateFleet({ seed: o.seed, hours: o.hours, historyHours: o.history, clean: o.clean, scale: o.scale, ...(o.kinds && { incidents: o.kinds }) });
+    const fleet = generateFleet({
+      seed: o.seed,
+      hours: o.hours,
+      historyHours: o.history,
+      clean: o.clean,
+      scale: o.scale,
+      ...(o.kinds && { incidents: o.kinds }),
+    });
     await writeFleet(fleet, store);
     const generateS = (performance.now() - t0) / 1000;
     const events = (await store.stats()).events;
@@ -63,7 +70,16 @@ export async function fleetRun(o: FleetRunOptions, groups: readonly RuleGroup[])
       sampleRss();
     }
     const score = scoreBacktest(run.episodes, fleet.truth, { fromMs, toMs });
-    const figures: RunFigures = { seed: o.seed, clean: o.clean, events, generate_s: generateS, backtest_s: run.stats.seconds, peak_rss_mb: peakRss / 2 ** 20, run, score };
+    const figures: RunFigures = {
+      seed: o.seed,
+      clean: o.clean,
+      events,
+      generate_s: generateS,
+      backtest_s: run.stats.seconds,
+      peak_rss_mb: peakRss / 2 ** 20,
+      run,
+      score,
+    };
     // …and the figures, so runs made apart (two processes, two machines) are summarized together (`--summarize DIR`).
     if (o.keep) writeFileSync(join(dir, 'figures.json'), JSON.stringify(figures));
     return figures;
@@ -84,7 +100,11 @@ const ratio = (a: number, b: number) => (b > 0 ? a / b : null);
 export const TARGETS = { recall: 0.95, top1: 0.9, median_delay_intervals: 2, clean_episodes: 0, backtest_s: 30, peak_rss_mb: 1024 };
 
 /** The figures over runs of seeds and their clean twins: overall, per incident kind, per rule. */
-export function summarize(runs: readonly RunFigures[], groups: readonly RuleGroup[], setup: { fromSeed: number; seeds: number; hours: number; history: number; scale: number }) {
+export function summarize(
+  runs: readonly RunFigures[],
+  groups: readonly RuleGroup[],
+  setup: { fromSeed: number; seeds: number; hours: number; history: number; scale: number },
+) {
   const inc = runs.filter((r) => !r.clean);
   const cln = runs.filter((r) => r.clean);
   const all = inc.flatMap((r) => r.score.per_incident);
@@ -93,14 +113,31 @@ export function summarize(runs: readonly RunFigures[], groups: readonly RuleGrou
     INCIDENT_KINDS.map((k) => {
       const list = all.filter((i) => i.kind === k);
       const d = list.filter((i) => i.detected);
-      return [k, { incidents: list.length, recall: ratio(d.length, list.length), top1: ratio(d.filter((i) => i.top1).length, d.length), median_delay_intervals: median(d.map((i) => i.delay_intervals!)), first_alerts: [...new Set(d.map((i) => i.alert!.alertname))] }];
+      return [
+        k,
+        {
+          incidents: list.length,
+          recall: ratio(d.length, list.length),
+          top1: ratio(d.filter((i) => i.top1).length, d.length),
+          median_delay_intervals: median(d.map((i) => i.delay_intervals!)),
+          first_alerts: [...new Set(d.map((i) => i.alert!.alertname))],
+        },
+      ];
     }),
   );
   const ruleNames = groups.flatMap((g) => g.rules.map((r) => r.alert));
   const perRule = Object.fromEntries(
     ruleNames.map((name) => {
       const rows = runs.flatMap((r) => r.run.rules.filter((x) => x.alert === name));
-      return [name, { clean_episodes: cln.reduce((a, r) => a + r.run.episodes.filter((e) => e.alertname === name).length, 0), incident_run_episodes: inc.reduce((a, r) => a + r.run.episodes.filter((e) => e.alertname === name).length, 0), mean_eval_ms: rows.reduce((a, x) => a + x.mean_eval_ms, 0) / Math.max(1, rows.length), errors: rows.reduce((a, x) => a + x.errors, 0) }];
+      return [
+        name,
+        {
+          clean_episodes: cln.reduce((a, r) => a + r.run.episodes.filter((e) => e.alertname === name).length, 0),
+          incident_run_episodes: inc.reduce((a, r) => a + r.run.episodes.filter((e) => e.alertname === name).length, 0),
+          mean_eval_ms: rows.reduce((a, x) => a + x.mean_eval_ms, 0) / Math.max(1, rows.length),
+          errors: rows.reduce((a, x) => a + x.errors, 0),
+        },
+      ];
     }),
   );
   const cleanHours = cln.reduce((a, r) => a + r.score.clean_hours, 0);
@@ -118,7 +155,10 @@ export function summarize(runs: readonly RunFigures[], groups: readonly RuleGrou
       const s = detected.map((i) => i.delay_intervals!).sort((a, b) => a - b);
       return s.length ? s[Math.min(s.length - 1, Math.floor(0.9 * (s.length - 1)))]! : null;
     })(),
-    precision: ratio(inc.reduce((a, r) => a + r.score.true_episodes, 0), inc.reduce((a, r) => a + r.score.episodes, 0)),
+    precision: ratio(
+      inc.reduce((a, r) => a + r.score.true_episodes, 0),
+      inc.reduce((a, r) => a + r.score.episodes, 0),
+    ),
     false_episodes_incident_runs: inc.reduce((a, r) => a + r.score.false_episodes, 0),
     clean_episodes: cleanEpisodes,
     clean_hours: cleanHours,

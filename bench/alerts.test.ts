@@ -15,7 +15,11 @@ describe('the default rule pack on a fleet it was not tuned on (2 seeds × 1 h, 
     const runs: RunFigures[] = [];
     for (const seed of SEEDS) for (const clean of [false, true]) runs.push(await fleetRun({ seed, clean, hours: 1, history: 2, scale: 1 }, groups));
     const s = summarize(runs, groups, { fromSeed: SEEDS[0]!, seeds: SEEDS.length, hours: 1, history: 2, scale: 1 });
-    const why = JSON.stringify({ per_incident: runs.flatMap((r) => r.score.per_incident), clean: runs.filter((r) => r.clean).flatMap((r) => r.run.episodes) }, null, 1);
+    const why = JSON.stringify(
+      { per_incident: runs.flatMap((r) => r.score.per_incident), clean: runs.filter((r) => r.clean).flatMap((r) => r.run.episodes) },
+      null,
+      1,
+    );
     // Every incident of these seeds is raised on a consistent slice …
     expect(s.incidents, why).toBeGreaterThanOrEqual(6);
     expect(s.recall, why).toBeGreaterThanOrEqual(BOUNDS.recall);

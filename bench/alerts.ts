@@ -42,13 +42,17 @@ async function main(): Promise<void> {
   if (groups.problems.length > 0) throw new Error(groups.problems.map((p) => `${p.file}:${p.line}: ${p.path}: ${p.message}`).join('\n'));
   const runs: RunFigures[] = [];
   if (SUMMARIZE) {
-    for (const d of readdirSync(SUMMARIZE).sort()) if (existsSync(join(SUMMARIZE, d, 'figures.json'))) runs.push(JSON.parse(readFileSync(join(SUMMARIZE, d, 'figures.json'), 'utf8')) as RunFigures);
+    for (const d of readdirSync(SUMMARIZE).sort())
+      if (existsSync(join(SUMMARIZE, d, 'figures.json'))) runs.push(JSON.parse(readFileSync(join(SUMMARIZE, d, 'figures.json'), 'utf8')) as RunFigures);
     if (runs.length === 0) throw new Error(`no figures.json under ${SUMMARIZE}/*: keep the runs with --keep ${SUMMARIZE}`);
   }
   const seeds = [...new Set(runs.map((r) => r.seed))].sort((a, b) => a - b);
   for (let seed = FROM_SEED; !SUMMARIZE && seed < FROM_SEED + SEEDS; seed++) {
     for (const clean of [false, true]) {
-      const r = await fleetRun({ seed, clean, hours: HOURS, history: HISTORY, scale: SCALE, ...(KINDS && { kinds: KINDS }), ...(KEEP && { keep: KEEP }) }, groups.groups);
+      const r = await fleetRun(
+        { seed, clean, hours: HOURS, history: HISTORY, scale: SCALE, ...(KINDS && { kinds: KINDS }), ...(KEEP && { keep: KEEP }) },
+        groups.groups,
+      );
       runs.push(r);
       const s = r.score;
       log(
@@ -59,12 +63,34 @@ async function main(): Promise<void> {
       for (const m of clean ? [] : s.per_incident.filter((i) => !i.detected)) log(`  missed ${m.id} (${m.kind})`);
     }
   }
-  if (SUMMARIZE) for (const r of runs) log(`seed ${r.seed}${r.clean ? ' clean' : ''}: ${r.clean ? '' : `${r.score.detected}/${r.score.incidents} raised, `}${r.score.episodes} episodes${r.clean && r.score.episodes ? ` (${r.run.episodes.map((e) => `${e.alertname} ${JSON.stringify(e.labels)} @${e.pending_at.slice(11, 16)}`).join('; ')})` : ''}${r.clean ? '' : r.score.per_incident.filter((i) => !i.detected).map((m) => `; missed ${m.id}`).join('')} · backtest ${r.backtest_s.toFixed(1)} s`);
-  const summary = summarize(runs, groups.groups, SUMMARIZE ? { fromSeed: seeds[0]!, seeds: seeds.length, hours: HOURS, history: HISTORY, scale: SCALE } : { fromSeed: FROM_SEED, seeds: SEEDS, hours: HOURS, history: HISTORY, scale: SCALE });
+  if (SUMMARIZE)
+    for (const r of runs)
+      log(
+        `seed ${r.seed}${r.clean ? ' clean' : ''}: ${r.clean ? '' : `${r.score.detected}/${r.score.incidents} raised, `}${r.score.episodes} episodes${r.clean && r.score.episodes ? ` (${r.run.episodes.map((e) => `${e.alertname} ${JSON.stringify(e.labels)} @${e.pending_at.slice(11, 16)}`).join('; ')})` : ''}${
+          r.clean
+            ? ''
+            : r.score.per_incident
+                .filter((i) => !i.detected)
+                .map((m) => `; missed ${m.id}`)
+                .join('')
+        } · backtest ${r.backtest_s.toFixed(1)} s`,
+      );
+  const summary = summarize(
+    runs,
+    groups.groups,
+    SUMMARIZE
+      ? { fromSeed: seeds[0]!, seeds: seeds.length, hours: HOURS, history: HISTORY, scale: SCALE }
+      : { fromSeed: FROM_SEED, seeds: SEEDS, hours: HOURS, history: HISTORY, scale: SCALE },
+  );
   const detected = Math.round((summary.recall ?? 0) * summary.incidents);
   log('');
-  log(`${summary.seeds.count} seeds from ${summary.seeds.from}, ${HOURS} h each + clean twins: recall ${pct(summary.recall)} (${detected}/${summary.incidents}), top-1 ${pct(summary.top1)}, median delay ${summary.median_delay_intervals?.toFixed(2)} intervals, precision ${pct(summary.precision)}, clean episodes ${summary.clean_episodes} in ${summary.clean_hours.toFixed(1)} h, backtest median ${summary.backtest_s.median?.toFixed(1)} s (max ${summary.backtest_s.max.toFixed(1)} s), peak RSS ${summary.peak_rss_mb.toFixed(0)} MB`);
-  for (const [k, v] of Object.entries(summary.per_kind)) log(`  ${k.padEnd(22)} ${String(v.incidents).padStart(3)} incidents  recall ${pct(v.recall).padStart(8)}  top-1 ${pct(v.top1).padStart(8)}  delay ${v.median_delay_intervals?.toFixed(1) ?? '-'}  ${v.first_alerts.join(', ')}`);
+  log(
+    `${summary.seeds.count} seeds from ${summary.seeds.from}, ${HOURS} h each + clean twins: recall ${pct(summary.recall)} (${detected}/${summary.incidents}), top-1 ${pct(summary.top1)}, median delay ${summary.median_delay_intervals?.toFixed(2)} intervals, precision ${pct(summary.precision)}, clean episodes ${summary.clean_episodes} in ${summary.clean_hours.toFixed(1)} h, backtest median ${summary.backtest_s.median?.toFixed(1)} s (max ${summary.backtest_s.max.toFixed(1)} s), peak RSS ${summary.peak_rss_mb.toFixed(0)} MB`,
+  );
+  for (const [k, v] of Object.entries(summary.per_kind))
+    log(
+      `  ${k.padEnd(22)} ${String(v.incidents).padStart(3)} incidents  recall ${pct(v.recall).padStart(8)}  top-1 ${pct(v.top1).padStart(8)}  delay ${v.median_delay_intervals?.toFixed(1) ?? '-'}  ${v.first_alerts.join(', ')}`,
+    );
   if (JSON_OUT) console.log(JSON.stringify(summary));
 }
 

@@ -36,6 +36,9 @@ const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).
 for (let i = 0; i < RUNS; i++) for (const [name, argv] of Object.entries(cases)) samples[name]!.push(cpuSeconds(argv));
 
 const base = median(samples['node -e ""']!);
-const result = Object.fromEntries(Object.entries(samples).map(([name, xs]) => [name, { cpu_s: Number(median(xs).toFixed(3)), ratio_to_bare_node: Number((median(xs) / base).toFixed(2)) }]));
-for (const [name, r] of Object.entries(result)) console.log(`${name.padEnd(24)} ${r.cpu_s.toFixed(3)} s CPU (median of ${RUNS})  ×${r.ratio_to_bare_node} bare node`);
+const result = Object.fromEntries(
+  Object.entries(samples).map(([name, xs]) => [name, { cpu_s: Number(median(xs).toFixed(3)), ratio_to_bare_node: Number((median(xs) / base).toFixed(2)) }]),
+);
+for (const [name, r] of Object.entries(result))
+  console.log(`${name.padEnd(24)} ${r.cpu_s.toFixed(3)} s CPU (median of ${RUNS})  ×${r.ratio_to_bare_node} bare node`);
 if (json) console.log(JSON.stringify({ runs: RUNS, ...result }));

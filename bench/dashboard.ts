@@ -26,7 +26,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 
 if (!existsSync(join(ROOT, 'web', 'dist', 'index.html'))) {
   console.log('building the dashboard…');
-  await new Promise<void>((res, rej) => spawn('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' }).once('exit', (c) => (c === 0 ? res() : rej(new Error(`build failed ${c}`)))));
+  await new Promise<void>((res, rej) =>
+    spawn('npm', ['run', 'build:web'], { cwd: ROOT, stdio: 'inherit' }).once('exit', (c) => (c === 0 ? res() : rej(new Error(`build failed ${c}`)))),
+  );
 }
 
 /** Fills a fresh data dir with n events over the last `hours`, generated inside DuckDB; returns the rollup backfill ms. */
@@ -79,14 +81,21 @@ const RUNS = arg('runs', 3);
 const SHOW_REQUESTS = args.includes('--requests');
 
 async function firstRenderMs(url: string, runs = RUNS): Promise<number[]> {
-  const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  const browser = await chromium.launch({
+    executablePath: '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+  });
   const times: number[] = [];
   try {
     for (let r = 0; r < runs; r++) {
       const page = await browser.newPage({ viewport: { width: 1440, height: 900 } });
       const t0 = performance.now();
       await page.goto(`${url}/runtime?from=now-1h&to=now`);
-      await page.waitForFunction(() => Number(document.body.dataset['renders'] ?? 0) >= 1 && document.querySelectorAll('[data-panel][data-state="loading"]').length === 0, undefined, { timeout: 120_000 });
+      await page.waitForFunction(
+        () => Number(document.body.dataset['renders'] ?? 0) >= 1 && document.querySelectorAll('[data-panel][data-state="loading"]').length === 0,
+        undefined,
+        { timeout: 120_000 },
+      );
       times.push(performance.now() - t0);
       if (SHOW_REQUESTS && r === runs - 1) {
         const entries = await page.evaluate(() =>
@@ -114,7 +123,9 @@ for (const [name, n] of [
   const dir = mkdtempSync(join(tmpdir(), `inferlens-dash-${name}-`));
   const t = performance.now();
   const rollupMs = await fill(dir, n);
-  console.log(`${name}: ${n} events loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, rollup backfill ${(rollupMs / 1000).toFixed(1)} s (${(statSync(join(dir, 'inferlens.duckdb')).size / n).toFixed(1)} bytes/event)`);
+  console.log(
+    `${name}: ${n} events loaded in ${((performance.now() - t) / 1000).toFixed(1)} s, rollup backfill ${(rollupMs / 1000).toFixed(1)} s (${(statSync(join(dir, 'inferlens.duckdb')).size / n).toFixed(1)} bytes/event)`,
+  );
   const server = await serve(dir);
   const times = await firstRenderMs(server.url);
   await server.stop();

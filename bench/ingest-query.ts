@@ -42,7 +42,14 @@ const lognormal = (medianMs: number, sigma: number) => medianMs * Math.exp(sigma
 const r3 = (x: number) => Math.round(x * 1000) / 1000;
 // 50 tenants, heavy-tailed (Zipf-like, s = 1.2): a few large, many small.
 const tenantWeights = Array.from({ length: 50 }, (_, i) => 1 / Math.pow(i + 1, 1.2));
-const tenantCdf = tenantWeights.map(((s) => (w: number) => (s += w))(0)).map((c, _, a) => c / a[a.length - 1]!);
+const tenantCdf = tenantWeights
+  .map(
+    (
+      (s) => (w: number) =>
+        (s += w)
+    )(0),
+  )
+  .map((c, _, a) => c / a[a.length - 1]!);
 const pickTenant = () => {
   const u = rand();
   return `tenant-${tenantCdf.findIndex((c) => u <= c)}`;
@@ -141,7 +148,8 @@ async function apiIngest(url: string, bodies: string[]): Promise<{ ms: number; r
             await new Promise((r) => setTimeout(r, 50));
             continue;
           }
-          if (res.status !== 200 || reply.accepted !== body.split('\n').length) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+          if (res.status !== 200 || reply.accepted !== body.split('\n').length)
+            throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
           break;
         }
       }
@@ -159,7 +167,13 @@ async function apiQuery(url: string, qFrom: number, qTo: number): Promise<{ ms: 
     const res = await fetch(`${url}/v1/query`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from: new Date(qFrom).toISOString(), to: new Date(qTo).toISOString(), group_by: ['model', 'model_version'], step: '1m', measures: DASHBOARD_MEASURES }),
+      body: JSON.stringify({
+        from: new Date(qFrom).toISOString(),
+        to: new Date(qTo).toISOString(),
+        group_by: ['model', 'model_version'],
+        step: '1m',
+        measures: DASHBOARD_MEASURES,
+      }),
     });
     const body = (await res.json()) as { data: { rows: unknown[] } };
     rows = body.data.rows.length;
@@ -212,7 +226,9 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
     const select = EVENT_FIELDS.map((f) => (f.kind === 'ts' ? 'make_timestamp(ts * 1000) AS ts' : f.name)).join(', ');
     const t0 = performance.now();
     const c0 = process.cpuUsage();
-    await conn.run(`INSERT INTO events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM read_ndjson('${ndjsonFile}', columns={${cols}}, format='newline_delimited')`);
+    await conn.run(
+      `INSERT INTO events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM read_ndjson('${ndjsonFile}', columns={${cols}}, format='newline_delimited')`,
+    );
     nativeMs = performance.now() - t0;
     const c = process.cpuUsage(c0);
     nativeCpuS = (c.user + c.system) / 1e6;
@@ -270,12 +286,16 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   const { createClient } = await import('@clickhouse/client');
   const { createClickHouseStore, openChdbConnection } = await import('../src/store/index.ts');
   const { clickhouseType } = await import('../src/store/clickhouse/ddl.ts');
-  const open = async (path: string) => createClient({ connection: await openChdbConnection(path), clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
+  const open = async (path: string) =>
+    createClient({ connection: await openChdbConnection(path), clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
   const rows = async (c: Awaited<ReturnType<typeof open>>, query: string) => (await c.query({ query, format: 'JSONEachRow' })).json<Record<string, number>>();
   /** Bytes on disk of a database's active parts (after merging them), and of its events table. */
   async function bytes(c: Awaited<ReturnType<typeof open>>, db: string): Promise<{ all: number; events: number }> {
     for (const t of ['events', 'rollup_1m_model', 'rollup_1m_all']) await c.command({ query: `OPTIMIZE TABLE ${db}.${t} FINAL` });
-    const [r] = await rows(c, `SELECT sum(bytes_on_disk) AS all, sumIf(bytes_on_disk, table = 'events') AS events FROM system.parts WHERE database = '${db}' AND active`);
+    const [r] = await rows(
+      c,
+      `SELECT sum(bytes_on_disk) AS all, sumIf(bytes_on_disk, table = 'events') AS events FROM system.parts WHERE database = '${db}' AND active`,
+    );
     return { all: Number(r!.all), events: Number(r!.events) };
   }
 
@@ -289,11 +309,15 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   const structure = EVENT_FIELDS.map((f) => `${f.name} ${f.kind === 'ts' ? 'Int64' : clickhouseType(f.kind)}`).join(', ');
   const select = EVENT_FIELDS.map((f) => (f.kind === 'ts' ? "fromUnixTimestamp64Milli(ts, 'UTC') AS ts" : f.name)).join(', ');
   const t0 = performance.now();
-  await native.command({ query: `INSERT INTO native.events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM file('${ndjsonFile}', 'JSONEachRow', '${structure}')` });
+  await native.command({
+    query: `INSERT INTO native.events (${EVENT_FIELDS.map((f) => f.name).join(', ')}) SELECT ${select} FROM file('${ndjsonFile}', 'JSONEachRow', '${structure}')`,
+  });
   const nativeEps = N / ((performance.now() - t0) / 1000);
   const nativeBytes = await bytes(native, 'native');
   await native.close();
-  log(`(a) native JSONEachRow load: ${Math.round(nativeEps)} events/s, ${(nativeBytes.all / N).toFixed(1)} bytes/event (events alone ${(nativeBytes.events / N).toFixed(1)})`);
+  log(
+    `(a) native JSONEachRow load: ${Math.round(nativeEps)} events/s, ${(nativeBytes.all / N).toFixed(1)} bytes/event (events alone ${(nativeBytes.events / N).toFixed(1)})`,
+  );
 
   // (b) API ingest into a fresh server on its own chdb folder.
   const apiPath = join(dir, 'api-chdb');
@@ -303,7 +327,7 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   log(`(b) API ingest: ${Math.round(apiEps)} events/s with ${CLIENTS} clients × ${BATCH} rows (${ingest.retries} retries after 429/503)`);
   // Re-sending the first 10 % (every row already stored): what the duplicate check costs.
   const resend = await apiIngest(server.url, bodies.slice(0, Math.max(1, Math.round(bodies.length / 10))));
-  const resendEps = (Math.min(N, Math.max(1, Math.round(bodies.length / 10)) * BATCH) / (resend.ms / 1000));
+  const resendEps = Math.min(N, Math.max(1, Math.round(bodies.length / 10)) * BATCH) / (resend.ms / 1000);
   log(`    re-sending 10 % (all duplicates, dropped): ${Math.round(resendEps)} events/s`);
   const rss = peakRssMb(server.pid);
   await server.stop();
@@ -323,22 +347,36 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   // (model, ts, request_id), exact only when read with FINAL. Written as live ingest writes it (a
   // part per BATCH rows of time-ordered events) and read before merges catch up (merges stopped),
   // where FINAL has to merge at read time.
-  await c.command({ query: 'CREATE TABLE inferlens.events_rmt AS inferlens.events ENGINE = ReplacingMergeTree PARTITION BY toDate(ts) ORDER BY (model, ts, assumeNotNull(request_id)) SETTINGS allow_nullable_key = 1' });
+  await c.command({
+    query:
+      'CREATE TABLE inferlens.events_rmt AS inferlens.events ENGINE = ReplacingMergeTree PARTITION BY toDate(ts) ORDER BY (model, ts, assumeNotNull(request_id)) SETTINGS allow_nullable_key = 1',
+  });
   await c.command({ query: 'SYSTEM STOP MERGES inferlens.events_rmt' });
   const chunkMs = Math.ceil((3_600_000 * BATCH) / N);
   for (let t = endMs - 3_600_000; t <= endMs; t += chunkMs) {
-    await c.command({ query: `INSERT INTO inferlens.events_rmt SELECT * FROM inferlens.events WHERE ts >= fromUnixTimestamp64Milli(${t}, 'UTC') AND ts < fromUnixTimestamp64Milli(${t + chunkMs}, 'UTC')` });
+    await c.command({
+      query: `INSERT INTO inferlens.events_rmt SELECT * FROM inferlens.events WHERE ts >= fromUnixTimestamp64Milli(${t}, 'UTC') AND ts < fromUnixTimestamp64Milli(${t + chunkMs}, 'UTC')`,
+    });
   }
-  const [{ parts: rmtParts } = { parts: 0 }] = await rows(c, "SELECT count() AS parts FROM system.parts WHERE database = 'inferlens' AND table = 'events_rmt' AND active");
+  const [{ parts: rmtParts } = { parts: 0 }] = await rows(
+    c,
+    "SELECT count() AS parts FROM system.parts WHERE database = 'inferlens' AND table = 'events_rmt' AND active",
+  );
   const plainRmt = await timed(async () => (await rows(c, hand('inferlens.events_rmt'))).length);
   const finalRmt = await timed(async () => (await rows(c, hand('inferlens.events_rmt', 'FINAL'))).length);
   await c.command({ query: 'DROP TABLE inferlens.events_rmt' });
   await c.close();
   // A query instance (`--role query`): on ClickHouse the reads are served apart from ingest and alerting.
-  const again = await startServer(join(dir, 'api'), { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath, INFERLENS_ROLE: 'query' });
+  const again = await startServer(join(dir, 'api'), {
+    INFERLENS_STORAGE_BACKEND: 'clickhouse',
+    INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath,
+    INFERLENS_ROLE: 'query',
+  });
   const api = await apiQuery(again.url, qFrom, qTo);
   await again.stop();
-  log(`(c) dashboard query: API ${api.ms.toFixed(1)} ms (${api.rows} rows), SQL ${sql.ms.toFixed(1)} ms (${sql.rows} rows); ReplacingMergeTree (${rmtParts} parts) ${plainRmt.ms.toFixed(1)} ms, with FINAL ${finalRmt.ms.toFixed(1)} ms`);
+  log(
+    `(c) dashboard query: API ${api.ms.toFixed(1)} ms (${api.rows} rows), SQL ${sql.ms.toFixed(1)} ms (${sql.rows} rows); ReplacingMergeTree (${rmtParts} parts) ${plainRmt.ms.toFixed(1)} ms, with FINAL ${finalRmt.ms.toFixed(1)} ms`,
+  );
   log(`server peak RSS ${rss} MB; stored ${(apiBytes.all / N).toFixed(1)} bytes/event (events alone ${(apiBytes.events / N).toFixed(1)})`);
   return {
     store: 'clickhouse',

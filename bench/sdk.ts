@@ -110,7 +110,9 @@ console.log(`SDK overhead per request (startRequest + 5 stages + set + end), ${R
 console.log(`  baseline (same loop, no SDK)  ${baselinePerRequestNs.toFixed(1)} ns/request`);
 console.log(`  with SDK                      ${sdkPerRequestNs.toFixed(1)} ns/request`);
 console.log(`  overhead                      ${overheadUs.toFixed(3)} µs/request (target ≤ 5 µs)`);
-console.log(`  exporter: ${stats.sent - afterWarmup} of ${REQUESTS} rows sent to the local server, ${droppedRows} dropped, ${stats.retries} retries (sending not timed)`);
+console.log(
+  `  exporter: ${stats.sent - afterWarmup} of ${REQUESTS} rows sent to the local server, ${droppedRows} dropped, ${stats.retries} retries (sending not timed)`,
+);
 if (sink === -1) console.log('');
 if (json) {
   console.log(

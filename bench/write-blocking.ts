@@ -31,7 +31,17 @@ interface Case {
 
 const events = (n: number, tag: string) =>
   Array.from({ length: n }, (_, i) =>
-    JSON.stringify({ ts: NOW - 1000, request_id: `${tag}-${i}`, model: 'bench', model_version: 'v1', tenant: `t${i % 40}`, queue_ms: 3.25, exec_ms: 18.5, total_ms: 23.75, status: 'ok' }),
+    JSON.stringify({
+      ts: NOW - 1000,
+      request_id: `${tag}-${i}`,
+      model: 'bench',
+      model_version: 'v1',
+      tenant: `t${i % 40}`,
+      queue_ms: 3.25,
+      exec_ms: 18.5,
+      total_ms: 23.75,
+      status: 'ok',
+    }),
   ).join('\n');
 const zerosLines = (bytes: number) => '0\n'.repeat(bytes / 2);
 /** A golden set whose one sample's input is a map of `keys` keys (the issue's 578 KB, 30 k keys). */
@@ -63,7 +73,8 @@ const otlpSpans = (n: number) =>
       },
     ],
   });
-const deepJson = (depth: number) => JSON.stringify({ name: 'deep', samples: [{ id: 'a', input: JSON.parse('['.repeat(depth) + ']'.repeat(depth)), expected: 1 }] });
+const deepJson = (depth: number) =>
+  JSON.stringify({ name: 'deep', samples: [{ id: 'a', input: JSON.parse('['.repeat(depth) + ']'.repeat(depth)), expected: 1 }] });
 
 let seq = 0;
 const CASES: Case[] = [
@@ -88,7 +99,10 @@ const results: { name: string; status: number; blockMs: number; ratio: number }[
 let baselineMs = NaN;
 try {
   // Warm-up (JIT, the store's first inserts), not measured.
-  for (let i = 0; i < 5; i++) await (await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: events(1000, `warm${i}`) })).text();
+  for (let i = 0; i < 5; i++)
+    await (
+      await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: events(1000, `warm${i}`) })
+    ).text();
   for (const c of CASES) {
     const samples: number[] = [];
     let status = 0;
@@ -103,7 +117,10 @@ try {
         while (!done) {
           const t0 = performance.now();
           // A stall longer than the server's keep-alive timeout resets the pooled connection.
-          await fetch(`${server.url}/healthz`).then((r) => r.text(), () => undefined);
+          await fetch(`${server.url}/healthz`).then(
+            (r) => r.text(),
+            () => undefined,
+          );
           pingMaxMs = Math.max(pingMaxMs, performance.now() - t0);
         }
       })();
@@ -120,7 +137,8 @@ try {
     const blockMs = samples[1]!;
     if (Number.isNaN(baselineMs)) baselineMs = blockMs;
     results.push({ name: c.name, status, blockMs: Math.round(blockMs * 10) / 10, ratio: Math.round((blockMs / baselineMs) * 10) / 10 });
-    if (!json) console.log(`${c.name.padEnd(40)} HTTP ${status}  longest stall ${blockMs.toFixed(1).padStart(8)} ms  (${(blockMs / baselineMs).toFixed(1)}× baseline)`);
+    if (!json)
+      console.log(`${c.name.padEnd(40)} HTTP ${status}  longest stall ${blockMs.toFixed(1).padStart(8)} ms  (${(blockMs / baselineMs).toFixed(1)}× baseline)`);
   }
 } finally {
   await stopProcess(server.child);

@@ -34,7 +34,16 @@ import { createClassifier, loadDataset, loadModel, MODEL_VERSIONS } from './mode
 import type { Dataset, ModelParams, ModelVersion } from './model/index.ts';
 import { GPU_POOL, createGpuSimulator } from './resources/index.ts';
 import type { GpuSimulator } from './resources/index.ts';
-import { compressedSchedule, createIncidentActions, createScenario, describeIncident, fullSchedule, FULL_CYCLE_MS, GROUND_TRUTH_FILE, INCIDENT_KINDS } from './scenario/index.ts';
+import {
+  compressedSchedule,
+  createIncidentActions,
+  createScenario,
+  describeIncident,
+  fullSchedule,
+  FULL_CYCLE_MS,
+  GROUND_TRUTH_FILE,
+  INCIDENT_KINDS,
+} from './scenario/index.ts';
 import type { CompressedTiming, GroundTruthIncident, IncidentKind, IncidentSpec, IncidentTargets, Scenario } from './scenario/index.ts';
 import { createService, MODEL_NAME } from './service/index.ts';
 import type { RouteRule, Service } from './service/index.ts';
@@ -149,11 +158,24 @@ function historyIncidents(fromMs: number, spanMs: number, targets: IncidentTarge
 
 function groundTruthOf(h: HistoricalIncident): GroundTruthIncident {
   const iso = (ms: number) => new Date(ms).toISOString();
-  return { id: h.spec.id, kind: h.spec.kind, title: h.spec.title, where: h.spec.where, expect: h.spec.expect, source: 'backfill', planned_start: iso(h.startMs), planned_end: iso(h.endMs), start: iso(h.startMs), end: iso(h.endMs) };
+  return {
+    id: h.spec.id,
+    kind: h.spec.kind,
+    title: h.spec.title,
+    where: h.spec.where,
+    expect: h.spec.expect,
+    source: 'backfill',
+    planned_start: iso(h.startMs),
+    planned_end: iso(h.endMs),
+    start: iso(h.startMs),
+    end: iso(h.endMs),
+  };
 }
 
 /** Rules for the demo's model, loaded beside the default pack: see the file's header. */
-export const DEMO_RULE_FILE = fileURLToPath(new URL(import.meta.url.endsWith('.js') ? '../../demo/rules/spam-filter.yaml' : './rules/spam-filter.yaml', import.meta.url));
+export const DEMO_RULE_FILE = fileURLToPath(
+  new URL(import.meta.url.endsWith('.js') ? '../../demo/rules/spam-filter.yaml' : './rules/spam-filter.yaml', import.meta.url),
+);
 
 /** A free loopback port for the demo service, so the alert actions can name it before it starts. */
 function freePort(): Promise<number> {
@@ -224,13 +246,16 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   const config = loadConfig({ ...(o.config && { file: o.config }), env, flags, onDeprecated: (d) => configWarnings.push(deprecationMessage(d)) });
   // Money in the Cost view: an illustrative price for the simulated GPUs' pool (not a quote), unless
   // the config file sets prices of its own.
-  if (config.cost.gpuHour.length === 0 && Object.keys(config.cost.tokens).length === 0) config.cost = { ...config.cost, gpuHour: [{ pool: GPU_POOL, price: DEMO_GPU_HOUR_PRICE }] };
+  if (config.cost.gpuHour.length === 0 && Object.keys(config.cost.tokens).length === 0)
+    config.cost = { ...config.cost, gpuHour: [{ pool: GPU_POOL, price: DEMO_GPU_HOUR_PRICE }] };
   // The spam filter's own rules beside the default pack (and whatever the config names).
   config.alerting.ruleFiles = [...config.alerting.ruleFiles, DEMO_RULE_FILE];
   const seed = o.seed ?? 7;
   const node = config.node;
   const target: IngestTarget = { url: '' };
-  const groundTruthFile = o.groundTruthFile ?? join(config.storage.dataDir === ':memory:' ? join(tmpdir(), `inferlens-demo-${process.pid}`) : config.storage.dataDir, GROUND_TRUTH_FILE);
+  const groundTruthFile =
+    o.groundTruthFile ??
+    join(config.storage.dataDir === ':memory:' ? join(tmpdir(), `inferlens-demo-${process.pid}`) : config.storage.dataDir, GROUND_TRUTH_FILE);
 
   // The service listens before inferlens starts, so the golden probes' first run (at server start)
   // finds it. Its events go to the SDK, created once the server's URL is known; before that only
@@ -288,7 +313,8 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
 
     const spanMs = o.backfill === undefined || o.backfill === 'auto' ? 24 * HOUR_MS : o.backfill === 'off' ? 0 : parseDurationMs(o.backfill);
     if (spanMs === undefined) throw new Error(`--backfill ${o.backfill}: expected auto, off, or a span such as 24h or 90m`);
-    const wantHistory = spanMs > 0 && (o.backfill !== undefined && o.backfill !== 'auto' ? true : !(await hasEvents(target, Date.now() - 7 * 24 * HOUR_MS, Date.now() + 60_000)));
+    const wantHistory =
+      spanMs > 0 && (o.backfill !== undefined && o.backfill !== 'auto' ? true : !(await hasEvents(target, Date.now() - 7 * 24 * HOUR_MS, Date.now() + 60_000)));
 
     // The service's events, reported to inferlens through the SDK.
     const sdk = createClient({
@@ -306,7 +332,15 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     let backfillResult: BackfillResult | undefined;
     if (wantHistory && spanMs > 0) {
       calibration = [];
-      const calibrate = createTraffic({ url: svc.url, rate: { ratePerS: () => CALIBRATION_RATE_PER_S, meanRatePerS: CALIBRATION_RATE_PER_S, peakRatePerS: CALIBRATION_RATE_PER_S }, tenants, messages: dataset.heldOut, driftMessages: dataset.hard, seed: seed + 3, runId: 'calib' });
+      const calibrate = createTraffic({
+        url: svc.url,
+        rate: { ratePerS: () => CALIBRATION_RATE_PER_S, meanRatePerS: CALIBRATION_RATE_PER_S, peakRatePerS: CALIBRATION_RATE_PER_S },
+        tenants,
+        messages: dataset.heldOut,
+        driftMessages: dataset.hard,
+        seed: seed + 3,
+        runId: 'calib',
+      });
       print(`measuring the live service's stage times for ${CALIBRATION_MS / 1000} s (the latency model of the history)…`);
       calibrate.start();
       await new Promise((r) => setTimeout(r, CALIBRATION_MS));
@@ -314,13 +348,20 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
       const latency = fitLatencyModel(calibration);
       calibration = undefined;
       for (const counts of [statuses, perReplica]) for (const k of Object.keys(counts)) delete counts[k];
-      print(`latency model: ${latency.source} on ${latency.samples} requests (median exec ${Math.exp(latency.stages.exec_ms.mu).toFixed(2)} ms, batch ${Math.exp(latency.stages.batch_ms.mu).toFixed(2)} ms)`);
+      print(
+        `latency model: ${latency.source} on ${latency.samples} requests (median exec ${Math.exp(latency.stages.exec_ms.mu).toFixed(2)} ms, batch ${Math.exp(latency.stages.batch_ms.mu).toFixed(2)} ms)`,
+      );
 
       const toMs = Date.now();
       const fromMs = toMs - spanMs;
       history = historyIncidents(fromMs, spanMs, targets);
       const interactive = process.stderr.isTTY === true;
-      const bar = interactive ? new cliProgress.SingleBar({ format: 'history [{bar}] {percentage}% | {value}/{total} events | {speed} events/s | ETA {eta}s', hideCursor: true }, cliProgress.Presets.shades_classic) : undefined;
+      const bar = interactive
+        ? new cliProgress.SingleBar(
+            { format: 'history [{bar}] {percentage}% | {value}/{total} events | {speed} events/s | ETA {eta}s', hideCursor: true },
+            cliProgress.Presets.shades_classic,
+          )
+        : undefined;
       print(`writing ${(spanMs / HOUR_MS).toFixed(1)} h of history (real predictions on the corpus, modelled latencies, attributes.backfill = "true")…`);
       const t0 = performance.now();
       let started = false;
@@ -357,7 +398,12 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
     }
 
     // Live: traffic, feedback, GPU samples, scenario.
-    const feedback: FeedbackSender = createFeedbackSender({ client: sdk, ...(o.feedbackPolicy && { policy: { ...DEFAULT_FEEDBACK_POLICY, ...o.feedbackPolicy } }), timeScale: o.feedbackTimeScale ?? (o.scenario === 'quick' ? 0.2 : 1), seed: seed + 7 });
+    const feedback: FeedbackSender = createFeedbackSender({
+      client: sdk,
+      ...(o.feedbackPolicy && { policy: { ...DEFAULT_FEEDBACK_POLICY, ...o.feedbackPolicy } }),
+      timeScale: o.feedbackTimeScale ?? (o.scenario === 'quick' ? 0.2 : 1),
+      seed: seed + 7,
+    });
     const traffic: Traffic = createTraffic({
       url: svc.url,
       rate,
@@ -509,7 +555,15 @@ export async function writeDemoHistory(o: DemoHistoryOptions): Promise<BackfillR
 
 /** Who the demo's incidents target on `node`. */
 export function demoTargets(node: string): IncidentTargets {
-  return { model: MODEL_NAME, slowReplica: 'replica-1', errorTenant: PILOT_TENANT, canaryTenants: ['acme', 'globex'], node, creepGpu: '2', creepReplica: 'replica-2' };
+  return {
+    model: MODEL_NAME,
+    slowReplica: 'replica-1',
+    errorTenant: PILOT_TENANT,
+    canaryTenants: ['acme', 'globex'],
+    node,
+    creepGpu: '2',
+    creepReplica: 'replica-2',
+  };
 }
 
 /** Requests/s per replica that read as ~94 % GPU utilisation: the daily peak (mean × 1.5) spread over the replicas, with 20 % headroom. */
@@ -522,7 +576,15 @@ function finishedOnly(server: InferlensServer, serviceUrl: string, groundTruthFi
   return { url: server.url, serviceUrl, groundTruthFile, server, scenario: none, backfill: b, stopLoad: async () => undefined, stop: async () => undefined };
 }
 
-function guide(url: string, serviceUrl: string, scenario: Scenario, schedule: readonly IncidentSpec[], cycleMs: number | undefined, file: string, history: readonly HistoricalIncident[]): string {
+function guide(
+  url: string,
+  serviceUrl: string,
+  scenario: Scenario,
+  schedule: readonly IncidentSpec[],
+  cycleMs: number | undefined,
+  file: string,
+  history: readonly HistoricalIncident[],
+): string {
   const started = Date.parse(scenario.groundTruth().started_at);
   const lines = [
     '',
@@ -534,7 +596,10 @@ function guide(url: string, serviceUrl: string, scenario: Scenario, schedule: re
   ];
   if (history.length > 0) {
     lines.push('In the history (backfilled, attributes.backfill = "true"):');
-    for (const h of history) lines.push(`  ${clock(h.startMs)}–${clock(h.endMs)} ${new Date(h.startMs).toDateString() === new Date().toDateString() ? '' : '(yesterday) '}${h.spec.title}`);
+    for (const h of history)
+      lines.push(
+        `  ${clock(h.startMs)}–${clock(h.endMs)} ${new Date(h.startMs).toDateString() === new Date().toDateString() ? '' : '(yesterday) '}${h.spec.title}`,
+      );
     lines.push('');
   }
   if (schedule.length === 0) lines.push('Scenario: clean (no incidents injected).');

@@ -36,7 +36,10 @@ describe.skipIf(!hasChromium)('backtest in the Alerts view (Chromium)', () => {
         severity: warning
 `,
     );
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, defaultRules: false, ruleFiles: [rules] } } });
+    const config = loadConfig({
+      env: {},
+      flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, defaultRules: false, ruleFiles: [rules] } },
+    });
     server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, uiDir: dist, now: () => T0 + 121 * MIN });
     // Two hours: tenant t7 (a request every 20 s) fails half its requests from minute 90 to 105.
     const rnd = mulberry32(3);
@@ -44,7 +47,17 @@ describe.skipIf(!hasChromium)('backtest in the Alerts view (Chromium)', () => {
     for (let ts = T0; ts < T0 + 120 * MIN; ts += 1000) {
       const small = ts % 20_000 === 0;
       const bad = small && ts >= T0 + 90 * MIN && ts < T0 + 105 * MIN && rnd() < 0.5;
-      rows.push(JSON.stringify({ ts, request_id: `e${ts}`, model: 'ranker', model_version: 'v1', tenant: small ? 't7' : 'acme', total_ms: 20, status: bad || rnd() < 0.005 ? 'error' : 'ok' }));
+      rows.push(
+        JSON.stringify({
+          ts,
+          request_id: `e${ts}`,
+          model: 'ranker',
+          model_version: 'v1',
+          tenant: small ? 't7' : 'acme',
+          total_ms: 20,
+          status: bad || rnd() < 0.005 ? 'error' : 'ok',
+        }),
+      );
     }
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
     expect(res.status).toBe(200);
@@ -55,7 +68,7 @@ describe.skipIf(!hasChromium)('backtest in the Alerts view (Chromium)', () => {
     await fx?.close();
   });
 
-  it('runs the rules over the view\'s range and shows the episode on a timeline', async () => {
+  it("runs the rules over the view's range and shows the episode on a timeline", async () => {
     const page = await fx.browser.newPage({ viewport: { width: 1440, height: 900 }, timezoneId: 'UTC' });
     page.on('pageerror', (e) => console.error('page error:', e.message));
     await page.goto(`${server.url}/alerts?from=${iso(T0 + 60 * MIN)}&to=${iso(T0 + 120 * MIN)}`);

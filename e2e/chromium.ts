@@ -19,7 +19,11 @@ export async function buildDashboard(outDir: string): Promise<void> {
 
 /** Headless Chromium with the flags every browser test uses, plus `extraArgs`. */
 export function launchChromium(extraArgs: string[] = []): Promise<Browser> {
-  return chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs] });
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', ...extraArgs],
+  });
 }
 
 /** A 1440 × 1000 page whose script errors are printed. */

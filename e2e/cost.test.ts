@@ -26,16 +26,26 @@ const servers: InferlensServer[] = [];
 const URL_WINDOW = `from=${iso(T0)}&to=${iso(T0 + 2 * MIN)}`;
 
 async function serve(name: string, cost: ConfigInput['cost']): Promise<InferlensServer> {
-  const server = await startServer(loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, name) }, alerting: { enabled: false }, cost } }), {
-    logger: pino({ level: 'silent' }),
-    uiDir: dist,
-    collectors: false,
-    now: () => T0 + 10 * MIN,
-  });
+  const server = await startServer(
+    loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, name) }, alerting: { enabled: false }, cost } }),
+    {
+      logger: pino({ level: 'silent' }),
+      uiDir: dist,
+      collectors: false,
+      now: () => T0 + 10 * MIN,
+    },
+  );
   servers.push(server);
   const { events, resources } = costFixture();
-  for (const [p, rows] of [['/v1/events', events], ['/v1/resources', resources]] as const) {
-    const res = await fetch(server.url + p, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.map((r) => JSON.stringify(r)).join('\n') });
+  for (const [p, rows] of [
+    ['/v1/events', events],
+    ['/v1/resources', resources],
+  ] as const) {
+    const res = await fetch(server.url + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: rows.map((r) => JSON.stringify(r)).join('\n'),
+    });
     expect(res.status).toBe(200);
   }
   return server;
@@ -46,7 +56,13 @@ function tableRows(panel: string): Promise<{ key: string; cells: string[]; cost:
   return page.$$eval(`[data-panel="${panel}"] tbody tr`, (trs) =>
     trs.map((tr) => {
       const d = (tr as HTMLElement).dataset;
-      return { key: d['model'] ?? d['tenant'] ?? '', cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''), cost: d['cost'] ?? '', per1kRequests: d['per1kRequests'] ?? '', per1kTokens: d['per1kTokens'] ?? '' };
+      return {
+        key: d['model'] ?? d['tenant'] ?? '',
+        cells: [...tr.querySelectorAll('td')].map((td) => td.textContent ?? ''),
+        cost: d['cost'] ?? '',
+        per1kRequests: d['per1kRequests'] ?? '',
+        per1kTokens: d['per1kTokens'] ?? '',
+      };
     }),
   );
 }
@@ -89,7 +105,9 @@ describe.skipIf(!hasChromium)('Cost view: money per model, tenant, 1,000 request
 
     expect(await page.getAttribute('[data-panel="cost-models"] .cost-total', 'data-total-cost')).toMatch(/^0\.19(4|39999)/);
     expect(await page.textContent('[data-panel="cost-models"] .cost-total')).toContain('Total €0.194 · €12.9 per 1,000 requests');
-    expect(await page.textContent('[data-panel="cost-models"] [data-unattributed]')).toBe('Not attributed: idle (no request ran there) 60 GPU-s (€0.0600) · requests without exec_ms 60 GPU-s (€0.0600) · probes and filtered-out traffic 30 GPU-s (€0.0600)');
+    expect(await page.textContent('[data-panel="cost-models"] [data-unattributed]')).toBe(
+      'Not attributed: idle (no request ran there) 60 GPU-s (€0.0600) · requests without exec_ms 60 GPU-s (€0.0600) · probes and filtered-out traffic 30 GPU-s (€0.0600)',
+    );
     expect(await page.$('[data-panel="cost-models"] [data-unlock]')).toBeNull();
 
     // The trend chart: money per 1-minute step, stacked by model, on the cost steps (1 minute, not the view's 10 s).
@@ -104,10 +122,12 @@ describe.skipIf(!hasChromium)('Cost view: money per model, tenant, 1,000 request
     // Per node, on 1-minute steps: n1 held 2 GPUs × 2 minutes = 240 s, busy 60 × (0.5 + 0.1 + 0.2 + 0.9)
     // = 102 s, 0.24; n2 one minute at 0.8 = 48 s, 0.12.
     await page.waitForSelector('[data-panel="cost-gpu"][data-state="ready"]');
-    expect(await page.$$eval('[data-panel="cost-gpu"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual([
-      ['n1', '2', '102', '240', '43 %', '€0.240', ''],
-      ['n2', '1', '48', '60', '80 %', '€0.120', ''],
-    ]);
+    expect(await page.$$eval('[data-panel="cost-gpu"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)))).toEqual(
+      [
+        ['n1', '2', '102', '240', '43 %', '€0.240', ''],
+        ['n2', '1', '48', '60', '80 %', '€0.120', ''],
+      ],
+    );
     // Tokens are weighted: gpt-hosted's row for tenant a stands for 2 requests of 2,000 input tokens.
     await page.waitForSelector('[data-panel="cost-usage"][data-state="ready"]');
     const usage = await page.$$eval('[data-panel="cost-usage"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent)));
@@ -120,8 +140,16 @@ describe.skipIf(!hasChromium)('Cost view: money per model, tenant, 1,000 request
     await page.goto(`${server.url}/cost?${URL_WINDOW}`);
     await page.waitForSelector('[data-panel="cost-models"][data-state="ready"]', { timeout: 30_000 });
     const note = await page.textContent('[data-panel="cost-models"] [data-unlock="cost"]');
-    expect(note).toContain('Money figures need prices. Set cost.gpu_hour (price per GPU-hour by pool or GPU model) or cost.tokens (price per 1 M input / output tokens by model) in the config file');
-    expect(await page.$$eval('[data-panel="cost-models"] thead th', (ths) => ths.map((t) => t.textContent))).toEqual(['model', 'requests', 'tokens', 'GPU-seconds', 'trend']);
+    expect(note).toContain(
+      'Money figures need prices. Set cost.gpu_hour (price per GPU-hour by pool or GPU model) or cost.tokens (price per 1 M input / output tokens by model) in the config file',
+    );
+    expect(await page.$$eval('[data-panel="cost-models"] thead th', (ths) => ths.map((t) => t.textContent))).toEqual([
+      'model',
+      'requests',
+      'tokens',
+      'GPU-seconds',
+      'trend',
+    ]);
     const models = await tableRows('cost-models');
     expect(models.map((r) => [r.key, r.cells[3]])).toEqual([
       ['m', '150'],

@@ -98,7 +98,13 @@ for: 0s
 severity: critical
 action: { type: rollback, params: { model: '{{ $labels.model }}', version: '{{ $labels.model_version }}' } }`,
     endpoints: { rollback: { url: rollbackUrl } },
-    events: Array.from({ length: 30 }, (_, i) => ({ ts: NOW - 5 * 60_000 + i * 1000, model: 'ranker', model_version: 'v2', total_ms: 10, status: i % 3 ? 'ok' : 'error' })),
+    events: Array.from({ length: 30 }, (_, i) => ({
+      ts: NOW - 5 * 60_000 + i * 1000,
+      model: 'ranker',
+      model_version: 'v2',
+      total_ms: 10,
+      status: i % 3 ? 'ok' : 'error',
+    })),
   });
 }
 
@@ -118,7 +124,15 @@ async function unchanged(server: InferlensServer, actionId: string, auditBefore:
   expect(server.alerting!.actions.list().find((a) => a.id === actionId)?.state).toBe('awaiting_approval');
   expect(rollbackCalls).toBe(0);
   expect(server.alerting!.silences.list()).toEqual([]);
-  const stored = await server.store.aggregate({ fromMs: NOW - 3_600_000, toMs: NOW + 60_000, filters: { model: 'attack' }, groupBy: [], measures: [{ name: 'n', measure: { kind: 'n' } }], includeProbes: false, limit: 1 });
+  const stored = await server.store.aggregate({
+    fromMs: NOW - 3_600_000,
+    toMs: NOW + 60_000,
+    filters: { model: 'attack' },
+    groupBy: [],
+    measures: [{ name: 'n', measure: { kind: 'n' } }],
+    includeProbes: false,
+    limit: 1,
+  });
   expect(stored).toEqual([{ n: 0 }]);
   expect(server.audit.list({ limit: 100 }, { tenants: null }).filter((e) => e.action !== 'session.create')).toHaveLength(auditBefore);
 }
@@ -140,7 +154,11 @@ describe.skipIf(!hasChromium)('a cross-origin attack page in Chromium', () => {
       res.end(attackHtml);
     });
     attackPort = await listen(attacker);
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP rebind.test 127.0.0.1'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--host-resolver-rules=MAP rebind.test 127.0.0.1'],
+    });
   }, 180_000);
 
   afterAll(async () => {
@@ -162,7 +180,12 @@ describe.skipIf(!hasChromium)('a cross-origin attack page in Chromium', () => {
       await dash.waitForSelector('[data-panel="alerts-actions"] button.approve');
       const results = {
         ...(await runAttack(context, `http://127.0.0.1:${attackPort}`, server.url, actionId, 'attack-open-same-site')),
-        ...Object.fromEntries(Object.entries(await runAttack(context, `http://localhost:${attackPort}`, server.url, actionId, 'attack-open-cross-site')).map(([k, v]) => [`${k} [cross-site]`, v])),
+        ...Object.fromEntries(
+          Object.entries(await runAttack(context, `http://localhost:${attackPort}`, server.url, actionId, 'attack-open-cross-site')).map(([k, v]) => [
+            `${k} [cross-site]`,
+            v,
+          ]),
+        ),
       };
       // The browser blocks the JSON fetches (no CORS grant); everything else reaches the server…
       expect(results['silence everything (JSON fetch, needs CORS)']).toMatch(/^blocked/);

@@ -35,7 +35,11 @@ let stub: Server;
 const NOW = Date.now();
 
 async function post(pathname: string, rows: unknown[]): Promise<void> {
-  const res = await fetch(server.url + pathname, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.map((r) => JSON.stringify(r)).join('\n') });
+  const res = await fetch(server.url + pathname, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: rows.map((r) => JSON.stringify(r)).join('\n'),
+  });
   expect(res.status, await res.clone().text()).toBe(200);
 }
 
@@ -47,7 +51,9 @@ async function postJson(pathname: string, body: unknown): Promise<unknown> {
 
 /** Requests with feedback joined (to wait for the feedback writes). */
 async function joinedFeedback(): Promise<number> {
-  const data = (await postJson('/v1/quality/feedback', { from: new Date(NOW - 7_200_000).toISOString(), to: new Date(NOW + 60_000).toISOString() })) as { rows: { with_feedback: number }[] };
+  const data = (await postJson('/v1/quality/feedback', { from: new Date(NOW - 7_200_000).toISOString(), to: new Date(NOW + 60_000).toISOString() })) as {
+    rows: { with_feedback: number }[];
+  };
   return data.rows.reduce((a, r) => a + r.with_feedback, 0);
 }
 
@@ -117,7 +123,18 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     });
     await new Promise<void>((r) => stub.listen(0, '127.0.0.1', r));
     const stubUrl = `http://127.0.0.1:${(stub.address() as AddressInfo).port}/switch_route`;
-    const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { enabled: true, ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')], actions: { mode: 'approval', endpoints: { switch_route: { url: stubUrl } } } } } });
+    const config = loadConfig({
+      env: {},
+      flags: {
+        server: { port: 0 },
+        storage: { dataDir: path.join(tmp, 'data') },
+        alerting: {
+          enabled: true,
+          ruleFiles: [path.join(ROOT, 'e2e', 'seed-rules.yaml')],
+          actions: { mode: 'approval', endpoints: { switch_route: { url: stubUrl } } },
+        },
+      },
+    });
     server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false, uiDir: dist });
     const events = seedEvents(NOW);
     await post('/v1/events', seedProbes(NOW));
@@ -133,7 +150,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     // One evaluation now, so what fires does not depend on where the 30 s rule ticks fall.
     await server.alerting!.evaluateAt(Date.now());
     mkdirSync(SHOTS, { recursive: true });
-    browser = await chromium.launch({ executablePath: CHROMIUM, headless: true, args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+    browser = await chromium.launch({
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking'],
+    });
     page = await browser.newPage({ viewport: { width: 1440, height: 1000 } });
     page.on('pageerror', (e) => console.error('page error:', e.message));
   }, 120_000);
@@ -277,7 +298,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.textContent(p99)).toMatch(/\[\+[\d.]+ s, \+[\d.]+ s\]/);
     expect(await page.textContent('[data-panel="side-by-side"]')).toContain('candidate v2');
     // v1 serves acme and globex, v2 acme only: the verdict panel warns about the tenant mix.
-    expect(await page.textContent('[data-panel="verdict"] .warnings')).toMatch(/different tenant mixes \(Jensen–Shannon distance 0\.\d\d; baseline globex \d+ %, acme \d+ %; candidate acme 100 %\)/);
+    expect(await page.textContent('[data-panel="verdict"] .warnings')).toMatch(
+      /different tenant mixes \(Jensen–Shannon distance 0\.\d\d; baseline globex \d+ %, acme \d+ %; candidate acme 100 %\)/,
+    );
     await shot('release');
 
     // Picking versions keeps both in the URL; the same pair reads the same verdict.
@@ -304,7 +327,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.textContent(`${card} pre[data-captured="output"]`)).toBe(XSS_OUTPUT);
     expect(await page.textContent(card)).toContain('error');
     // Every sample listed was kept for an error.
-    const reasons = await page.$$eval('[data-panel="quality-samples"] .sample', (els) => els.map((e) => [...e.querySelectorAll('.chip.reason')].map((c) => c.textContent)));
+    const reasons = await page.$$eval('[data-panel="quality-samples"] .sample', (els) =>
+      els.map((e) => [...e.querySelectorAll('.chip.reason')].map((c) => c.textContent)),
+    );
     for (const r of reasons) expect(r).toContain('error');
     expect(await page.$$eval('#content script, #content img', (els) => els.length)).toBe(0);
     expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
@@ -349,7 +374,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await page.goto(url);
     await rendered(0);
     await page.waitForSelector('[data-panel="alerts-actions"][data-state="ready"]');
-    const rows = await page.$$eval('[data-panel="alerts-actions"] tbody tr', (trs) => trs.map((tr) => ({ state: (tr as HTMLElement).dataset['state'], text: tr.textContent ?? '', buttons: tr.querySelectorAll('button').length })));
+    const rows = await page.$$eval('[data-panel="alerts-actions"] tbody tr', (trs) =>
+      trs.map((tr) => ({ state: (tr as HTMLElement).dataset['state'], text: tr.textContent ?? '', buttons: tr.querySelectorAll('button').length })),
+    );
     const waiting = rows.filter((r) => r.state === 'awaiting_approval');
     expect(waiting.length).toBeGreaterThan(0);
     for (const r of waiting) expect(r.text).toMatch(/^\s*approve\s*(reject|dismiss)\s*switch_route/);
@@ -361,7 +388,10 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     }
     // Both buttons and the audit trail are inside the 1440 px viewport, without scrolling sideways.
     for (const sel of ['button.approve', 'button.reject', 'ul.trail']) {
-      const box = await page.$eval(`[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] ${sel}`, (el) => el.getBoundingClientRect().toJSON() as DOMRect);
+      const box = await page.$eval(
+        `[data-panel="alerts-actions"] tr[data-state="awaiting_approval"] ${sel}`,
+        (el) => el.getBoundingClientRect().toJSON() as DOMRect,
+      );
       expect(box.right, sel).toBeLessThanOrEqual(1440);
       expect(box.left, sel).toBeGreaterThanOrEqual(0);
     }
@@ -405,7 +435,11 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     expect(await page.$$eval('[data-panel="alerts-silences"] tr[data-state="active"]', (els) => els.length)).toBe(0);
     // The audit log shows the three changes, newest first.
     await page.waitForFunction(() => document.querySelectorAll('[data-panel="alerts-audit"] tr[data-audit]').length >= 3);
-    expect(await page.$$eval('[data-panel="alerts-audit"] tr[data-audit]', (els) => els.slice(0, 3).map((e) => (e as HTMLElement).dataset['audit']))).toEqual(['silence.expire', 'action.approve', 'silence.create']);
+    expect(await page.$$eval('[data-panel="alerts-audit"] tr[data-audit]', (els) => els.slice(0, 3).map((e) => (e as HTMLElement).dataset['audit']))).toEqual([
+      'silence.expire',
+      'action.approve',
+      'silence.create',
+    ]);
     expect(await page.textContent('#principal')).toBe('open server (no API keys)');
 
     // Nothing fires for a model that sent nothing (the legacy model can raise ReplicaNoData once the
@@ -423,7 +457,9 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     for (const view of ['runtime', 'quality', 'release', 'cost', 'business', 'alerts']) {
       await page.goto(`${server.url}/${view}?from=now-1h&to=now`);
       await rendered(0);
-      const states = await page.$$eval('[data-panel][data-state]', (els) => els.map((e) => `${(e as HTMLElement).dataset['panel']}:${(e as HTMLElement).dataset['state']}`));
+      const states = await page.$$eval('[data-panel][data-state]', (els) =>
+        els.map((e) => `${(e as HTMLElement).dataset['panel']}:${(e as HTMLElement).dataset['state']}`),
+      );
       expect(states.length, view).toBeGreaterThan(0);
       for (const s of states) expect(s, view).toMatch(/:(ready|needs|empty|ok|saturated)$/);
       await shot(`view-${view}`);
@@ -452,7 +488,14 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
         const sorted = [...vals].sort((a, b) => a - b);
         return u.valToPos(sorted[Math.floor(sorted.length / 2)]!, 'y');
       };
-      return { distr: u.scales['y']!.distr, labels: u.series.map((s) => s.label), nScale: u.series.find((s) => s.label === 'n')!.scale, height: u.bbox.height / devicePixelRatio, p50: px('P50'), p99: px('P99') };
+      return {
+        distr: u.scales['y']!.distr,
+        labels: u.series.map((s) => s.label),
+        nScale: u.series.find((s) => s.label === 'n')!.scale,
+        height: u.bbox.height / devicePixelRatio,
+        p50: px('P50'),
+        p99: px('P99'),
+      };
     });
     expect(chart.distr).toBe(3); // log
     expect(chart.labels).toEqual(expect.arrayContaining(['P50', 'P90', 'P95', 'P99', 'P99.9', 'max', 'n']));
@@ -530,10 +573,19 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await rendered(0);
     await page.waitForSelector('[data-panel="cost-gpu"][data-state="ready"]');
     // The same numbers from the API: Σ over n1's two GPUs of mean utilisation × step.
-    const rows = await page.$$eval('[data-panel="cost-gpu"] tbody tr', (trs) => trs.map((tr) => ({ node: (tr as HTMLElement).dataset['node'], s: Number((tr as HTMLElement).dataset['gpuSeconds']), gpus: tr.children[1]!.textContent })));
+    const rows = await page.$$eval('[data-panel="cost-gpu"] tbody tr', (trs) =>
+      trs.map((tr) => ({ node: (tr as HTMLElement).dataset['node'], s: Number((tr as HTMLElement).dataset['gpuSeconds']), gpus: tr.children[1]!.textContent })),
+    );
     const n1 = rows.find((r) => r.node === 'n1')!;
     expect(n1.gpus).toBe('2');
-    const data = (await postJson('/v1/resources/query', { from: new Date(NOW - 3_600_000).toISOString(), to: new Date(NOW).toISOString(), step: '1m', metrics: ['gpu_utilization_ratio'], filters: { node: 'n1' }, group_by: ['gpu'] })) as { rows: { avg: number }[] };
+    const data = (await postJson('/v1/resources/query', {
+      from: new Date(NOW - 3_600_000).toISOString(),
+      to: new Date(NOW).toISOString(),
+      step: '1m',
+      metrics: ['gpu_utilization_ratio'],
+      filters: { node: 'n1' },
+      group_by: ['gpu'],
+    })) as { rows: { avg: number }[] };
     const expected = data.rows.reduce((a, r) => a + r.avg * 60, 0);
     expect(Math.abs(n1.s - expected) / expected).toBeLessThan(0.05);
     await shotSizes('cost', `${server.url}/cost?from=now-1h&to=now`, '[data-panel="cost-gpu"][data-state="ready"]');
@@ -551,14 +603,15 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     await shotSizes('business', `${server.url}/business?from=now-1h&to=now`, '[data-panel="business-trend"][data-state="ready"] canvas');
   });
 
-
   it('the saturation banner flags shed load against the window before', async () => {
     // model "burst": 40 % rate-limited in the last 10 minutes, none before (e2e/seed.ts).
     await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=burst`);
     await rendered(0);
     await page.waitForSelector('[data-panel="saturation"][data-state="saturated"]');
     expect(await page.getAttribute('[data-panel="saturation"]', 'data-signals')).toContain('shedding');
-    expect(await page.textContent('[data-panel="saturation"]')).toMatch(/^Saturating: requests are turned away at the limit\. \d+\.\d % of offered requests were rejected or rate-limited/);
+    expect(await page.textContent('[data-panel="saturation"]')).toMatch(
+      /^Saturating: requests are turned away at the limit\. \d+\.\d % of offered requests were rejected or rate-limited/,
+    );
     await page.goto(`${server.url}/runtime?from=now-15m&to=now&model=ranker`);
     await rendered(0);
     expect(await page.getAttribute('[data-panel="saturation"]', 'data-state')).toBe('ok');

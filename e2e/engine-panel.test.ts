@@ -100,7 +100,9 @@ describe.skipIf(!hasChromium)('Runtime view: Engine panels from scraped vLLM and
     expect(Object.keys(prefix)).toEqual([SGLANG]);
     expect(Math.max(...present(prefix[SGLANG]))).toBeCloseTo(0.2, 12);
 
-    const targetRows = await page.$$eval('[data-engine="engine-targets"] tbody tr', (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
+    const targetRows = await page.$$eval('[data-engine="engine-targets"] tbody tr', (trs) =>
+      trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')),
+    );
     expect(targetRows.map((r) => [r[0], r[1], r[2]])).toEqual([
       [engines.urls.vllm, 'up', 'vllm'],
       [engines.urls.sglang, 'up', 'sglang'],

@@ -27,7 +27,15 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
     const first = await startTenantServer(tmp, { options: { ui: true, uiDir: dist } });
     await first.stop();
     server = await startServer(
-      loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: path.join(tmp, 'data') }, alerting: { defaultRules: false, ruleFiles: [ruleFile(tmp, TENANT_ERRORS_RULE)] }, log: { level: 'silent' } } }),
+      loadConfig({
+        env: {},
+        flags: {
+          server: { port: 0 },
+          storage: { dataDir: path.join(tmp, 'data') },
+          alerting: { defaultRules: false, ruleFiles: [ruleFile(tmp, TENANT_ERRORS_RULE)] },
+          log: { level: 'silent' },
+        },
+      }),
       { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, uiDir: dist },
     );
   }, 120_000);
@@ -40,7 +48,9 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
   it('lists both incidents with their steps after the restart', async () => {
     await page.goto(`${server!.url}/alerts?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`);
     await page.waitForSelector('[data-panel="alerts-history"][data-state="ready"]', { timeout: 30_000 });
-    const incidents = await page.$$eval('[data-panel="alerts-history"] details.incident', (ds) => ds.map((d) => ({ status: (d as HTMLElement).dataset['status'], summary: d.querySelector('summary')!.textContent ?? '' })));
+    const incidents = await page.$$eval('[data-panel="alerts-history"] details.incident', (ds) =>
+      ds.map((d) => ({ status: (d as HTMLElement).dataset['status'], summary: d.querySelector('summary')!.textContent ?? '' })),
+    );
     expect(incidents.filter((i) => i.status === 'unfinished')).toHaveLength(2);
     expect(incidents.map((i) => i.summary).join('\n')).toMatch(/model=acme-model[\s\S]*1 alert \(TenantErrors\)[\s\S]*rate_limit no endpoint/);
     expect(await page.textContent('[data-panel="alerts-history"] .panel-meta')).toBe('2 incidents · 0 silences in the window');
@@ -66,9 +76,20 @@ describe.skipIf(!hasChromium)('Alerts view: incident history from the incident l
     expect(await page.locator('[data-panel="alerts-history"] details.incident', { hasText: 'model=acme-model' }).locator('button.ack').count()).toBe(1);
     await globex().locator('summary').click();
     // Every step of this server is at NOW, the acknowledgement too: the log orders steps of one instant by entry id, whose prefix is random per process.
-    expect((await globex().locator('tbody tr').evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset['kind']))).sort()).toEqual(['acknowledged', 'action_proposed', 'alert_firing', 'opened']);
+    expect(
+      (
+        await globex()
+          .locator('tbody tr')
+          .evaluateAll((trs) => trs.map((tr) => (tr as HTMLElement).dataset['kind']))
+      ).sort(),
+    ).toEqual(['acknowledged', 'action_proposed', 'alert_firing', 'opened']);
     // In the log, so in the API's answer too.
-    const res = (await (await fetch(`${server!.url}/v1/incidents?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`)).json()) as { data: { incidents: { group_labels: Record<string, string>; acknowledged_by: string | null }[] } };
-    expect(res.data.incidents.map((i) => [i.group_labels['model'], i.acknowledged_by]).sort()).toEqual([['acme-model', null], ['globex-model', 'anonymous']]);
+    const res = (await (await fetch(`${server!.url}/v1/incidents?from=${iso(NOW - 3_600_000)}&to=${iso(NOW + 3_600_000)}`)).json()) as {
+      data: { incidents: { group_labels: Record<string, string>; acknowledged_by: string | null }[] };
+    };
+    expect(res.data.incidents.map((i) => [i.group_labels['model'], i.acknowledged_by]).sort()).toEqual([
+      ['acme-model', null],
+      ['globex-model', 'anonymous'],
+    ]);
   });
 });

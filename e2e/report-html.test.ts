@@ -24,7 +24,13 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     fx = await openDashboardFixture('inferlens-report-html-');
     page = fx.page;
     server = await startReportServer(fx.tmp, { ui: true, uiDir: fx.dist });
-    const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: sectionRows().map((x) => JSON.stringify(x)).join('\n') });
+    const res = await fetch(`${server.url}/v1/events`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: sectionRows()
+        .map((x) => JSON.stringify(x))
+        .join('\n'),
+    });
     expect(res.status).toBe(200);
     page.on('request', (r) => requests.push(r.url()));
   }, 120_000);
@@ -56,7 +62,9 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
       'Cost',
     ]);
     // Bars: the tail-latency chart draws one bar per model and period, each as long as its value allows.
-    const bars = await page.$$eval('section[data-section="Worst tail latency by model"] svg.bars rect.bar', (r) => r.map((x) => [x.getAttribute('class'), Number(x.getAttribute('width'))]));
+    const bars = await page.$$eval('section[data-section="Worst tail latency by model"] svg.bars rect.bar', (r) =>
+      r.map((x) => [x.getAttribute('class'), Number(x.getAttribute('width'))]),
+    );
     expect(bars.length).toBe(2);
     const [now, before] = bars.map((b) => b[1] as number);
     // m's P99: this hour's rows span 10 … 349 ms, the previous hour's 10 … 100 ms: the longer bar is this hour's, at full length (420 px).
@@ -64,7 +72,9 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     expect(before! / now!).toBeGreaterThan(0);
     expect(before! / now!).toBeLessThan(1);
     // The golden chart: v2 at 60 % against 100 % before; v1 at 100 % both times → four bars, v2's now 0.6 of the longest.
-    const golden = await page.$$eval('section[data-section="Golden pass rate per version"] svg.bars rect.bar', (r) => r.map((x) => Number(x.getAttribute('width'))));
+    const golden = await page.$$eval('section[data-section="Golden pass rate per version"] svg.bars rect.bar', (r) =>
+      r.map((x) => Number(x.getAttribute('width'))),
+    );
     expect(golden.length).toBe(4);
     expect(golden[0]! / Math.max(...golden)).toBeCloseTo(0.6, 3);
     // The incident of the hour: VersionErrors on m v2, with its timeline.
@@ -91,23 +101,41 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     await page.emulateMedia({ media: 'screen' });
   });
 
-  it('the Review view shows the same: release verdicts, the tenants, quality and golden, the incident\'s timeline', async () => {
+  it("the Review view shows the same: release verdicts, the tenants, quality and golden, the incident's timeline", async () => {
     const report = ((await (await fetch(`${server.url}/v1/reports?period=1h`)).json()) as { data: Report }).data;
     await page.goto(`${server.url}/review?period=1h`);
     await page.waitForSelector('[data-panel="review-missing"][data-state="ready"]', { timeout: 60_000 });
     const cells = (sel: string) => page.$$eval(sel, (trs) => trs.map((tr) => [...tr.querySelectorAll('td')].map((td) => td.textContent ?? '')));
     const v2 = report.versions.rows.find((v) => v.model_version === 'v2')!;
     const [row] = await cells('[data-panel="review-versions"] tr[data-version="v2"]');
-    expect(row!.slice(0, 4)).toEqual(['m v2', String(v2.requests), String(v2.previous_requests), `${v2.vs_previous!.verdict} ${v2.vs_previous!.score!.toFixed(0)}`]);
+    expect(row!.slice(0, 4)).toEqual([
+      'm v2',
+      String(v2.requests),
+      String(v2.previous_requests),
+      `${v2.vs_previous!.verdict} ${v2.vs_previous!.score!.toFixed(0)}`,
+    ]);
     expect(row![4]).toBe(`${v2.vs_main!.verdict} ${v2.vs_main!.score!.toFixed(0)} vs v1`);
     // The error slice: t2 (30 of its 100 requests failed this hour).
     const t2 = report.slices.errors!.slices[0]!;
-    expect(await cells('[data-panel="review-slices"] tr[data-kind="errors"]')).toEqual([['tenant=t2', String(t2.n), String(t2.k), `${(t2.rate * 100).toFixed(2)} %`, `${(t2.rest_rate * 100).toFixed(2)} %`, t2.excess.toFixed(1), t2.q_value < 0.001 ? t2.q_value.toExponential(1) : t2.q_value.toFixed(3), '1.00 % (1 of 100)']]);
+    expect(await cells('[data-panel="review-slices"] tr[data-kind="errors"]')).toEqual([
+      [
+        'tenant=t2',
+        String(t2.n),
+        String(t2.k),
+        `${(t2.rate * 100).toFixed(2)} %`,
+        `${(t2.rest_rate * 100).toFixed(2)} %`,
+        t2.excess.toFixed(1),
+        t2.q_value < 0.001 ? t2.q_value.toExponential(1) : t2.q_value.toFixed(3),
+        '1.00 % (1 of 100)',
+      ],
+    ]);
     // Golden: v2 6 of 10 against 10 of 10.
     expect(await cells('[data-panel="review-quality"] tr[data-version="v2"]:not([data-field])')).toEqual([['m v2', '10', '60.0 %', '100.0 %', '10', '−40.0']]);
     expect(await page.getAttribute('[data-panel="review-quality"] tr[data-version="v2"][data-field="confidence"] .tag', 'class')).toContain('tag-drift');
     // The incident: its first rule on the timeline, at the evaluation (12:00).
-    expect(await page.textContent('[data-panel="review-missing"] .review-timeline li[data-kind="rule"]')).toBe('12:00 UTC VersionErrors fired — the first rule');
+    expect(await page.textContent('[data-panel="review-missing"] .review-timeline li[data-kind="rule"]')).toBe(
+      '12:00 UTC VersionErrors fired — the first rule',
+    );
     expect(await page.getAttribute('#review-html', 'href')).toBe('/v1/reports?period=1h&format=html');
     await page.screenshot({ path: path.join(SHOTS, 'review-sections.png'), fullPage: true });
     // The filter bar narrows it: tenant t2 is served by v1 alone.

@@ -45,7 +45,9 @@ describe.skipIf(!hasChromium)('Review view: the periodic review of the last hour
     ]);
     expect(await cells('[data-panel="review-gpu"] tr[data-pool]')).toEqual([['a100', '1', '70.0 %', '90.0 %', '50.0 %', '2', '25.0 %', '40.0 %']]);
     expect(await cells('[data-panel="review-alerting"] tr[data-rule]')).toEqual([['VersionErrors', '1', '0', '0', '–']]);
-    expect(await page.textContent('[data-panel="review-alerting"] .review-summary')).toBe('1 incidents, 1 alert episodes; 0 % proposed an action; 0 acknowledged.');
+    expect(await page.textContent('[data-panel="review-alerting"] .review-summary')).toBe(
+      '1 incidents, 1 alert episodes; 0 % proposed an action; 0 acknowledged.',
+    );
     expect(await page.textContent('[data-panel="review-cost"] .review-summary')).toBe('Total 0.0600 USD (before 0.0600 USD) +0 %');
     expect(await page.getAttribute('#review-markdown', 'href')).toBe('/v1/reports?period=1h&format=md');
     await page.screenshot({ path: path.join(SHOTS, 'review.png'), fullPage: true });

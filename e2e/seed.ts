@@ -58,7 +58,13 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
       const spike = m === spikeMinute && version === 'v2';
       const queue = spike ? 1400 + rand() * 800 : 1 + rand() * 6;
       const exec = (version === 'v1' ? 30 : 38) * (replica === 'r3' ? 3 : 1) * Math.exp((rand() - 0.5) * 0.6);
-      const stages = { ingress_ms: round(0.5 + rand()), queue_ms: round(queue), batch_ms: round(1 + rand() * 2), exec_ms: round(exec), post_ms: round(0.5 + rand()) };
+      const stages = {
+        ingress_ms: round(0.5 + rand()),
+        queue_ms: round(queue),
+        batch_ms: round(1 + rand() * 2),
+        exec_ms: round(exec),
+        post_ms: round(0.5 + rand()),
+      };
       const total = round(Object.values(stages).reduce((a, b) => a + b, 0));
       let status = 'ok';
       let errorType: string | undefined;
@@ -92,12 +98,26 @@ export function seedEvents(nowMs: number): Record<string, unknown>[] {
         ...(i % 5 === 0 ? { input: `query ${i} of minute ${m / minuteMs}`, output: `answer ${i}` } : {}),
       });
     }
-    events.push({ ts: new Date(m + 30_000).toISOString(), request_id: `legacy-${m / minuteMs}`, model: 'legacy', total_ms: round(80 + rand() * 40), status: 'ok' });
+    events.push({
+      ts: new Date(m + 30_000).toISOString(),
+      request_id: `legacy-${m / minuteMs}`,
+      model: 'legacy',
+      total_ms: round(80 + rand() * 40),
+      status: 'ok',
+    });
     // Model "burst": 10 requests a minute; in the last 10 minutes 4 of them are rate-limited
     // (the saturation banner's shed-load signal).
     for (let i = 0; i < 10; i++) {
       const shed = m >= nowMs - 11 * minuteMs && i < 4;
-      events.push({ ts: new Date(m + 3_000 + i * 5_000).toISOString(), request_id: `burst-${m / minuteMs}-${i}`, model: 'burst', tenant: 'bursty', queue_ms: round(2 + burstRand()), total_ms: shed ? 1 : round(20 + burstRand() * 5), status: shed ? 'rate_limited' : 'ok' });
+      events.push({
+        ts: new Date(m + 3_000 + i * 5_000).toISOString(),
+        request_id: `burst-${m / minuteMs}-${i}`,
+        model: 'burst',
+        tenant: 'bursty',
+        queue_ms: round(2 + burstRand()),
+        total_ms: shed ? 1 : round(20 + burstRand() * 5),
+        status: shed ? 'rate_limited' : 'ok',
+      });
     }
   }
   events.push({
@@ -164,7 +184,12 @@ export function seedProbes(nowMs: number): Record<string, unknown>[] {
           status: 'ok',
           label: 'relevant',
           probe: true,
-          attributes: { golden_set: 'smoke', golden_id: id, golden_pass: String(pass), ...(pass ? {} : { golden_reason: 'label irrelevant, expected relevant' }) },
+          attributes: {
+            golden_set: 'smoke',
+            golden_id: id,
+            golden_pass: String(pass),
+            ...(pass ? {} : { golden_reason: 'label irrelevant, expected relevant' }),
+          },
         });
       }
     }

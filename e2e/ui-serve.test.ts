@@ -85,7 +85,12 @@ describe('web/ renders text, never HTML', () => {
   it('has no HTML sink in its sources', () => {
     const files = walk(path.resolve(import.meta.dirname, '..', 'web', 'src'));
     expect(files.length).toBeGreaterThan(5);
-    const hits = files.flatMap((f) => readFileSync(f, 'utf8').split('\n').map((line, i) => ({ f, i, line })).filter((x) => SINKS.test(x.line)));
+    const hits = files.flatMap((f) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .map((line, i) => ({ f, i, line }))
+        .filter((x) => SINKS.test(x.line)),
+    );
     expect(hits.map((x) => `${path.relative(process.cwd(), x.f)}:${x.i + 1}: ${x.line.trim()}`)).toEqual([]);
   });
 });

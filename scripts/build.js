@@ -11,7 +11,8 @@ import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json']) execFileSync(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit', cwd: root });
+for (const project of ['tsconfig.build.json', 'tsconfig.cjs.json'])
+  execFileSync(process.execPath, [tsc, '-p', join(root, project)], { stdio: 'inherit', cwd: root });
 mkdirSync(join(root, 'dist', 'cjs'), { recursive: true });
 writeFileSync(join(root, 'dist', 'cjs', 'package.json'), '{ "type": "commonjs" }\n');
 // When this build finished: test/global-setup.ts rebuilds before a test run only if a source is newer.

@@ -19,7 +19,22 @@ import { Registry, collectDefaultMetrics } from 'prom-client';
 import { fileURLToPath } from 'node:url';
 import { readFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { alertRoutes, backtestRoutes, createApi, readsOver, createAuditLog, createKeyring, createSessions, isLoopbackName, qualityRoutes, releaseRoutes, samplesRoutes, costRoutes, reportRoutes, reportReads } from './api/index.ts';
+import {
+  alertRoutes,
+  backtestRoutes,
+  createApi,
+  readsOver,
+  createAuditLog,
+  createKeyring,
+  createSessions,
+  isLoopbackName,
+  qualityRoutes,
+  releaseRoutes,
+  samplesRoutes,
+  costRoutes,
+  reportRoutes,
+  reportReads,
+} from './api/index.ts';
 import type { ApiEnv, AuditLog, Keyring, Reads, Route } from './api/index.ts';
 import { DEFAULT_RULE_PACK, createAlerting, formatProblem, loadRuleFiles, systemClock } from './alerting/index.ts';
 import type { Alerting } from './alerting/index.ts';
@@ -89,7 +104,8 @@ export interface InferlensServer {
 /** The store a configuration asks for. */
 export function storeOptions(config: Config): StoreOptions {
   const s = config.storage;
-  if (s.backend === 'duckdb') return { backend: 'duckdb', path: databasePath(config), memoryLimit: s.memoryLimit, ...(s.threads ? { threads: s.threads } : {}) };
+  if (s.backend === 'duckdb')
+    return { backend: 'duckdb', path: databasePath(config), memoryLimit: s.memoryLimit, ...(s.threads ? { threads: s.threads } : {}) };
   const c = s.clickhouse;
   return {
     backend: 'clickhouse',
@@ -208,12 +224,28 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 
   // DuckDB deletes old rows and rolls minutes up itself; ClickHouse does both in the engine (TTL,
   // materialized views).
-  const retention = duckdb ? createRetention({ store, logger: logger.child({ component: 'retention' }), days: config.storage.retentionDays, intervalMs: config.storage.retentionCheckMs, now: options.now }) : undefined;
+  const retention = duckdb
+    ? createRetention({
+        store,
+        logger: logger.child({ component: 'retention' }),
+        days: config.storage.retentionDays,
+        intervalMs: config.storage.retentionCheckMs,
+        now: options.now,
+      })
+    : undefined;
   if (retention) {
     await retention.runOnce();
     retention.start();
   }
-  const rollup = duckdb ? createRollupMaintainer({ store, logger: logger.child({ component: 'rollup' }), intervalMs: config.storage.rollupIntervalMs, lagMs: config.storage.rollupLagMs, now: options.now }) : undefined;
+  const rollup = duckdb
+    ? createRollupMaintainer({
+        store,
+        logger: logger.child({ component: 'rollup' }),
+        intervalMs: config.storage.rollupIntervalMs,
+        lagMs: config.storage.rollupLagMs,
+        now: options.now,
+      })
+    : undefined;
   rollup?.start();
 
   const queries = createQueries(store);
@@ -226,9 +258,18 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   const probeSchedule = config.quality.probes;
   const probes =
     alerts && probeSchedule.targets.length > 0
-      ? createProbeRunner({ sets: golden.list, targets: probeSchedule.targets, sink: pipeline, intervalMs: probeSchedule.interval_ms, concurrency: probeSchedule.concurrency, logger: logger.child({ component: 'golden-probes' }), ...(options.now ? { now: options.now } : {}) })
+      ? createProbeRunner({
+          sets: golden.list,
+          targets: probeSchedule.targets,
+          sink: pipeline,
+          intervalMs: probeSchedule.interval_ms,
+          concurrency: probeSchedule.concurrency,
+          logger: logger.child({ component: 'golden-probes' }),
+          ...(options.now ? { now: options.now } : {}),
+        })
       : undefined;
-  const alerting = alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), incidentLog: store, logger, registry, now: options.now }) : undefined;
+  const alerting =
+    alerts && config.alerting.enabled ? buildAlerting(config, { reads: typedReads(store), incidentLog: store, logger, registry, now: options.now }) : undefined;
 
   // Each caller reads through the store scoped to its tenants (one cached set of services per scope).
   const readsCache = new Map<string, Reads>();
@@ -243,7 +284,8 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     return r;
   };
   const audit = createAuditLog(dataDir ? { file: join(dataDir, 'audit.jsonl') } : {});
-  const reports = serves && config.reports.schedules.length > 0 ? buildReportSchedule(config, { reads: readsFor({ tenants: null }), alerting, logger, now }) : undefined;
+  const reports =
+    serves && config.reports.schedules.length > 0 ? buildReportSchedule(config, { reads: readsFor({ tenants: null }), alerting, logger, now }) : undefined;
 
   const quality = qualityRoutes({
     golden,
@@ -255,7 +297,12 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   // Scrapes write: an ingest instance runs them (and its targets page answers for them).
   const scraper =
     options.collectors !== false && ingests && config.scrape.targets.length > 0
-      ? createScraper({ targets: config.scrape.targets, sink: pipeline, logger: logger.child({ component: 'scrape' }), ...(options.now ? { now: options.now } : {}) })
+      ? createScraper({
+          targets: config.scrape.targets,
+          sink: pipeline,
+          logger: logger.child({ component: 'scrape' }),
+          ...(options.now ? { now: options.now } : {}),
+        })
       : undefined;
   if (scraper) registerScrapeMetrics(registry, scraper);
   let ready = false;
@@ -273,10 +320,23 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
     notReadyReason: () => pipeline.writeFailure(),
     now,
     core: { ingest: ingests, reads: serves },
-    ...(allowedHosts ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) } : isLoopbackName(config.server.host) ? { allowedHost: isLoopbackName } : {}),
+    ...(allowedHosts
+      ? { allowedHost: (h: string) => isLoopbackName(h) || allowedHosts.includes(h) }
+      : isLoopbackName(config.server.host)
+        ? { allowedHost: isLoopbackName }
+        : {}),
     // The reads, the rule backtest among them, are the query role's; the alert routes the alerting role's.
     routes: [
-      ...(serves ? [releaseRoutes(), quality, samplesRoutes(), costRoutes(config.cost), reportRoutes({ prices: config.cost, now, ...(alerting && { alerting }) }), backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups })] : []),
+      ...(serves
+        ? [
+            releaseRoutes(),
+            quality,
+            samplesRoutes(),
+            costRoutes(config.cost),
+            reportRoutes({ prices: config.cost, now, ...(alerting && { alerting }) }),
+            backtestRoutes({ defaultGroups: () => alerting?.groups() ?? loadRuleFiles([DEFAULT_RULE_PACK]).groups }),
+          ]
+        : []),
       ...(alerting ? [alertRoutes({ alerting })] : []),
       ...(options.routes ?? []),
     ],
@@ -290,9 +350,20 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   if (options.collectors !== false && ingests) {
     if (scraper) pulls.push(scraper);
     const c = config.collectors;
-    if (c.host.enabled) pulls.push(createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }));
+    if (c.host.enabled)
+      pulls.push(
+        createHostCollector({ node: config.node, intervalMs: c.host.intervalMs, sink: pipeline, logger: logger.child({ component: 'host-collector' }) }),
+      );
     if (c.gpu.enabled)
-      pulls.push(createGpuCollector({ node: config.node, intervalMs: c.gpu.intervalMs, sink: pipeline, logger: logger.child({ component: 'gpu-collector' }), ...(c.gpu.dcgmUrl ? { dcgm: { url: c.gpu.dcgmUrl } } : {}) }));
+      pulls.push(
+        createGpuCollector({
+          node: config.node,
+          intervalMs: c.gpu.intervalMs,
+          sink: pipeline,
+          logger: logger.child({ component: 'gpu-collector' }),
+          ...(c.gpu.dcgmUrl ? { dcgm: { url: c.gpu.dcgmUrl } } : {}),
+        }),
+      );
   }
 
   const server = await new Promise<Server>((resolve, reject) => {
@@ -307,7 +378,10 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
   alerting?.start();
   reports?.scheduler.start();
   ready = true;
-  logger.info({ url, role, store: duckdb ? databasePath(config) : (config.storage.clickhouse.url ?? `chdb:${config.storage.clickhouse.chdbPath}`), ready: storeUp }, 'inferlens listening');
+  logger.info(
+    { url, role, store: duckdb ? databasePath(config) : (config.storage.clickhouse.url ?? `chdb:${config.storage.clickhouse.chdbPath}`), ready: storeUp },
+    'inferlens listening',
+  );
 
   let stopped: Promise<void> | undefined;
   return {
@@ -356,9 +430,26 @@ export async function startServer(config: Config, options: ServerOptions = {}): 
 }
 
 /** The scheduled reviews: each schedule's Markdown to its webhook receivers (their own queues, the receivers' settings). */
-function buildReportSchedule(config: Config, d: { reads: Reads; alerting: Alerting | undefined; logger: Logger; now: () => number }): { scheduler: ReportScheduler; webhooks: ReportWebhook[] } {
+function buildReportSchedule(
+  config: Config,
+  d: { reads: Reads; alerting: Alerting | undefined; logger: Logger; now: () => number },
+): { scheduler: ReportScheduler; webhooks: ReportWebhook[] } {
   const names = new Set(config.reports.schedules.flatMap((s) => s.receivers));
-  const webhooks = config.alerting.receivers.flatMap((r) => (r.type === 'webhook' && names.has(r.name) ? [createReportWebhook({ name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }), ...(r.secret && { secret: r.secret }) })] : []));
+  const webhooks = config.alerting.receivers.flatMap((r) =>
+    r.type === 'webhook' && names.has(r.name)
+      ? [
+          createReportWebhook({
+            name: r.name,
+            url: r.url,
+            timeoutMs: r.timeoutMs,
+            maxQueue: r.maxQueue,
+            maxAttempts: r.maxAttempts,
+            logger: d.logger.child({ component: 'notify', receiver: r.name }),
+            ...(r.secret && { secret: r.secret }),
+          }),
+        ]
+      : [],
+  );
   const byName = new Map(webhooks.map((w) => [w.name, w]));
   const scheduler = createReportScheduler({
     schedules: config.reports.schedules,
@@ -376,9 +467,17 @@ function buildReportSchedule(config: Config, d: { reads: Reads; alerting: Alerti
 function buildAlerting(config: Config, d: { reads: TypedReads; incidentLog: Store; logger: Logger; registry: Registry; now?: () => number }): Alerting {
   const ac = config.alerting;
   const loaded = loadRuleFiles([...(ac.defaultRules ? [DEFAULT_RULE_PACK] : []), ...ac.ruleFiles]);
-  if (loaded.problems.length > 0) throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
+  if (loaded.problems.length > 0)
+    throw new InferlensError('invalid_argument', `invalid alert rules:\n  - ${loaded.problems.map(formatProblem).join('\n  - ')}`);
   const notifiers: Notifier[] = ac.receivers.map((r) => {
-    const common = { name: r.name, url: r.url, timeoutMs: r.timeoutMs, maxQueue: r.maxQueue, maxAttempts: r.maxAttempts, logger: d.logger.child({ component: 'notify', receiver: r.name }) };
+    const common = {
+      name: r.name,
+      url: r.url,
+      timeoutMs: r.timeoutMs,
+      maxQueue: r.maxQueue,
+      maxAttempts: r.maxAttempts,
+      logger: d.logger.child({ component: 'notify', receiver: r.name }),
+    };
     return r.type === 'webhook'
       ? createWebhookNotifier({ ...common, tiers: r.tiers, ...(r.secret && { secret: r.secret }), ...(ac.externalUrl && { externalUrl: ac.externalUrl }) })
       : createAlertmanagerNotifier(common);

@@ -48,7 +48,11 @@ describe.skipIf(skipReason !== undefined)('Alertmanager API v2', () => {
     writeFileSync(config, "route:\n  receiver: 'null'\n  group_wait: 1s\nreceivers:\n  - name: 'null'\n");
     const port = await freePort();
     url = `http://127.0.0.1:${port}`;
-    am = startOwned(BIN, [`--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', `--storage.path=${join(dir, 'data')}`, `--config.file=${config}`], ['ignore', 'pipe', 'pipe']);
+    am = startOwned(
+      BIN,
+      [`--web.listen-address=127.0.0.1:${port}`, '--cluster.listen-address=', `--storage.path=${join(dir, 'data')}`, `--config.file=${config}`],
+      ['ignore', 'pipe', 'pipe'],
+    );
     am.stdout?.on('data', (d: Buffer) => (log += d.toString()));
     am.stderr?.on('data', (d: Buffer) => (log += d.toString()));
     const deadline = Date.now() + 20_000;

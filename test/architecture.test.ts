@@ -34,7 +34,18 @@ export const ALLOWED: Record<string, readonly string[]> = {
   'src/notify': ['src/schema'],
   'src/alerting': ['src/schema', 'src/query', 'src/analysis', 'src/quality', 'src/release', 'src/notify'],
   'src/reports': ['src/schema', 'src/query', 'src/analysis', 'src/quality', 'src/release', 'src/alerting'],
-  'src/api': ['src/schema', 'src/ingest', 'src/pipeline', 'src/query', 'src/analysis', 'src/quality', 'src/release', 'src/alerting', 'src/reports', 'src/notify'],
+  'src/api': [
+    'src/schema',
+    'src/ingest',
+    'src/pipeline',
+    'src/query',
+    'src/analysis',
+    'src/quality',
+    'src/release',
+    'src/alerting',
+    'src/reports',
+    'src/notify',
+  ],
   'src/sdk': ['src/schema'],
   // The composition root wires anything in src/; the CLI too, and `inferlens demo` loads the demo.
   'src/.': [SRC_ALL],
@@ -81,9 +92,11 @@ export function testSupportViolations(files: readonly { file: string; text: stri
   const out: string[] = [];
   for (const { file, text } of files) {
     if (!isTestCode(file) && /from\s+['"]vitest['"]/.test(text)) out.push(`${file} imports vitest: name it *.test-support.ts (test support) or *.test.ts`);
-    if (!isTestCode(file) && /(^|\/)(testing|test-[\w-]+|[\w-]+-test-helpers?|scripted-[\w-]+|synthetic-[\w-]+)\.ts$/.test(file)) out.push(`${file}: test support is named *.test-support.ts`);
+    if (!isTestCode(file) && /(^|\/)(testing|test-[\w-]+|[\w-]+-test-helpers?|scripted-[\w-]+|synthetic-[\w-]+)\.ts$/.test(file))
+      out.push(`${file}: test support is named *.test-support.ts`);
   }
-  for (const { file, spec, target } of edges) if (TEST_SUPPORT.test(target) && !isTestCode(file)) out.push(`${file} imports ${spec}: production code may not use test support`);
+  for (const { file, spec, target } of edges)
+    if (TEST_SUPPORT.test(target) && !isTestCode(file)) out.push(`${file} imports ${spec}: production code may not use test support`);
   return out;
 }
 
@@ -182,10 +195,18 @@ describe('architecture', () => {
     // No package either (an `import type` of zod would pull zod into the web's typecheck).
     const shared = [...SHARED_WITH_WEB, ...readdirSync(join(ROOT, 'src/schema/replies')).map((f) => `src/schema/replies/${f}`)];
     expect(shared.length).toBeGreaterThan(3);
-    for (const f of shared) expect([...readFileSync(join(ROOT, f), 'utf8').matchAll(/from\s+'([^']+)'/g)].map((m) => m[1]).filter((spec) => !spec!.startsWith('./') && spec !== '../vocabulary.ts'), f).toEqual([]);
+    for (const f of shared)
+      expect(
+        [...readFileSync(join(ROOT, f), 'utf8').matchAll(/from\s+'([^']+)'/g)]
+          .map((m) => m[1])
+          .filter((spec) => !spec!.startsWith('./') && spec !== '../vocabulary.ts'),
+        f,
+      ).toEqual([]);
   });
   it('test support is named *.test-support.ts and stays out of production code', () => {
-    const files = AREAS.flatMap((area) => walk(join(ROOT, area)).map((abs) => ({ file: relative(ROOT, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') })));
+    const files = AREAS.flatMap((area) =>
+      walk(join(ROOT, area)).map((abs) => ({ file: relative(ROOT, abs).split(sep).join('/'), text: readFileSync(abs, 'utf8') })),
+    );
     expect(files.filter((f) => TEST_SUPPORT.test(f.file)).length).toBeGreaterThanOrEqual(8);
     expect(testSupportViolations(files, edges)).toEqual([]);
     const e = (file: string, target: string): ImportEdge => ({ file, spec: target, target });
@@ -219,16 +240,27 @@ describe('architecture', () => {
   });
   it('the checks find a back-edge, a reach past index.ts, a circle and an unknown folder', () => {
     const e = (file: string, target: string): ImportEdge => ({ file, spec: target, target });
-    expect(violations([e('src/schema/x.ts', 'src/store/index.ts'), e('web/src/a.ts', 'src/schema/index.ts'), e('demo/traffic/a.ts', 'demo/model/random.ts'), e('src/unmapped/a.ts', 'src/schema/index.ts')])).toEqual([
+    expect(
+      violations([
+        e('src/schema/x.ts', 'src/store/index.ts'),
+        e('web/src/a.ts', 'src/schema/index.ts'),
+        e('demo/traffic/a.ts', 'demo/model/random.ts'),
+        e('src/unmapped/a.ts', 'src/schema/index.ts'),
+      ]),
+    ).toEqual([
       'src/schema/x.ts imports src/store/index.ts: src/schema may not depend on src/store (it may import nothing)',
       'web/src/a.ts imports src/schema/index.ts: web may not depend on src/schema (it may import src/schema/vocabulary.ts, src/schema/replies.ts)',
       'demo/traffic/a.ts imports demo/model/random.ts: import demo/model/ only through its index.ts',
       'src/unmapped/a.ts imports src/schema/index.ts: src/unmapped is not in the dependency map of test/architecture.test.ts',
     ]);
-    expect(circles([e('src/cli/demo.ts', 'demo/main.ts'), e('demo/main.ts', 'src/cli/demo.ts'), e('demo/a/x.ts', 'demo/b/index.ts'), e('demo/b/y.ts', 'demo/a/index.ts')])).toEqual([
-      'demo/. → src/cli → demo/.',
-      'demo/a → demo/b → demo/a',
-    ]);
+    expect(
+      circles([
+        e('src/cli/demo.ts', 'demo/main.ts'),
+        e('demo/main.ts', 'src/cli/demo.ts'),
+        e('demo/a/x.ts', 'demo/b/index.ts'),
+        e('demo/b/y.ts', 'demo/a/index.ts'),
+      ]),
+    ).toEqual(['demo/. → src/cli → demo/.', 'demo/a → demo/b → demo/a']);
   });
   it('every folder under src/ and demo/ has an index.ts, and every unit is in the map', () => {
     const folders = ['src', 'demo'].flatMap((area) =>

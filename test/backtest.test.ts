@@ -38,7 +38,18 @@ beforeAll(async () => {
   for (let ts = T0; ts < T0 + 120 * MIN; ts += 500) {
     const small = ts % 20_000 === 0;
     const bad = small && ts >= T0 + 90 * MIN && ts < T0 + 105 * MIN && rnd() < 0.5;
-    lines.push(JSON.stringify({ ts, request_id: `b${seq++}`, model: 'm', model_version: seq % 10 === 0 ? 'v2' : 'v1', tenant: small ? 't7' : 'acme', replica: `r${seq % 3}`, total_ms: 20 + rnd() * 10, status: bad || rnd() < 0.005 ? 'error' : 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `b${seq++}`,
+        model: 'm',
+        model_version: seq % 10 === 0 ? 'v2' : 'v1',
+        tenant: small ? 't7' : 'acme',
+        replica: `r${seq % 3}`,
+        total_ms: 20 + rnd() * 10,
+        status: bad || rnd() < 0.005 ? 'error' : 'ok',
+      }),
+    );
   }
   await store.appendEvents(lines);
   await store.close();
@@ -53,7 +64,10 @@ beforeAll(async () => {
         severity: warning
 `,
   );
-  writeFileSync(truth, JSON.stringify([{ id: 't7-errors', kind: 'tenant_errors', slice: { model: 'm', tenant: 't7' }, start: iso(T0 + 90 * MIN), end: iso(T0 + 105 * MIN) }]));
+  writeFileSync(
+    truth,
+    JSON.stringify([{ id: 't7-errors', kind: 'tenant_errors', slice: { model: 'm', tenant: 't7' }, start: iso(T0 + 90 * MIN), end: iso(T0 + 105 * MIN) }]),
+  );
 }, 120_000);
 
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -85,7 +99,12 @@ describe('rules backtest', () => {
       expect(remote.score).toEqual(local.score);
 
       // One at a time: of two at once, one runs and one is told to come back.
-      const post = () => fetch(`${server.url}/v1/rules/backtest`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: common.from, to: common.to, rules: [{ file: 'rules.yaml', text: readFileSync(rules, 'utf8') }] }) });
+      const post = () =>
+        fetch(`${server.url}/v1/rules/backtest`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ from: common.from, to: common.to, rules: [{ file: 'rules.yaml', text: readFileSync(rules, 'utf8') }] }),
+        });
       const [a, b] = await Promise.all([post(), post()]);
       expect([a.status, b.status].sort()).toEqual([200, 429]);
       expect((a.status === 429 ? a : b).headers.get('retry-after')).toBe('10');
@@ -94,14 +113,23 @@ describe('rules backtest', () => {
       const bad = await fetch(`${server.url}/v1/rules/backtest`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ from: 'yesterday', to: common.to, rules: [{ file: 'x.yaml', text: 'groups:\n  - name: g\n    rules:\n      - alert: A\n        condition: { kind: rate_shift, signal: nope }\n' }] }),
+        body: JSON.stringify({
+          from: 'yesterday',
+          to: common.to,
+          rules: [{ file: 'x.yaml', text: 'groups:\n  - name: g\n    rules:\n      - alert: A\n        condition: { kind: rate_shift, signal: nope }\n' }],
+        }),
       });
       expect(bad.status).toBe(400);
       expect(((await bad.json()) as { error: string }).error).toMatch(/from: expected an RFC 3339 timestamp/);
       const badRules = await fetch(`${server.url}/v1/rules/backtest`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ from: common.from, to: common.to, rules: [{ file: 'x.yaml', text: 'groups:\n  - name: g\n    rules:\n      - alert: A\n        condition: { kind: rate_shift, signal: nope }\n' }], truth: [{ id: 'i', slice: {}, start: 'x', end: common.to }] }),
+        body: JSON.stringify({
+          from: common.from,
+          to: common.to,
+          rules: [{ file: 'x.yaml', text: 'groups:\n  - name: g\n    rules:\n      - alert: A\n        condition: { kind: rate_shift, signal: nope }\n' }],
+          truth: [{ id: 'i', slice: {}, start: 'x', end: common.to }],
+        }),
       });
       expect(badRules.status).toBe(400);
       const msg = ((await badRules.json()) as { error: string }).error;
@@ -113,20 +141,41 @@ describe('rules backtest', () => {
   });
 
   it('the installed command: `inferlens rules backtest … --json` prints the report as its last line', async () => {
-    const { stdout } = await run(process.execPath, [BIN, 'rules', 'backtest', '--data', data, '--from', common.from, '--to', common.to, '-r', rules, '--truth', truth, '--json']);
+    const { stdout } = await run(process.execPath, [
+      BIN,
+      'rules',
+      'backtest',
+      '--data',
+      data,
+      '--from',
+      common.from,
+      '--to',
+      common.to,
+      '-r',
+      rules,
+      '--truth',
+      truth,
+      '--json',
+    ]);
     const last = JSON.parse(stdout.trim().split('\n').at(-1)!) as BacktestReport;
     expect(last.episodes).toEqual(local.episodes);
     expect(last.score).toEqual(local.score);
     expect(stdout).toMatch(/^backtest 2026-06-01T09:00:00.000Z … 2026-06-01T10:00:00.000Z: 61 group evaluations in/);
     // Bad input: the exit code says so, and the message what to do.
-    const bad = await run(process.execPath, [BIN, 'rules', 'backtest', '--data', join(dir, 'nowhere'), '--from', common.from]).catch((e: { code: number; stderr: string }) => e);
+    const bad = await run(process.execPath, [BIN, 'rules', 'backtest', '--data', join(dir, 'nowhere'), '--from', common.from]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect(bad).toMatchObject({ code: 2 });
     expect((bad as { stderr: string }).stderr).toMatch(/no inferlens data in/);
   });
 
   it('a range without data says so; a missing data directory says what to give', async () => {
-    await expect(runBacktestCommand({ ...common, from: iso(T0 - 600 * MIN), to: iso(T0 - 300 * MIN), data }, () => undefined, T0)).rejects.toThrow(/no events and no resource samples between 2026-05-31T22:00:00.000Z and 2026-06-01T03:00:00.000Z: nothing to backtest/);
-    await expect(runBacktestCommand({ ...common, data: join(dir, 'nowhere') }, () => undefined, T0)).rejects.toThrow(/no inferlens data in .*nowhere .*give --data DIR or --url URL/);
+    await expect(runBacktestCommand({ ...common, from: iso(T0 - 600 * MIN), to: iso(T0 - 300 * MIN), data }, () => undefined, T0)).rejects.toThrow(
+      /no events and no resource samples between 2026-05-31T22:00:00.000Z and 2026-06-01T03:00:00.000Z: nothing to backtest/,
+    );
+    await expect(runBacktestCommand({ ...common, data: join(dir, 'nowhere') }, () => undefined, T0)).rejects.toThrow(
+      /no inferlens data in .*nowhere .*give --data DIR or --url URL/,
+    );
     await expect(runBacktestCommand({ ...common, truth: rules, data }, () => undefined, T0)).rejects.toThrow(/rules\.yaml: not JSON/);
   });
 
@@ -153,7 +202,9 @@ describe('rules backtest', () => {
     const store = await createDuckDBStore({ path: join(data, 'inferlens.duckdb') });
     try {
       const groups = loadRuleFiles([rules]).groups;
-      await expect(runBacktest({ groups, reads: typedReads(store), fromMs: T0 + 60 * MIN, toMs: T0 + 70 * MIN, maxSeriesCells: 50 })).rejects.toThrow(/backtest stopped at 2026-06-01T09:00:00.000Z: the detectors would hold \d+ series cells, more than the bound of 50/);
+      await expect(runBacktest({ groups, reads: typedReads(store), fromMs: T0 + 60 * MIN, toMs: T0 + 70 * MIN, maxSeriesCells: 50 })).rejects.toThrow(
+        /backtest stopped at 2026-06-01T09:00:00.000Z: the detectors would hold \d+ series cells, more than the bound of 50/,
+      );
     } finally {
       await store.close();
     }

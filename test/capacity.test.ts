@@ -24,20 +24,48 @@ async function post<T>(path: string, body: unknown, ndjson = false): Promise<T> 
 }
 
 beforeAll(async () => {
-  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' }, alerting: { enabled: false } } }), { logger: pino({ level: 'silent' }), collectors: false });
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' }, alerting: { enabled: false } } }), {
+    logger: pino({ level: 'silent' }),
+    collectors: false,
+  });
   const events: unknown[] = [];
   const resources: unknown[] = [];
   for (let m = 0; m < 20; m++) {
     // Node n1 (model "hot"): GPU utilisation climbs 0.50 → 0.975 and latency with it.
     const util = 0.5 + m * 0.025;
-    for (let i = 0; i < 40; i++) events.push({ ts: START + m * MIN + i * 1000, model: 'hot', node: 'n1', replica: 'h1', queue_ms: 2 + m * 4 + (i % 3), total_ms: 20 + m * 10 + (i % 5), status: 'ok' });
+    for (let i = 0; i < 40; i++)
+      events.push({
+        ts: START + m * MIN + i * 1000,
+        model: 'hot',
+        node: 'n1',
+        replica: 'h1',
+        queue_ms: 2 + m * 4 + (i % 3),
+        total_ms: 20 + m * 10 + (i % 5),
+        status: 'ok',
+      });
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_utilization_ratio', value: util });
     // Host readings of n1 carry the node only, as a node exporter's do.
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', metric: 'cpu_utilization_ratio', value: 0.3 });
     // GPU memory: gpu 0 peaks at 70 of 80 GiB; gpu 1 at 76 (simulated readings).
-    resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_memory_used_bytes', value: (50 + m) * GiB, simulated: true });
+    resources.push({
+      ts: START + m * MIN + 30_000,
+      node: 'n1',
+      gpu: '0',
+      pool: 'a100',
+      metric: 'gpu_memory_used_bytes',
+      value: (50 + m) * GiB,
+      simulated: true,
+    });
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '0', pool: 'a100', metric: 'gpu_memory_total_bytes', value: 80 * GiB, simulated: true });
-    resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '1', pool: 'a100', metric: 'gpu_memory_used_bytes', value: (57 + m) * GiB, simulated: true });
+    resources.push({
+      ts: START + m * MIN + 30_000,
+      node: 'n1',
+      gpu: '1',
+      pool: 'a100',
+      metric: 'gpu_memory_used_bytes',
+      value: (57 + m) * GiB,
+      simulated: true,
+    });
     resources.push({ ts: START + m * MIN + 30_000, node: 'n1', gpu: '1', pool: 'a100', metric: 'gpu_memory_total_bytes', value: 80 * GiB, simulated: true });
     // Node n2 (model "calm"): busy GPU swinging up and down, latency flat.
     for (let i = 0; i < 40; i++) events.push({ ts: START + m * MIN + i * 1000, model: 'calm', node: 'n2', queue_ms: 3, total_ms: 25 + (i % 5), status: 'ok' });
@@ -69,7 +97,16 @@ describe('POST /v1/analysis/capacity', () => {
     const a = await post<Answer>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN), filters: { node: 'n1' } });
     expect(a.headroom).toEqual([
       { node: 'n1', gpu: '1', pool: 'a100', max_used_bytes: 76 * GiB, total_bytes: 80 * GiB, headroom_bytes: 4 * GiB, headroom_ratio: 0.05, simulated: true },
-      { node: 'n1', gpu: '0', pool: 'a100', max_used_bytes: 69 * GiB, total_bytes: 80 * GiB, headroom_bytes: 11 * GiB, headroom_ratio: 11 / 80, simulated: true },
+      {
+        node: 'n1',
+        gpu: '0',
+        pool: 'a100',
+        max_used_bytes: 69 * GiB,
+        total_bytes: 80 * GiB,
+        headroom_bytes: 11 * GiB,
+        headroom_ratio: 11 / 80,
+        simulated: true,
+      },
     ]);
   });
 
@@ -90,7 +127,11 @@ describe('POST /v1/analysis/capacity', () => {
   });
 
   it('a replica filter reads the resources of the node its requests ran on', async () => {
-    const a = await post<Answer & { nodes: string[] | null }>('/v1/analysis/capacity', { from: iso(START), to: iso(START + 20 * MIN), filters: { replica: 'h1' } });
+    const a = await post<Answer & { nodes: string[] | null }>('/v1/analysis/capacity', {
+      from: iso(START),
+      to: iso(START + 20 * MIN),
+      filters: { replica: 'h1' },
+    });
     expect(a.nodes).toEqual(['n1']);
     expect(a.buckets.every((b) => b.resources.cpu_utilization_ratio === 0.3)).toBe(true);
     expect(a.verdict).toBe('capacity_bound');

@@ -35,7 +35,9 @@ describe('inferlens CLI', () => {
 
   it('import sends an NDJSON.gz file and query prints a table', async () => {
     const now = Date.now();
-    const lines = Array.from({ length: 1200 }, (_, i) => JSON.stringify({ ts: now - 60_000 + i, request_id: `cli-${i}`, model: 'cli-m', model_version: i % 2 ? 'v2' : 'v1', total_ms: i % 100, status: 'ok' }));
+    const lines = Array.from({ length: 1200 }, (_, i) =>
+      JSON.stringify({ ts: now - 60_000 + i, request_id: `cli-${i}`, model: 'cli-m', model_version: i % 2 ? 'v2' : 'v1', total_ms: i % 100, status: 'ok' }),
+    );
     // Line 6 is not JSON; line 8 has two problems (a row, counted once); line 10 the first problem again.
     lines.splice(5, 0, '{"broken":');
     lines.splice(7, 0, JSON.stringify({ ts: now, model: 'cli-m', total_ms: 'slow', status: 'fine' }));
@@ -43,15 +45,36 @@ describe('inferlens CLI', () => {
     const file = join(dir, 'events.ndjson.gz');
     writeFileSync(file, gzipSync(lines.join('\n')));
     // Rows were rejected: the import fails for a script (exit 1) and says which and why.
-    const imp = (await run(process.execPath, [BIN, 'import', file, '--url', server.url, '--batch', '500']).catch((e: { code: number; stdout: string }) => e)) as { code?: number; stdout: string };
+    const imp = (await run(process.execPath, [BIN, 'import', file, '--url', server.url, '--batch', '500']).catch(
+      (e: { code: number; stdout: string }) => e,
+    )) as { code?: number; stdout: string };
     expect(imp.code).toBe(1);
     const out = imp.stdout.split('\n');
     expect(out[0]).toBe('imported 1200 events in 3 requests; 3 rows rejected');
     expect(out.slice(1, 4).join('\n')).toMatch(/^ {2}2 rows {2}line 8 \(first\): total_ms: /m);
     expect(imp.stdout).toMatch(/^ {2}1 row {3}line 6: .*JSON/m);
     expect(imp.stdout).toMatch(/^ {2}1 row {3}line 8: status: /m);
-    const q = await run(process.execPath, [BIN, 'query', '--url', server.url, '--from', '-1h', '-f', 'model=cli-m', '-g', 'model_version', '-m', 'count;max(total_ms)']);
-    expect(q.stdout.split('\n')).toEqual(['model_version  count  max(total_ms)', '-------------  -----  -------------', 'v1             600    98', 'v2             600    99', '']);
+    const q = await run(process.execPath, [
+      BIN,
+      'query',
+      '--url',
+      server.url,
+      '--from',
+      '-1h',
+      '-f',
+      'model=cli-m',
+      '-g',
+      'model_version',
+      '-m',
+      'count;max(total_ms)',
+    ]);
+    expect(q.stdout.split('\n')).toEqual([
+      'model_version  count  max(total_ms)',
+      '-------------  -----  -------------',
+      'v1             600    98',
+      'v2             600    99',
+      '',
+    ]);
   });
 
   it('query -s puts buckets on whole steps', async () => {
@@ -90,7 +113,11 @@ describe('inferlens CLI', () => {
     expect([...keys.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../schema/index.ts', './table.ts', 'commander']);
     const demo = readFileSync(join(ROOT, 'src/cli/demo.ts'), 'utf8');
     // The demo's scenario folder, through its index (the import-direction check): four small modules, Node's fs and path.
-    expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual(['../../demo/scenario/index.ts', '../schema/index.ts', 'commander']);
+    expect([...demo.matchAll(/^import (?!type )[^;]*? from '([^']+)';/gm)].map((m) => m[1]).sort()).toEqual([
+      '../../demo/scenario/index.ts',
+      '../schema/index.ts',
+      'commander',
+    ]);
   });
 
   it('runs compiled code and loads only what the command needs: --help and query --help load no server, store or TypeScript', async () => {
@@ -100,7 +127,9 @@ describe('inferlens CLI', () => {
       await run(process.execPath, ['--import', join(ROOT, 'test', 'load-trace.mjs'), BIN, ...argv], { env: { ...process.env, LOAD_TRACE: trace } });
       const loaded = readFileSync(trace, 'utf8').trim().split('\n');
       expect(loaded, argv.join(' ')).toContain(`file://${ROOT}/dist/src/cli/main.js`);
-      const heavy = loaded.filter((u) => /\/(tsx|@duckdb|hono|@hono|pino|prom-client|protobufjs|yaml)\/|\/dist\/src\/(main|store|api|alerting|pipeline|ingest|query)[./]|\.ts$/.test(u));
+      const heavy = loaded.filter((u) =>
+        /\/(tsx|@duckdb|hono|@hono|pino|prom-client|protobufjs|yaml)\/|\/dist\/src\/(main|store|api|alerting|pipeline|ingest|query)[./]|\.ts$/.test(u),
+      );
       expect(heavy, argv.join(' ')).toEqual([]);
     }
   });
@@ -114,7 +143,9 @@ describe('inferlens CLI', () => {
   it('refuses bad configuration at start-up, listing every problem', async () => {
     const cfg = join(dir, 'bad.yaml');
     writeFileSync(cfg, 'server:\n  port: -1\n  colour: blue\nstorage:\n  retention_days: 0\n');
-    const err = await run(process.execPath, [BIN, 'serve', '--config', cfg], { env: { ...process.env, INFERLENS_LOG_LEVEL: 'loud' } }).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [BIN, 'serve', '--config', cfg], { env: { ...process.env, INFERLENS_LOG_LEVEL: 'loud' } }).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect((err as { code: number }).code).toBe(2);
     const stderr = (err as { stderr: string }).stderr;
     expect(stderr).toMatch(/server.port/);
@@ -129,7 +160,11 @@ describe('inferlens keys and a server that needs them', () => {
   let keyed: ServeProcess;
   const keys: Record<string, string> = {};
   beforeAll(async () => {
-    for (const [name, args] of Object.entries({ reader: ['--role', 'read'], ingest: ['--role', 'ingest', '--name', 'loader'], acme: ['--role', 'read', '--tenant', 'acme'] })) {
+    for (const [name, args] of Object.entries({
+      reader: ['--role', 'read'],
+      ingest: ['--role', 'ingest', '--name', 'loader'],
+      acme: ['--role', 'read', '--tenant', 'acme'],
+    })) {
       const r = await run(process.execPath, [BIN, 'keys', 'create', '--data', data, ...args]);
       keys[name] = r.stdout.trim();
       expect(r.stderr).toMatch(/created key [0-9a-f]{12} .* it is shown once/);
@@ -154,8 +189,13 @@ describe('inferlens keys and a server that needs them', () => {
   it('query and import send --api-key or INFERLENS_API_KEY; without one the server answers 401', async () => {
     const now = Date.now();
     const file = join(dir, 'keyed.ndjson');
-    writeFileSync(file, [0, 1, 2].map((i) => JSON.stringify({ ts: now - 1000 + i, model: 'k-m', tenant: i ? 'acme' : 'other', total_ms: 10 + i, status: 'ok' })).join('\n'));
-    const refused = await run(process.execPath, [BIN, 'import', file, '--url', keyed.url], { env: { ...process.env, INFERLENS_API_KEY: '' } }).catch((e: { stderr: string }) => e);
+    writeFileSync(
+      file,
+      [0, 1, 2].map((i) => JSON.stringify({ ts: now - 1000 + i, model: 'k-m', tenant: i ? 'acme' : 'other', total_ms: 10 + i, status: 'ok' })).join('\n'),
+    );
+    const refused = await run(process.execPath, [BIN, 'import', file, '--url', keyed.url], { env: { ...process.env, INFERLENS_API_KEY: '' } }).catch(
+      (e: { stderr: string }) => e,
+    );
     expect((refused as { stderr: string }).stderr).toMatch(/401.*API key/);
     const imp = await run(process.execPath, [BIN, 'import', file, '--url', keyed.url], { env: { ...process.env, INFERLENS_API_KEY: keys.ingest } });
     expect(imp.stdout).toMatch(/imported 3 events/);
@@ -181,7 +221,9 @@ describe('inferlens keys and a server that needs them', () => {
   });
 
   it('refuses to listen beyond loopback without keys unless --insecure', async () => {
-    const err = await run(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0', '--data', join(dir, 'open')]).catch((e: { code: number; stderr: string }) => e);
+    const err = await run(process.execPath, [BIN, 'serve', '--host', '0.0.0.0', '--port', '0', '--data', join(dir, 'open')]).catch(
+      (e: { code: number; stderr: string }) => e,
+    );
     expect((err as { code: number }).code).toBe(2);
     expect((err as { stderr: string }).stderr).toMatch(/refusing to listen on 0\.0\.0\.0 without API keys.*--insecure/);
   });

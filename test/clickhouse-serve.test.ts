@@ -53,17 +53,40 @@ describe('serve on ClickHouse', () => {
     const server = await startServer(config('exact'), { logger: silent, ui: false });
     try {
       // total_ms 10, 20, …, 100: P50 = 55, P90 = 91, P99 = 99.1 (type 7: h = 9q); 2 errors of 10.
-      const rows = Array.from({ length: 10 }, (_, i) => ({ ts: NOW - 60_000 + i, request_id: `q-${i}`, model: 'ch', total_ms: (i + 1) * 10, status: i % 5 === 4 ? 'error' : 'ok' }));
+      const rows = Array.from({ length: 10 }, (_, i) => ({
+        ts: NOW - 60_000 + i,
+        request_id: `q-${i}`,
+        model: 'ch',
+        total_ms: (i + 1) * 10,
+        status: i % 5 === 4 ? 'error' : 'ok',
+      }));
       expect((await post(server.url, '/v1/events', ndjson(rows))).body).toEqual({ accepted: 10, rejected: [] });
       // The same batch again, and half of it inside another batch: accepted, stored once.
       expect((await post(server.url, '/v1/events', ndjson(rows))).status).toBe(200);
-      expect((await post(server.url, '/v1/events', ndjson([...rows.slice(5), { ts: NOW - 1000, request_id: 'q-new', model: 'ch', total_ms: 1, status: 'ok' }]))).status).toBe(200);
+      expect(
+        (await post(server.url, '/v1/events', ndjson([...rows.slice(5), { ts: NOW - 1000, request_id: 'q-new', model: 'ch', total_ms: 1, status: 'ok' }])))
+          .status,
+      ).toBe(200);
       const [all] = await query(server.url, ['count', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'error_rate'], { filters: { model: 'ch' } });
-      expect(all).toMatchObject({ count: 11, 'p50(total_ms)': 50, 'error_rate': 2 / 11 });
-      const [orig] = await query(server.url, ['count', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'error_rate'], { filters: { model: 'ch' }, to: iso(NOW - 30_000) });
+      expect(all).toMatchObject({ count: 11, 'p50(total_ms)': 50, error_rate: 2 / 11 });
+      const [orig] = await query(server.url, ['count', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'error_rate'], {
+        filters: { model: 'ch' },
+        to: iso(NOW - 30_000),
+      });
       expect(orig).toEqual({ count: 10, 'p50(total_ms)': 55, 'p90(total_ms)': 91, 'p99(total_ms)': expect.closeTo(99.1, 9), error_rate: 0.2 });
       // The dashboard's approximate path answers from the materialized-view rollup.
-      const approx = await post(server.url, '/v1/query', JSON.stringify({ from: iso(Math.floor(NOW / 60_000) * 60_000 - 600_000), to: iso(Math.floor(NOW / 60_000) * 60_000), measures: ['count'], filters: { model: 'ch' }, approx: true }), 'application/json');
+      const approx = await post(
+        server.url,
+        '/v1/query',
+        JSON.stringify({
+          from: iso(Math.floor(NOW / 60_000) * 60_000 - 600_000),
+          to: iso(Math.floor(NOW / 60_000) * 60_000),
+          measures: ['count'],
+          filters: { model: 'ch' },
+          approx: true,
+        }),
+        'application/json',
+      );
       expect(approx.body.data).toMatchObject({ approx: { source: 'rollup_1m' } });
     } finally {
       await server.stop();
@@ -79,7 +102,15 @@ describe('serve on ClickHouse', () => {
       startServer(config('roles', { role: 'alerting' }), { logger: silent }),
     ]);
     try {
-      const rows = (prefix: string) => Array.from({ length: 6 }, (_, i) => ({ ts: NOW - 30_000 + i, request_id: `${prefix}-${i}`, model: 'roles', tenant: prefix, total_ms: 5 + i, status: 'ok' }));
+      const rows = (prefix: string) =>
+        Array.from({ length: 6 }, (_, i) => ({
+          ts: NOW - 30_000 + i,
+          request_id: `${prefix}-${i}`,
+          model: 'roles',
+          tenant: prefix,
+          total_ms: 5 + i,
+          status: 'ok',
+        }));
       expect((await post(ingest.url, '/v1/events', ndjson(rows('a')))).body).toEqual({ accepted: 6, rejected: [] });
       expect((await post(ingest2.url, '/v1/events', ndjson(rows('b')))).body).toEqual({ accepted: 6, rejected: [] });
       // A row re-sent to the other ingest instance is stored once.
@@ -106,11 +137,20 @@ describe('serve on ClickHouse', () => {
   it('refuses a role other than all on DuckDB, and ClickHouse without a place, with the reason', () => {
     expect(() => loadConfig({ flags: { role: 'ingest' } })).toThrow(/role ingest needs storage.backend clickhouse/);
     expect(() => loadConfig({ flags: { storage: { backend: 'clickhouse' } } })).toThrow(/exactly one of storage.clickhouse.url/);
-    expect(loadConfig({ env: { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_URL: 'http://ch:8123', INFERLENS_CLICKHOUSE_PASSWORD: 'p' } }).storage.clickhouse).toMatchObject({ url: 'http://ch:8123', password: 'p', database: 'inferlens' });
+    expect(
+      loadConfig({ env: { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_URL: 'http://ch:8123', INFERLENS_CLICKHOUSE_PASSWORD: 'p' } }).storage
+        .clickhouse,
+    ).toMatchObject({ url: 'http://ch:8123', password: 'p', database: 'inferlens' });
   });
 
   it('starts not ready when ClickHouse cannot be reached, and answers ingest with 503 and Retry-After', async () => {
-    const cfg = loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'down'), backend: 'clickhouse', clickhouse: { url: 'http://127.0.0.1:9', requestTimeoutMs: 2000 } }, collectors: { host: { enabled: false }, gpu: { enabled: false } } } });
+    const cfg = loadConfig({
+      flags: {
+        server: { port: 0 },
+        storage: { dataDir: join(dir, 'down'), backend: 'clickhouse', clickhouse: { url: 'http://127.0.0.1:9', requestTimeoutMs: 2000 } },
+        collectors: { host: { enabled: false }, gpu: { enabled: false } },
+      },
+    });
     const server = await startServer(cfg, { logger: silent, ui: false });
     try {
       const ready = await fetch(`${server.url}/readyz`);
@@ -119,7 +159,9 @@ describe('serve on ClickHouse', () => {
       expect(r.status).toBe(503);
       expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
       expect(String(r.body.error)).toMatch(/ClickHouse schema at http:\/\/127\.0\.0\.1:9 is not migrated yet/);
-      expect((await post(server.url, '/v1/query', JSON.stringify({ from: iso(NOW - 60_000), to: iso(NOW), measures: ['count'] }), 'application/json')).status).toBe(503);
+      expect(
+        (await post(server.url, '/v1/query', JSON.stringify({ from: iso(NOW - 60_000), to: iso(NOW), measures: ['count'] }), 'application/json')).status,
+      ).toBe(503);
     } finally {
       await server.stop();
     }

@@ -62,4 +62,3 @@ export function costFixture(): { events: unknown[]; resources: unknown[] } {
   ];
   return { events, resources };
 }
-

@@ -22,14 +22,25 @@ async function start(prices: ConfigInput['cost']): Promise<InferlensServer> {
 
 async function send(server: InferlensServer): Promise<void> {
   const { events, resources } = costFixture();
-  for (const [path, rows] of [['/v1/events', events], ['/v1/resources', resources]] as const) {
-    const res = await fetch(server.url + path, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.map((r) => JSON.stringify(r)).join('\n') });
+  for (const [path, rows] of [
+    ['/v1/events', events],
+    ['/v1/resources', resources],
+  ] as const) {
+    const res = await fetch(server.url + path, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: rows.map((r) => JSON.stringify(r)).join('\n'),
+    });
     expect(res.status, await res.text()).toBe(200);
   }
 }
 
 async function cost(server: InferlensServer, body: Record<string, unknown> = {}): Promise<{ status: number; data: CostResult; error?: string }> {
-  const res = await fetch(server.url + '/v1/cost', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: iso(T0), to: iso(T0 + 2 * MIN), step: '1m', ...body }) });
+  const res = await fetch(server.url + '/v1/cost', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ from: iso(T0), to: iso(T0 + 2 * MIN), step: '1m', ...body }),
+  });
   const json = (await res.json()) as { data: CostResult; error?: string };
   return { ...json, status: res.status };
 }
@@ -49,12 +60,19 @@ describe('POST /v1/cost with prices', () => {
     expect(data.currency).toBe('EUR');
     expect(data.unlock).toBeNull();
     expect(data.buckets).toEqual([iso(T0), iso(T0 + MIN)]);
-    const slice = (model: string, version: string | null, tenant: string) => data.by_slice.find((s) => s.model === model && s.model_version === version && s.tenant === tenant)!;
+    const slice = (model: string, version: string | null, tenant: string) =>
+      data.by_slice.find((s) => s.model === model && s.model_version === version && s.tenant === tenant)!;
     expect(slice('m', 'v1', 'a')).toMatchObject({ requests: 4, gpu_seconds: 45, gpu_cost: expect.closeTo(0.045, 12), token_cost: 0, exec_ms: 300 });
     expect(slice('m', 'v1', 'b')).toMatchObject({ requests: 3, gpu_seconds: 75, gpu_cost: expect.closeTo(0.075, 12) });
     expect(slice('m', 'v2', 'a')).toMatchObject({ requests: 4, gpu_seconds: 30, gpu_cost: expect.closeTo(0.06, 12), exec_ms: 200 });
     expect(slice('m', 'v2', 'b')).toMatchObject({ requests: 1, gpu_seconds: 0, cost: 0 });
-    expect(slice('gpt-hosted', null, 'b')).toMatchObject({ requests: 1, input_tokens: 1000, output_tokens: 500, token_cost: expect.closeTo(0.006, 12), gpu_cost: 0 });
+    expect(slice('gpt-hosted', null, 'b')).toMatchObject({
+      requests: 1,
+      input_tokens: 1000,
+      output_tokens: 500,
+      token_cost: expect.closeTo(0.006, 12),
+      gpu_cost: 0,
+    });
     expect(slice('gpt-hosted', null, 'a')).toMatchObject({ requests: 2, input_tokens: 4000, output_tokens: 0, token_cost: expect.closeTo(0.008, 12) });
     // The probe is not a slice: its share of n2 is "other".
     expect(data.by_slice.some((s) => s.tenant === 'golden')).toBe(false);
@@ -64,20 +82,41 @@ describe('POST /v1/cost with prices', () => {
     const { data } = await cost(server);
     const model = Object.fromEntries(data.by_model.map((m) => [m.model, m]));
     // m: 0.045 + 0.075 + 0.06 = 0.18 over 12 requests → 15 per 1,000; no tokens → no per-token figure.
-    expect(model['m']).toMatchObject({ requests: 12, gpu_seconds: 150, cost: expect.closeTo(0.18, 12), cost_per_1k_requests: expect.closeTo(15, 9), cost_per_1k_tokens: null });
+    expect(model['m']).toMatchObject({
+      requests: 12,
+      gpu_seconds: 150,
+      cost: expect.closeTo(0.18, 12),
+      cost_per_1k_requests: expect.closeTo(15, 9),
+      cost_per_1k_tokens: null,
+    });
     // Minute 0: 0.12 over 8 requests, minute 1: 0.06 over 4 → 15 and 15 per 1,000: no change.
     expect(model['m']!.trend.cost.map((x: number | null) => Number(x!.toFixed(12)))).toEqual([0.12, 0.06]);
     expect(model['m']!.trend.per_1k_requests.map((x: number | null) => Number(x!.toFixed(9)))).toEqual([15, 15]);
     expect(model['m']!.change).toBeCloseTo(0, 12);
     // gpt-hosted: 0.014 over 3 requests and 5,500 tokens.
-    expect(model['gpt-hosted']).toMatchObject({ requests: 3, cost: expect.closeTo(0.014, 12), cost_per_1k_requests: expect.closeTo(14 / 3, 9), cost_per_1k_tokens: expect.closeTo(0.014 / 5.5, 12) });
+    expect(model['gpt-hosted']).toMatchObject({
+      requests: 3,
+      cost: expect.closeTo(0.014, 12),
+      cost_per_1k_requests: expect.closeTo(14 / 3, 9),
+      cost_per_1k_tokens: expect.closeTo(0.014 / 5.5, 12),
+    });
     // Ranked by money: m (0.18) before gpt-hosted (0.014).
     expect(data.by_model.map((m) => m.model)).toEqual(['m', 'gpt-hosted']);
 
     const tenant = Object.fromEntries(data.by_tenant.map((t) => [t.tenant, t]));
     // a: 0.045 + 0.06 + 0.008 = 0.113 over 10 requests and 4,000 tokens; b: 0.075 + 0.006 = 0.081 over 5 and 1,500.
-    expect(tenant['a']).toMatchObject({ requests: 10, cost: expect.closeTo(0.113, 12), cost_per_1k_requests: expect.closeTo(11.3, 9), cost_per_1k_tokens: expect.closeTo(0.02825, 12) });
-    expect(tenant['b']).toMatchObject({ requests: 5, cost: expect.closeTo(0.081, 12), cost_per_1k_requests: expect.closeTo(16.2, 9), cost_per_1k_tokens: expect.closeTo(0.054, 12) });
+    expect(tenant['a']).toMatchObject({
+      requests: 10,
+      cost: expect.closeTo(0.113, 12),
+      cost_per_1k_requests: expect.closeTo(11.3, 9),
+      cost_per_1k_tokens: expect.closeTo(0.02825, 12),
+    });
+    expect(tenant['b']).toMatchObject({
+      requests: 5,
+      cost: expect.closeTo(0.081, 12),
+      cost_per_1k_requests: expect.closeTo(16.2, 9),
+      cost_per_1k_tokens: expect.closeTo(0.054, 12),
+    });
     // a: minute 0 0.105 over 7 requests (15 per 1,000), minute 1 0.008 over 3 (2.667): −82.2 %.
     expect(tenant['a']!.change).toBeCloseTo(0.008 / 3 / (0.105 / 7) - 1, 12);
     expect(data.total).toMatchObject({ requests: 15, gpu_seconds: 150, cost: expect.closeTo(0.194, 12) });
@@ -113,7 +152,11 @@ describe('POST /v1/cost with prices', () => {
   });
 
   it('rejects a bad window with the field path', async () => {
-    const res = await fetch(server.url + '/v1/cost', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: iso(T0), to: iso(T0 - MIN) }) });
+    const res = await fetch(server.url + '/v1/cost', {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: iso(T0), to: iso(T0 - MIN) }),
+    });
     expect(res.status).toBe(400);
     expect(JSON.stringify(await res.json())).toContain('"path":"to"');
   });

@@ -52,7 +52,10 @@ type FeedbackRow = FeedbackRowReply;
 type VersionResult = GoldenVersionReply;
 
 async function call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
-  const res = await fetch(`${demo.url}${path}`, { method, ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }) });
+  const res = await fetch(`${demo.url}${path}`, {
+    method,
+    ...(body !== undefined && { headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+  });
   const reply = (await res.json()) as { status: string; data?: T; error?: string };
   expect(reply.status, `${path}: ${reply.error ?? ''}`).toBe('success');
   return reply.data as T;
@@ -71,7 +74,10 @@ async function driftOf(fromMs: number, toMs: number, field: 'confidence' | 'labe
   return reply.fields[0] as DriftField;
 }
 async function golden(fromMs: number, toMs: number): Promise<Map<string, VersionResult>> {
-  const r = await call<{ versions: VersionResult[] }>('GET', `/v1/golden/results?from=${encodeURIComponent(iso(fromMs))}&to=${encodeURIComponent(iso(toMs))}&model=spam-filter`);
+  const r = await call<{ versions: VersionResult[] }>(
+    'GET',
+    `/v1/golden/results?from=${encodeURIComponent(iso(fromMs))}&to=${encodeURIComponent(iso(toMs))}&model=spam-filter`,
+  );
   return new Map(r.versions.map((v) => [String(v.model_version), v]));
 }
 const show = (x: unknown) => JSON.stringify(x);
@@ -127,7 +133,12 @@ describe('demo result quality, end to end', () => {
 
   it('canary regression: v2 hit rate (correct_rate) falls below v1', async () => {
     const r = span(regression);
-    const reply = await call<{ rows: FeedbackRow[]; orphans: number }>('POST', '/v1/quality/feedback', { from: iso(r.fromMs), to: iso(r.toMs), filters: { model: 'spam-filter' }, group_by: ['model_version'] });
+    const reply = await call<{ rows: FeedbackRow[]; orphans: number }>('POST', '/v1/quality/feedback', {
+      from: iso(r.fromMs),
+      to: iso(r.toMs),
+      filters: { model: 'spam-filter' },
+      group_by: ['model_version'],
+    });
     const detail = show(reply.rows.map(({ model_version, requests, correct_n, correct_rate }) => ({ model_version, requests, correct_n, correct_rate })));
     const byVersion = new Map(reply.rows.map((x) => [String(x.model_version), x]));
     const v1 = byVersion.get('v1');

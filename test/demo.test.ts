@@ -114,7 +114,11 @@ describe('demo, end to end', () => {
     expect((statuses.get('ok') ?? 0) / total).toBeGreaterThan(0.9);
     for (const s of statuses.keys()) expect(['ok', 'rate_limited', 'rejected', 'error', 'timeout']).toContain(s);
 
-    const stages = await query({ ...range, filters: { ...range.filters, status: 'ok' }, measures: ['n', 'p50(ingress_ms)', 'p50(queue_ms)', 'p50(batch_ms)', 'p50(exec_ms)', 'p50(post_ms)', 'p50(total_ms)', 'max(batch_size)'] });
+    const stages = await query({
+      ...range,
+      filters: { ...range.filters, status: 'ok' },
+      measures: ['n', 'p50(ingress_ms)', 'p50(queue_ms)', 'p50(batch_ms)', 'p50(exec_ms)', 'p50(post_ms)', 'p50(total_ms)', 'max(batch_size)'],
+    });
     const s = stages[0] ?? {};
     for (const f of ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms', 'total_ms']) expect(typeof s[`p50(${f})`], f).toBe('number');
     expect(s['p50(exec_ms)'] as number).toBeGreaterThan(0);
@@ -123,7 +127,11 @@ describe('demo, end to end', () => {
   });
 
   it('README: the Cost view prices the simulated GPUs and attributes their time to model, version and tenant', async () => {
-    const res = await fetch(`${demo.url}/v1/cost`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: iso(fromMs - 10 * 60_000), to: iso(Date.now()), step: '1m' }) });
+    const res = await fetch(`${demo.url}/v1/cost`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: iso(fromMs - 10 * 60_000), to: iso(Date.now()), step: '1m' }),
+    });
     const { data } = (await res.json()) as { data: CostResult };
     expect(data).toMatchObject({ priced: true, currency: 'USD', unpriced: [] });
     // Three simulated GPUs, one per replica; each held minute is 2.50 / 60 of money.
@@ -152,7 +160,10 @@ describe('demo, end to end', () => {
     const p50 = new Map(rows.map((r) => [String(r.replica), r['p50(exec_ms)'] as number]));
     const others = [...p50].filter(([r]) => r !== 'replica-1').map(([, v]) => v);
     const detail = JSON.stringify(rows);
-    expect(rows.every((r) => (r.n as number) >= 30), detail).toBe(true);
+    expect(
+      rows.every((r) => (r.n as number) >= 30),
+      detail,
+    ).toBe(true);
     // exec ×3 on replica-1: its median is ~3× the others'. Only the median is asserted: exec takes
     // well under a millisecond, so on a loaded 2-core machine every replica's tail (P99: 5–55 ms
     // seen) is preemption, not the incident; a preempted minority does not move the median.
@@ -172,7 +183,14 @@ describe('demo, end to end', () => {
     // others' (its P95 alone is GC noise on a busy 2-core machine).
     const [typical] = await query({ from: i.start, to: i.end, filters: { model: 'spam-filter', status: 'ok' }, measures: ['p50(exec_ms)'] });
     const thresholdMs = 2 * (typical?.['p50(exec_ms)'] as number);
-    const slow = await post<ErrorSlicesReply>('/v1/analysis/errors', { from: i.start, to: i.end, filters: { model: 'spam-filter' }, kind: 'slow', field: 'exec_ms', threshold_ms: thresholdMs });
+    const slow = await post<ErrorSlicesReply>('/v1/analysis/errors', {
+      from: i.start,
+      to: i.end,
+      filters: { model: 'spam-filter' },
+      kind: 'slow',
+      field: 'exec_ms',
+      threshold_ms: thresholdMs,
+    });
     const top = slow.slices.find((x) => x.significant);
     expect(top?.slice, JSON.stringify(slow.slices.slice(0, 3))).toMatchObject({ replica: 'replica-1' });
     const stages = await post<StagesReply>('/v1/analysis/stages', { from: i.start, to: i.end, filters: { model: 'spam-filter' } });
@@ -190,7 +208,12 @@ describe('demo, end to end', () => {
     const res = await fetch(`${demo.url}/v1/quality/drift`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ from: iso(fromMs), to: iso(Date.now()), filters: { model: 'spam-filter', model_version: 'v1' }, reference: { kind: 'window', from: iso(fromMs - 9 * 60_000), to: iso(fromMs - 60_000) } }),
+      body: JSON.stringify({
+        from: iso(fromMs),
+        to: iso(Date.now()),
+        filters: { model: 'spam-filter', model_version: 'v1' },
+        reference: { kind: 'window', from: iso(fromMs - 9 * 60_000), to: iso(fromMs - 60_000) },
+      }),
     });
     const data = ((await res.json()) as { data: { fields: { field: string; test: { verdict: string; method: string; statistic: number } }[] } }).data;
     const verdicts = Object.fromEntries(data.fields.map((f) => [f.field, f.test.verdict]));
@@ -209,13 +232,28 @@ describe('demo, end to end', () => {
   it('README: in the load spike the service sheds load with 503 rejects and the saturation analysis flags it', async () => {
     const spike = truth.incidents.find((x) => x.source === 'live' && x.kind === 'load_spike')!;
     // The service answers a full queue with 503 rejected / resource_exhausted (demo/service/service.ts).
-    const byStatus = await query({ from: spike.start, to: spike.end, filters: { model: 'spam-filter' }, group_by: ['status', 'error_type'], measures: ['count'] });
+    const byStatus = await query({
+      from: spike.start,
+      to: spike.end,
+      filters: { model: 'spam-filter' },
+      group_by: ['status', 'error_type'],
+      measures: ['count'],
+    });
     const counts = new Map(byStatus.map((r) => [`${String(r.status)}/${String(r.error_type)}`, r.count as number]));
     expect(counts.get('rejected/resource_exhausted') ?? 0, JSON.stringify(byStatus)).toBeGreaterThan(0);
-    const [rejected] = await query({ from: spike.start, to: spike.end, filters: { model: 'spam-filter', status: 'rejected' }, measures: ['count', 'max(total_ms)'] });
+    const [rejected] = await query({
+      from: spike.start,
+      to: spike.end,
+      filters: { model: 'spam-filter', status: 'rejected' },
+      measures: ['count', 'max(total_ms)'],
+    });
     expect(rejected?.count as number).toBeGreaterThan(0);
     // 2 s steps: ten points in the spike, judged against the ten before it.
-    const res = await fetch(`${demo.url}/v1/analysis/saturation`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: spike.start, to: spike.end, step: '2s', filters: { model: 'spam-filter' } }) });
+    const res = await fetch(`${demo.url}/v1/analysis/saturation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: spike.start, to: spike.end, step: '2s', filters: { model: 'spam-filter' } }),
+    });
     const sat = ((await res.json()) as { data: { saturated: boolean; signals: string[]; reasons: string[] } }).data;
     expect(sat.saturated, JSON.stringify(sat.reasons)).toBe(true);
     expect(sat.signals).toContain('shedding');

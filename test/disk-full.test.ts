@@ -29,7 +29,9 @@ let server: InferlensServer | undefined;
 
 beforeAll(async () => {
   if (!mounted) return;
-  const config = loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: join(mountPoint, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } } });
+  const config = loadConfig({
+    flags: { server: { port: 0 }, storage: { dataDir: join(mountPoint, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } },
+  });
   server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => NOW, ui: false, collectors: false });
 });
 afterAll(async () => {
@@ -39,7 +41,9 @@ afterAll(async () => {
 });
 
 const batch = (tag: string, n: number) =>
-  Array.from({ length: n }, (_, i) => JSON.stringify({ ts: NOW - 1000, request_id: `${tag}-${i}`, model: 'disk', tenant: 'x'.repeat(200), status: 'ok', total_ms: i })).join('\n');
+  Array.from({ length: n }, (_, i) =>
+    JSON.stringify({ ts: NOW - 1000, request_id: `${tag}-${i}`, model: 'disk', tenant: 'x'.repeat(200), status: 'ok', total_ms: i }),
+  ).join('\n');
 const post = (body: string) => fetch(`${server!.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
 
 describe('disk full', () => {
@@ -47,7 +51,7 @@ describe('disk full', () => {
     expect((await post(batch('before', 100))).status).toBe(200);
     // Fill the disk to the last byte.
     const fillers: string[] = [];
-    for (let size = 1 << 20; size >= 512; ) {
+    for (let size = 1 << 20; size >= 512;) {
       const f = join(mountPoint, `filler-${fillers.length}`);
       try {
         writeFileSync(f, Buffer.alloc(size));

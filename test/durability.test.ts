@@ -27,7 +27,9 @@ describe.each(BACKENDS)('durability on $name', ({ name, env }) => {
     const sender = async (s: number) => {
       for (let b = 0; b < 200 && !killed; b++) {
         const tenant = `s${s}-b${b}`;
-        const body = Array.from({ length: BATCH }, (_, i) => JSON.stringify({ ts: now - 1000, request_id: `${tenant}-${i}`, model: 'dur', tenant, total_ms: i, status: 'ok' })).join('\n');
+        const body = Array.from({ length: BATCH }, (_, i) =>
+          JSON.stringify({ ts: now - 1000, request_id: `${tenant}-${i}`, model: 'dur', tenant, total_ms: i, status: 'ok' }),
+        ).join('\n');
         try {
           const res = await fetch(`${first.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body });
           if (res.status === 200) {
@@ -53,7 +55,13 @@ describe.each(BACKENDS)('durability on $name', ({ name, env }) => {
       const res = await fetch(`${second.url}/v1/query`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ from: new Date(now - 3_600_000).toISOString(), to: new Date(now + 60_000).toISOString(), filters: { model: 'dur' }, group_by: ['tenant'], measures: ['count'] }),
+        body: JSON.stringify({
+          from: new Date(now - 3_600_000).toISOString(),
+          to: new Date(now + 60_000).toISOString(),
+          filters: { model: 'dur' },
+          group_by: ['tenant'],
+          measures: ['count'],
+        }),
       });
       const rows = ((await res.json()) as { data: { rows: { tenant: string; count: number }[] } }).data.rows;
       const counts = new Map(rows.map((r) => [r.tenant, r.count]));

@@ -21,7 +21,10 @@ const T0 = Date.now();
 let clock = T0;
 
 async function read<T>(path: string, body?: unknown): Promise<T> {
-  const res = await fetch(server.url + path, body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  const res = await fetch(
+    server.url + path,
+    body === undefined ? {} : { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) },
+  );
   const json = (await res.json()) as { status: string; data: T; error?: string };
   expect(res.status, json.error).toBe(200);
   return json.data;
@@ -37,7 +40,11 @@ beforeAll(async () => {
     { url: engines.urls.sglang!, labels: { node: 'gpu-2', replica: 'sglang-0' }, intervalMs: 3_600_000 },
     { url: engines.urls.nothing!, labels: { node: 'gpu-3' }, intervalMs: 3_600_000 },
   ];
-  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' }, scrape: { targets } } }), { logger: pino({ level: 'silent' }), ui: false, now: () => clock });
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' }, scrape: { targets } } }), {
+    logger: pino({ level: 'silent' }),
+    ui: false,
+    now: () => clock,
+  });
   // The loops scrape once at start (the first scrapeOnce joins that run); two more on demand give
   // three scrapes: two intervals.
   for (let i = 0; i < 3; i++) {
@@ -45,7 +52,11 @@ beforeAll(async () => {
     clock += 15_000;
   }
   // One event without a model version (its /metrics series must not carry model_version="").
-  await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: JSON.stringify({ ts: clock, model: 'unversioned', total_ms: 12, status: 'ok' }) });
+  await fetch(`${server.url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: JSON.stringify({ ts: clock, model: 'unversioned', total_ms: 12, status: 'ok' }),
+  });
 });
 
 afterAll(async () => {
@@ -62,7 +73,13 @@ describe('scraped engine metrics', () => {
       [engines.urls.sglang, 'up', 'sglang', 3, 0, 14, 11],
       [engines.urls.nothing, 'down', null, 3, 3, 0, 0],
     ]);
-    const [vllm, , down] = targets as { unmapped_names: string[]; last_error: { reason: string; message: string } | null; labels: Record<string, string>; last_scrape: string; parse_warnings: { total: number } }[];
+    const [vllm, , down] = targets as {
+      unmapped_names: string[];
+      last_error: { reason: string; message: string } | null;
+      labels: Record<string, string>;
+      last_scrape: string;
+      parse_warnings: { total: number };
+    }[];
     expect(vllm!.unmapped_names).toContain('vllm:cpu_cache_usage_perc');
     expect(vllm!.unmapped_names).toContain('python_gc_objects_collected_total');
     expect(vllm!.labels).toEqual({ node: 'gpu-1', replica: 'vllm-0' });
@@ -72,12 +89,15 @@ describe('scraped engine metrics', () => {
   });
 
   it('resource samples are read by their own labels: engine concepts per engine and model', async () => {
-    const data = await read<{ rows: { metric: string; node: string; labels: Record<string, string | null>; avg: number; sum: number; n: number }[] }>('/v1/resources/query', {
-      ...window(),
-      metrics: ['kv_cache_usage_ratio', 'prefix_cache_hit_ratio', 'generation_tokens_per_second'],
-      filters: { labels: { model: 'facebook/opt-125m' } },
-      group_by: ['node', 'labels.engine'],
-    });
+    const data = await read<{ rows: { metric: string; node: string; labels: Record<string, string | null>; avg: number; sum: number; n: number }[] }>(
+      '/v1/resources/query',
+      {
+        ...window(),
+        metrics: ['kv_cache_usage_ratio', 'prefix_cache_hit_ratio', 'generation_tokens_per_second'],
+        filters: { labels: { model: 'facebook/opt-125m' } },
+        group_by: ['node', 'labels.engine'],
+      },
+    );
     const by = (metric: string, engine: string) => data.rows.find((r) => r.metric === metric && r.labels.engine === engine);
     // Gauges as captured, three scrapes each: SGLang's token_usage 0.25, cache_hit_rate 0.2.
     expect(by('kv_cache_usage_ratio', 'sglang')).toMatchObject({ node: 'gpu-2', avg: 0.25, n: 3 });
@@ -94,7 +114,11 @@ describe('scraped engine metrics', () => {
   });
 
   it('POST /v1/resources/quantiles: histogram quantiles, marked as bucket-interpolated, with the bounds', async () => {
-    const q = await read<{ method: string; bounds: number[]; rows: { labels: Record<string, string>; count: number; values: Record<string, number | null> }[] }>('/v1/resources/quantiles', {
+    const q = await read<{
+      method: string;
+      bounds: number[];
+      rows: { labels: Record<string, string>; count: number; values: Record<string, number | null> }[];
+    }>('/v1/resources/quantiles', {
       ...window(),
       metric: 'ttft_seconds',
       quantiles: [0.5, 0.99],
@@ -111,7 +135,11 @@ describe('scraped engine metrics', () => {
     // SGLang's capture was shortened to le 0.1 and +Inf: P50 = 0.1 × (1 / 2) = 0.05.
     expect(row('sglang').values['0.5']).toBeCloseTo(0.05, 12);
     // le is what a quantile is over: it cannot be a group
-    const bad = await fetch(`${server.url}/v1/resources/quantiles`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...window(), metric: 'ttft_seconds', group_by: ['labels.le'] }) });
+    const bad = await fetch(`${server.url}/v1/resources/quantiles`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ ...window(), metric: 'ttft_seconds', group_by: ['labels.le'] }),
+    });
     expect(bad.status).toBe(400);
     expect(await bad.text()).toMatch(/group_by\.0: le is what the quantile is computed over/);
   });

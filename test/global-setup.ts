@@ -24,6 +24,10 @@ export default function setup(): void {
   } catch {
     built = 0;
   }
-  const sources = Math.max(newest(join(ROOT, 'src')), newest(join(ROOT, 'demo')), ...['tsconfig.json', 'tsconfig.build.json', 'tsconfig.cjs.json'].map((f) => statSync(join(ROOT, f)).mtimeMs));
+  const sources = Math.max(
+    newest(join(ROOT, 'src')),
+    newest(join(ROOT, 'demo')),
+    ...['tsconfig.json', 'tsconfig.build.json', 'tsconfig.cjs.json'].map((f) => statSync(join(ROOT, f)).mtimeMs),
+  );
   if (sources > built) execFileSync(process.execPath, [join(ROOT, 'scripts', 'build.js')], { stdio: 'inherit', cwd: ROOT });
 }

@@ -10,7 +10,6 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferlensServer } from '../src/main.ts';
 import { W, readSamples, startTenantServer } from './two-tenants.ts';
 
-
 let server: InferlensServer;
 let tmp: string;
 
@@ -174,7 +173,8 @@ describe('hostile input on the read routes', () => {
     const silence = { matchers: ['tenant="acme"'], duration_s: 60 };
     for (const raw of RAW_BODIES) outcomes.push(await send('POST', '/v1/silences', raw));
     for (const body of mutations(silence)) outcomes.push(await send('POST', '/v1/silences', body));
-    for (const m of ['a="', '=~"(', 'x=~"[z-a]"', 'tenant=~"(a+)+"', '__proto__="x"', `a="${'x'.repeat(2000)}"`]) outcomes.push(await send('POST', '/v1/silences', JSON.stringify({ matchers: [m], duration_s: 60 })));
+    for (const m of ['a="', '=~"(', 'x=~"[z-a]"', 'tenant=~"(a+)+"', '__proto__="x"', `a="${'x'.repeat(2000)}"`])
+      outcomes.push(await send('POST', '/v1/silences', JSON.stringify({ matchers: [m], duration_s: 60 })));
     for (const t of ['+275760-09-13T00:00:00.000Z', '9999-12-31T23:59:59.999Z', '0000-01-01T00:00:00Z', '2026-02-29T00:00:00Z']) {
       outcomes.push(await send('POST', '/v1/silences', JSON.stringify({ matchers: ['tenant="acme"'], startsAt: t, endsAt: '9999-12-31T23:59:59.999Z' })));
       outcomes.push(await send('POST', '/v1/silences', JSON.stringify({ matchers: ['tenant="acme"'], startsAt: t, duration_s: 365 * 86_400 })));
@@ -198,7 +198,9 @@ describe('hostile input on the read routes', () => {
     const failures = outcomes.filter((o) => o.status >= 500).map((o) => `${o.status} ${o.label}: ${o.text.slice(0, 200)}`);
     expect(failures).toEqual([]);
     // Every refusal is the JSON error envelope (the dashboard and clients read error_type).
-    const notEnvelope = outcomes.filter((o) => o.status >= 400 && !/^\{"status":"error","error_type":"[a-z_]+","error":/.test(o.text) && !o.text.startsWith('not found')).map((o) => `${o.status} ${o.label}: ${o.text.slice(0, 100)}`);
+    const notEnvelope = outcomes
+      .filter((o) => o.status >= 400 && !/^\{"status":"error","error_type":"[a-z_]+","error":/.test(o.text) && !o.text.startsWith('not found'))
+      .map((o) => `${o.status} ${o.label}: ${o.text.slice(0, 100)}`);
     expect(notEnvelope).toEqual([]);
     // Some of it was valid, most of it not: both paths ran.
     expect(outcomes.filter((o) => o.status === 200).length).toBeGreaterThan(50);
@@ -218,7 +220,11 @@ describe('hostile input on the read routes', () => {
     const step = await send('POST', '/v1/query', JSON.stringify({ ...W, step: '99999999999999999999d', measures: ['count'] }));
     expect(step.status).toBe(400);
     expect(JSON.parse(step.text)).toMatchObject({ issues: [{ path: 'step' }] });
-    const silence = await send('POST', '/v1/silences', JSON.stringify({ matchers: ['tenant="acme"'], startsAt: '+275760-09-13T00:00:00.000Z', duration_s: 60 }));
+    const silence = await send(
+      'POST',
+      '/v1/silences',
+      JSON.stringify({ matchers: ['tenant="acme"'], startsAt: '+275760-09-13T00:00:00.000Z', duration_s: 60 }),
+    );
     expect(silence.status).toBe(400);
     expect(JSON.parse(silence.text)).toMatchObject({ issues: [{ path: 'startsAt' }] });
   });

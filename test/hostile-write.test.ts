@@ -93,7 +93,15 @@ const ev = (o: Record<string, unknown> = {}) => ({ ts: TS, request_id: id('ok'),
 function mixed(kind: string, path: string, validRow: () => unknown) {
   return (name: string, hostileLine: string, valid: boolean, rejectedPath?: string) => {
     const body = [JSON.stringify(validRow()), hostileLine, JSON.stringify(validRow())].join('\n');
-    cases.push({ name: `${kind} mixed: ${name}`, path, body, headers: NDJSON, status: 200, accepted: valid ? 3 : 2, ...(rejectedPath !== undefined ? { rejectedPath } : {}) });
+    cases.push({
+      name: `${kind} mixed: ${name}`,
+      path,
+      body,
+      headers: NDJSON,
+      status: 200,
+      accepted: valid ? 3 : 2,
+      ...(rejectedPath !== undefined ? { rejectedPath } : {}),
+    });
   };
 }
 const mixedEvents = mixed('events', '/v1/events', () => ev());
@@ -181,7 +189,11 @@ rawBad('total_ms = 012', `{"ts":"${TS}","model":"hostile-ok","total_ms":012}`, '
 rawGood('score = 1e-400 (underflows to 0)', `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","score":1e-400,"status":"ok"}`);
 rawGood('batch_size = 3.0', `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","batch_size":3.0,"status":"ok"}`);
 rawGood('output_length = 1E2', `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","output_length":1E2,"status":"ok"}`);
-rawBad('score = 123456789012345678901234567890 (a finite double, then fine)', `{"ts":"${TS}","model":"hostile-ok","score":123456789012345678901234567890,"status":"ok","batch_size":-1}`, 'batch_size');
+rawBad(
+  'score = 123456789012345678901234567890 (a finite double, then fine)',
+  `{"ts":"${TS}","model":"hostile-ok","score":123456789012345678901234567890,"status":"ok","batch_size":-1}`,
+  'batch_size',
+);
 
 // Timestamps.
 for (const [ts, path] of [
@@ -234,7 +246,10 @@ for (const [name, line, path] of [
 }
 // Unknown fields are ignored and not stored, whatever they hold.
 rawGood('lone surrogate in an unknown field', `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","zzz":"\\ud800","\\ud800":1,"status":"ok"}`);
-rawGood('10,000-deep array in an unknown field', `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","deep":${'['.repeat(10_000)}${']'.repeat(10_000)},"status":"ok"}`);
+rawGood(
+  '10,000-deep array in an unknown field',
+  `{"ts":"${TS}","request_id":"${id('ok')}","model":"hostile-ok","deep":${'['.repeat(10_000)}${']'.repeat(10_000)},"status":"ok"}`,
+);
 good('a pair of surrogates (an emoji) is fine', { tenant: 'smile \ud83d\ude00', label: '👍' });
 good('control characters are data', { tenant: 'a\u0000b\u0001c\u001fd\u007fe', label: 'tab\there' });
 good('bidi override and line separators', { tenant: '\u202eevil\u202c', label: 'line\u2028sep\u2029' });
@@ -268,14 +283,26 @@ for (const [name, fields] of [
 
 // Duplicate and prototype keys.
 rawGood('duplicate status (bogus, then ok)', `{"ts":"${TS}","request_id":"${id('dup')}","model":"hostile-ok","status":"bogus","status":"ok"}`);
-rawGood('duplicate batch_size (3e9, then 8)', `{"ts":"${TS}","request_id":"${id('dup')}","model":"hostile-ok","batch_size":3000000000,"batch_size":8,"status":"ok"}`);
+rawGood(
+  'duplicate batch_size (3e9, then 8)',
+  `{"ts":"${TS}","request_id":"${id('dup')}","model":"hostile-ok","batch_size":3000000000,"batch_size":8,"status":"ok"}`,
+);
 rawGood('duplicate attribute key', `{"ts":"${TS}","request_id":"${id('dup')}","model":"hostile-ok","attributes":{"a":"1","a":"2"},"status":"ok"}`);
 rawBad('duplicate model (ok, then a lone surrogate)', `{"ts":"${TS}","model":"hostile-ok","model":"\\ud800","status":"ok"}`, 'model');
 rawBad('duplicate ts (valid, then not in the calendar)', `{"ts":"${TS}","ts":"2026-11-31T00:00:00Z","model":"hostile-ok","status":"ok"}`, 'ts');
 rawGood('__proto__ key', `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","__proto__":{"model":"polluted","status":"bogus"},"status":"ok"}`);
-rawGood('constructor.prototype key', `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","constructor":{"prototype":{"polluted":true}},"status":"ok"}`);
-rawGood('__proto__ attribute key', `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","attributes":{"__proto__":"x","toString":"y"},"status":"ok"}`);
-rawGood('__proto__ in stages', `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","stages":{"__proto__":{"queue_ms":1},"exec_ms":2},"total_ms":3}`);
+rawGood(
+  'constructor.prototype key',
+  `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","constructor":{"prototype":{"polluted":true}},"status":"ok"}`,
+);
+rawGood(
+  '__proto__ attribute key',
+  `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","attributes":{"__proto__":"x","toString":"y"},"status":"ok"}`,
+);
+rawGood(
+  '__proto__ in stages',
+  `{"ts":"${TS}","request_id":"${id('proto')}","model":"hostile-ok","stages":{"__proto__":{"queue_ms":1},"exec_ms":2},"total_ms":3}`,
+);
 rawBad('row is an array', '[1,2,3]', '');
 rawBad('row is a string', '"event"', '');
 rawBad('row is null', 'null', '');
@@ -337,20 +364,93 @@ for (const [name, body, headers] of [
   cases.push({ name: `events body: ${name}`, path: '/v1/events', body, headers, status: [200, 400, 403, 415] });
 }
 // Raw bytes: invalid UTF-8 is read as U+FFFD, never stored as invalid text.
-cases.push({ name: 'events body: invalid UTF-8 bytes in a value', path: '/v1/events', body: Buffer.concat([Buffer.from(`{"ts":"${TS}","request_id":"${id('utf8')}","model":"hostile-ok","tenant":"a`), Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]), Buffer.from('","status":"ok"}')]), headers: NDJSON, status: 200, accepted: 1 });
-cases.push({ name: 'events body: random bytes', path: '/v1/events', body: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)), headers: NDJSON, status: 400 });
+cases.push({
+  name: 'events body: invalid UTF-8 bytes in a value',
+  path: '/v1/events',
+  body: Buffer.concat([
+    Buffer.from(`{"ts":"${TS}","request_id":"${id('utf8')}","model":"hostile-ok","tenant":"a`),
+    Buffer.from([0xff, 0xfe, 0xc0, 0x80, 0xed, 0xa0, 0x80]),
+    Buffer.from('","status":"ok"}'),
+  ]),
+  headers: NDJSON,
+  status: 200,
+  accepted: 1,
+});
+cases.push({
+  name: 'events body: random bytes',
+  path: '/v1/events',
+  body: Buffer.from(Array.from({ length: 4096 }, (_, i) => (i * 7919 + 13) % 256)),
+  headers: NDJSON,
+  status: 400,
+});
 // Bodies past the limit and compression.
 cases.push({ name: 'events body: past the body limit', path: '/v1/events', body: 'x'.repeat(MAX_BODY + 1), headers: NDJSON, status: 413 });
-cases.push({ name: 'events body: gzip bomb (64 MiB of zeros)', path: '/v1/events', body: gzipSync(Buffer.alloc(64 * 1024 * 1024)), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 413 });
-cases.push({ name: 'events body: gzip of a valid batch', path: '/v1/events', body: gzipSync(events(3, 'gz').join('\n')), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 200, accepted: 3 });
-cases.push({ name: 'events body: truncated gzip', path: '/v1/events', body: gzipSync(events(50, 'gzt').join('\n')).subarray(0, 40), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 400 });
-cases.push({ name: 'events body: gzip header, garbage after', path: '/v1/events', body: Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), Buffer.alloc(100, 0xaa)]), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 400 });
-cases.push({ name: 'events body: says gzip, is plain', path: '/v1/events', body: events(1, 'nogz').join('\n'), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 400 });
-cases.push({ name: 'events body: content-encoding br', path: '/v1/events', body: events(1, 'br').join('\n'), headers: { ...NDJSON, 'content-encoding': 'br' }, status: 400 });
-cases.push({ name: 'events body: content-encoding deflate', path: '/v1/events', body: events(1, 'defl').join('\n'), headers: { ...NDJSON, 'content-encoding': 'deflate' }, status: 400 });
-cases.push({ name: 'events body: gzip inside gzip', path: '/v1/events', body: gzipSync(gzipSync(events(1, 'gg').join('\n'))), headers: { ...NDJSON, 'content-encoding': 'gzip' }, status: 400 });
+cases.push({
+  name: 'events body: gzip bomb (64 MiB of zeros)',
+  path: '/v1/events',
+  body: gzipSync(Buffer.alloc(64 * 1024 * 1024)),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 413,
+});
+cases.push({
+  name: 'events body: gzip of a valid batch',
+  path: '/v1/events',
+  body: gzipSync(events(3, 'gz').join('\n')),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 200,
+  accepted: 3,
+});
+cases.push({
+  name: 'events body: truncated gzip',
+  path: '/v1/events',
+  body: gzipSync(events(50, 'gzt').join('\n')).subarray(0, 40),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 400,
+});
+cases.push({
+  name: 'events body: gzip header, garbage after',
+  path: '/v1/events',
+  body: Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3]), Buffer.alloc(100, 0xaa)]),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 400,
+});
+cases.push({
+  name: 'events body: says gzip, is plain',
+  path: '/v1/events',
+  body: events(1, 'nogz').join('\n'),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 400,
+});
+cases.push({
+  name: 'events body: content-encoding br',
+  path: '/v1/events',
+  body: events(1, 'br').join('\n'),
+  headers: { ...NDJSON, 'content-encoding': 'br' },
+  status: 400,
+});
+cases.push({
+  name: 'events body: content-encoding deflate',
+  path: '/v1/events',
+  body: events(1, 'defl').join('\n'),
+  headers: { ...NDJSON, 'content-encoding': 'deflate' },
+  status: 400,
+});
+cases.push({
+  name: 'events body: gzip inside gzip',
+  path: '/v1/events',
+  body: gzipSync(gzipSync(events(1, 'gg').join('\n'))),
+  headers: { ...NDJSON, 'content-encoding': 'gzip' },
+  status: 400,
+});
 // The mixed fixture file.
-cases.push({ name: 'events body: fixtures/events-mixed.ndjson', path: '/v1/events', body: readFileSync(join(FIXTURES, 'events-mixed.ndjson')), headers: NDJSON, status: 200, accepted: 8 });
+cases.push({
+  name: 'events body: fixtures/events-mixed.ndjson',
+  path: '/v1/events',
+  body: readFileSync(join(FIXTURES, 'events-mixed.ndjson')),
+  headers: NDJSON,
+  status: 200,
+  accepted: 8,
+});
 
 // ---------- feedback ----------
 
@@ -469,7 +569,8 @@ const span = (i: number, attrs: unknown[] = [kv('gen_ai.request.model', { string
   attributes: attrs,
   ...extra,
 });
-const traces = (spans: unknown[]) => JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv('service.name', { stringValue: 'svc' })] }, scopeSpans: [{ spans }] }] });
+const traces = (spans: unknown[]) =>
+  JSON.stringify({ resourceSpans: [{ resource: { attributes: [kv('service.name', { stringValue: 'svc' })] }, scopeSpans: [{ spans }] }] });
 let spanSeq = 0;
 const s = () => spanSeq++;
 for (const [name, body, status] of [
@@ -487,35 +588,113 @@ for (const [name, body, status] of [
   ['times past uint64', traces([span(s(), undefined, { startTimeUnixNano: '99999999999999999999999', endTimeUnixNano: '99999999999999999999999' })]), 200],
   ['end before start', traces([span(s(), undefined, { startTimeUnixNano: String(BigInt(NOW) * 1_000_000n), endTimeUnixNano: '1' })]), 200],
   ['a lone surrogate in the model', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'm\ud800' })])]).replace('m\\ud800', 'm\\ud800'), 200],
-  ['a lone surrogate in an attribute', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('inferlens.tenant', { stringValue: '\udc00' })])]), 200],
-  ['a 300-character emoji attribute (cut without splitting a pair)', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('app.note', { stringValue: '😀'.repeat(150) })])]), 200],
-  ['tokens past 2^31', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('gen_ai.usage.output_tokens', { intValue: '3000000000' })])]), 200],
+  [
+    'a lone surrogate in an attribute',
+    traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('inferlens.tenant', { stringValue: '\udc00' })])]),
+    200,
+  ],
+  [
+    'a 300-character emoji attribute (cut without splitting a pair)',
+    traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('app.note', { stringValue: '😀'.repeat(150) })])]),
+    200,
+  ],
+  [
+    'tokens past 2^31',
+    traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('gen_ai.usage.output_tokens', { intValue: '3000000000' })])]),
+    200,
+  ],
   ['tokens negative', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), kv('gen_ai.usage.input_tokens', { intValue: '-5' })])]), 200],
-  ['kvlist nested 1,000 deep', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), { key: 'deep', value: JSON.parse('{"kvlistValue":{"values":[{"key":"a","value":'.repeat(1000) + '{"stringValue":"x"}' + '}]}}'.repeat(1000)) }])]), 200],
-  ['10,000 attributes on a span', traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), ...Array.from({ length: 10_000 }, (_, i) => kv(`a${i}`, { intValue: i }))])]), 200],
+  [
+    'kvlist nested 1,000 deep',
+    traces([
+      span(s(), [
+        kv('gen_ai.request.model', { stringValue: 'otlp-m' }),
+        { key: 'deep', value: JSON.parse('{"kvlistValue":{"values":[{"key":"a","value":'.repeat(1000) + '{"stringValue":"x"}' + '}]}}'.repeat(1000)) },
+      ]),
+    ]),
+    200,
+  ],
+  [
+    '10,000 attributes on a span',
+    traces([span(s(), [kv('gen_ai.request.model', { stringValue: 'otlp-m' }), ...Array.from({ length: 10_000 }, (_, i) => kv(`a${i}`, { intValue: i }))])]),
+    200,
+  ],
   ['10,000 spans', traces(Array.from({ length: 10_000 }, () => span(s()))), 200],
   ['SQL in the model name', traces([span(s(), [kv('gen_ai.request.model', { stringValue: "x'); DROP TABLE events; --" })])]), 200],
 ] as const) {
   cases.push({ name: `otlp traces json: ${name}`, path: '/v1/traces', body, headers: JSON_CT, status });
 }
-const metricsBody = (metrics: unknown[]) => JSON.stringify({ resourceMetrics: [{ resource: { attributes: [kv('host.name', { stringValue: 'n1' })] }, scopeMetrics: [{ metrics }] }] });
+const metricsBody = (metrics: unknown[]) =>
+  JSON.stringify({ resourceMetrics: [{ resource: { attributes: [kv('host.name', { stringValue: 'n1' })] }, scopeMetrics: [{ metrics }] }] });
 const gauge = (name: string, points: unknown[]) => ({ name, gauge: { dataPoints: points } });
 for (const [name, body, status] of [
   ['not JSON', 'garbage', 400],
   ['resourceMetrics an object', '{"resourceMetrics":{}}', 400],
   ['data points that are not objects', metricsBody([gauge('g', [1, null, 'x'])]), 200],
-  ['NaN and Infinity values', metricsBody([gauge('g', [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 'NaN' }, { timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 'Infinity' }])]), 200],
-  ['a histogram with inconsistent buckets', metricsBody([{ name: 'h', histogram: { aggregationTemporality: 2, dataPoints: [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), count: '3', bucketCounts: ['1', '1', '1', '1', '1'], explicitBounds: [1] }] } }]), 200],
-  ['a lone surrogate in a label', metricsBody([gauge('g', [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 1, attributes: [kv('gpu', { stringValue: '\ud800' })] }])]), 200],
+  [
+    'NaN and Infinity values',
+    metricsBody([
+      gauge('g', [
+        { timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 'NaN' },
+        { timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 'Infinity' },
+      ]),
+    ]),
+    200,
+  ],
+  [
+    'a histogram with inconsistent buckets',
+    metricsBody([
+      {
+        name: 'h',
+        histogram: {
+          aggregationTemporality: 2,
+          dataPoints: [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), count: '3', bucketCounts: ['1', '1', '1', '1', '1'], explicitBounds: [1] }],
+        },
+      },
+    ]),
+    200,
+  ],
+  [
+    'a lone surrogate in a label',
+    metricsBody([gauge('g', [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 1, attributes: [kv('gpu', { stringValue: '\ud800' })] }])]),
+    200,
+  ],
   ['a timestamp from 1970', metricsBody([gauge('g', [{ timeUnixNano: '1', asDouble: 1 }])]), 200],
   ['a timestamp past uint64', metricsBody([gauge('g', [{ timeUnixNano: '999999999999999999999', asDouble: 1 }])]), 200],
-  ['a metric name of 10,000 characters', metricsBody([gauge('m'.repeat(10_000), [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 1 }])]), 200],
+  [
+    'a metric name of 10,000 characters',
+    metricsBody([gauge('m'.repeat(10_000), [{ timeUnixNano: String(BigInt(NOW - 1000) * 1_000_000n), asDouble: 1 }])]),
+    200,
+  ],
 ] as const) {
   cases.push({ name: `otlp metrics json: ${name}`, path: '/v1/metrics', body, headers: JSON_CT, status });
 }
 const PB = { 'content-type': 'application/x-protobuf' };
 const traceType = otlpType('ExportTraceServiceRequest');
-const validPb = traceType.encode(traceType.fromObject({ resourceSpans: [{ scopeSpans: [{ spans: [{ traceId: Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex'), spanId: Buffer.from('00000000000000aa', 'hex'), name: 'chat', startTimeUnixNano: (BigInt(NOW - 5000) * 1_000_000n).toString(), endTimeUnixNano: (BigInt(NOW - 4000) * 1_000_000n).toString(), attributes: [{ key: 'gen_ai.request.model', value: { stringValue: 'pb-m' } }] }] }] }] })).finish();
+const validPb = traceType
+  .encode(
+    traceType.fromObject({
+      resourceSpans: [
+        {
+          scopeSpans: [
+            {
+              spans: [
+                {
+                  traceId: Buffer.from('0af7651916cd43dd8448eb211c80319c', 'hex'),
+                  spanId: Buffer.from('00000000000000aa', 'hex'),
+                  name: 'chat',
+                  startTimeUnixNano: (BigInt(NOW - 5000) * 1_000_000n).toString(),
+                  endTimeUnixNano: (BigInt(NOW - 4000) * 1_000_000n).toString(),
+                  attributes: [{ key: 'gen_ai.request.model', value: { stringValue: 'pb-m' } }],
+                },
+              ],
+            },
+          ],
+        },
+      ],
+    }),
+  )
+  .finish();
 for (const [name, body, status] of [
   ['random bytes', Buffer.from(Array.from({ length: 2048 }, (_, i) => (i * 31 + 7) % 256)), 400],
   ['a valid request', validPb, 200],
@@ -537,21 +716,40 @@ for (const [name, headers, status] of [
 ] as const) {
   cases.push({ name: `otlp content type: ${name}`, path: '/v1/traces', body: traces([span(s())]), headers, status });
 }
-cases.push({ name: 'otlp: gzip bomb', path: '/v1/traces', body: gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)), headers: { ...JSON_CT, 'content-encoding': 'gzip' }, status: 413 });
+cases.push({
+  name: 'otlp: gzip bomb',
+  path: '/v1/traces',
+  body: gzipSync(Buffer.alloc(64 * 1024 * 1024, 0x20)),
+  headers: { ...JSON_CT, 'content-encoding': 'gzip' },
+  status: 413,
+});
 
 // ---------- golden sets ----------
 
 const YAML_CT = { 'content-type': 'application/yaml' };
 const goldenSet = (name: string, input: unknown = 'hello') => ({ name, checker: 'exact', samples: [{ id: 'a', input, expected: 1 }] });
-const wideYaml = (keys: number) => `name: wide\nsamples:\n  - id: a\n    expected: 1\n    input:\n${Array.from({ length: keys }, (_, i) => `      key_${i}: v${i}\n`).join('')}`;
+const wideYaml = (keys: number) =>
+  `name: wide\nsamples:\n  - id: a\n    expected: 1\n    input:\n${Array.from({ length: keys }, (_, i) => `      key_${i}: v${i}\n`).join('')}`;
 for (const [name, body, headers, status] of [
   ['billion laughs (fixture)', readFileSync(join(FIXTURES, 'billion-laughs.yaml'), 'utf8'), YAML_CT, 400],
   ['js/python tags are plain values (fixture)', readFileSync(join(FIXTURES, 'yaml-tags.yaml'), 'utf8'), YAML_CT, 200],
   ['30,000 keys in one map (YAML)', wideYaml(30_000), YAML_CT, [400, 413]],
-  ['30,000 keys in one map (JSON)', JSON.stringify(goldenSet('wide-json', Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])))), JSON_CT, 400],
+  [
+    '30,000 keys in one map (JSON)',
+    JSON.stringify(goldenSet('wide-json', Object.fromEntries(Array.from({ length: 30_000 }, (_, i) => [`k${i}`, i])))),
+    JSON_CT,
+    400,
+  ],
   ['nested 2,000 deep (JSON)', JSON.stringify(goldenSet('deep-json', JSON.parse('['.repeat(2000) + ']'.repeat(2000)))), JSON_CT, 400],
   ['nested 2,000 deep (YAML flow)', `name: deep\nsamples:\n  - id: a\n    expected: 1\n    input: ${'['.repeat(2000)}${']'.repeat(2000)}\n`, YAML_CT, 400],
-  ['nested 200 deep (YAML block)', 'name: deepblock\nsamples:\n  - id: a\n    expected: 1\n    input:\n' + Array.from({ length: 200 }, (_, i) => `${' '.repeat(6 + i * 2)}k:`).join('\n') + ' 1\n', YAML_CT, 400],
+  [
+    'nested 200 deep (YAML block)',
+    'name: deepblock\nsamples:\n  - id: a\n    expected: 1\n    input:\n' +
+      Array.from({ length: 200 }, (_, i) => `${' '.repeat(6 + i * 2)}k:`).join('\n') +
+      ' 1\n',
+    YAML_CT,
+    400,
+  ],
   ['1,001 samples', JSON.stringify({ name: 'many', samples: Array.from({ length: 1001 }, (_, i) => ({ id: `s${i}`, input: i, expected: i })) }), JSON_CT, 400],
   ['past 1 MiB', JSON.stringify(goldenSet('big', 'x'.repeat(1_100_000))), JSON_CT, 413],
   ['two YAML documents', 'name: a\nsamples: [{id: a, expected: 1}]\n---\nname: b\n', YAML_CT, 400],
@@ -563,7 +761,12 @@ for (const [name, body, headers, status] of [
   ['__proto__ key (JSON)', '{"name":"proto","__proto__":{"admin":true},"samples":[{"id":"a","expected":1}]}', JSON_CT, 400],
   ['__proto__ key (YAML)', 'name: protoyaml\n__proto__: {admin: true}\nsamples: [{id: a, expected: 1}]\n', YAML_CT, 400],
   ['an invalid regex checker', JSON.stringify({ name: 're', checker: 'regex', samples: [{ id: 'a', expected: '(' }] }), JSON_CT, 400],
-  ['an invalid JSON schema checker', JSON.stringify({ name: 'js', checker: 'json_schema', samples: [{ id: 'a', expected: { type: 'nonsense' } }] }), JSON_CT, 400],
+  [
+    'an invalid JSON schema checker',
+    JSON.stringify({ name: 'js', checker: 'json_schema', samples: [{ id: 'a', expected: { type: 'nonsense' } }] }),
+    JSON_CT,
+    400,
+  ],
   ['a list with one bad set (all or none)', JSON.stringify([goldenSet('list-ok'), { name: 'list-bad' }]), YAML_CT, 400],
   ['a valid YAML set', 'name: hostile-valid-yaml\nsamples:\n  - id: a\n    input: {text: "hi"}\n    expected: 1\n', YAML_CT, 200],
   ['a valid JSON set with 31 levels', JSON.stringify(goldenSet('hostile-valid-json', JSON.parse('['.repeat(29) + ']'.repeat(29)))), JSON_CT, 200],
@@ -586,7 +789,10 @@ describe('hostile input on the write routes', () => {
     if (c.accepted !== undefined) expect(r.json?.accepted, r.text.slice(0, 500)).toBe(c.accepted);
     if (c.rejectedPath !== undefined) {
       const rejected = (r.json?.rejected ?? []) as { index: number; path: string }[];
-      expect(rejected.map((x) => x.path), r.text.slice(0, 500)).toContain(c.rejectedPath);
+      expect(
+        rejected.map((x) => x.path),
+        r.text.slice(0, 500),
+      ).toContain(c.rejectedPath);
     }
     if (r.status === 429 || r.status === 503) expect(r.retryAfter).not.toBeNull();
   });
@@ -598,13 +804,18 @@ describe('hostile input on the write routes', () => {
     expect(ok.json).toEqual({ accepted: 1, rejected: [] });
     // Each case's accepted rows are distinct (request_id, ts), plus the OTLP spans that mapped.
     const wanted = cases.filter((c) => c.path === '/v1/events' && c.accepted !== undefined).reduce((n, c) => n + c.accepted!, 0) + 1;
-    const q = await send('/v1/query', JSON.stringify({ from: '2026-11-30T11:00:00Z', to: '2026-11-30T12:10:00Z', filters: { model: 'hostile-ok' }, measures: ['n'] }), JSON_CT);
+    const q = await send(
+      '/v1/query',
+      JSON.stringify({ from: '2026-11-30T11:00:00Z', to: '2026-11-30T12:10:00Z', filters: { model: 'hostile-ok' }, measures: ['n'] }),
+      JSON_CT,
+    );
     expect((q.json as { data: { rows: { n: number }[] } }).data.rows[0]!.n).toBe(wanted);
     // The SQL-looking and traversal values were stored as data.
     const sql = await fetch(`${server.url}/v1/requests/fx-sql-1`);
     expect(((await sql.json()) as { data: { events: { tenant: string }[] } }).data.events[0]!.tenant).toBe("'; DROP TABLE events; --");
     // Duplicate keys: the value validated is the value stored (the last one).
-    const dup = ((await (await fetch(`${server.url}/v1/requests/fx-dup-1`)).json()) as { data: { events: { status: string; batch_size: number }[] } }).data.events[0]!;
+    const dup = ((await (await fetch(`${server.url}/v1/requests/fx-dup-1`)).json()) as { data: { events: { status: string; batch_size: number }[] } }).data
+      .events[0]!;
     expect([dup.status, dup.batch_size]).toEqual(['ok', 8]);
     const fbWanted = cases.filter((c) => c.path === '/v1/feedback' && c.accepted !== undefined).reduce((n, c) => n + c.accepted!, 0);
     const resWanted = cases.filter((c) => c.path === '/v1/resources' && c.accepted !== undefined).reduce((n, c) => n + c.accepted!, 0);
@@ -614,10 +825,13 @@ describe('hostile input on the write routes', () => {
   });
 
   it('registered only the valid golden sets, and a restart loads exactly those', async () => {
-    const names = async () => ((await (await fetch(`${server.url}/v1/golden/sets`)).json()) as { data: { sets: { name: string }[] } }).data.sets.map((x) => x.name).sort();
+    const names = async () =>
+      ((await (await fetch(`${server.url}/v1/golden/sets`)).json()) as { data: { sets: { name: string }[] } }).data.sets.map((x) => x.name).sort();
     expect(await names()).toEqual(['hostile-valid-json', 'hostile-valid-yaml', 'tags']);
     // The tags were read as plain data, never run.
-    const sets = ((await (await fetch(`${server.url}/v1/golden/sets`)).json()) as { data: { sets: { name: string; definition: { samples: { input: unknown }[] } }[] } }).data.sets;
+    const sets = (
+      (await (await fetch(`${server.url}/v1/golden/sets`)).json()) as { data: { sets: { name: string; definition: { samples: { input: unknown }[] } }[] } }
+    ).data.sets;
     expect(sets.find((x) => x.name === 'tags')!.definition.samples[0]!.input).toBe('function () { return process.exit(1) }');
     // A later registration still works (a bad upload left nothing behind).
     expect((await send('/v1/golden/sets', JSON.stringify(goldenSet('after-corpus')), JSON_CT)).status).toBe(200);

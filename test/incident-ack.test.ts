@@ -18,7 +18,12 @@ const window = `from=${encodeURIComponent(new Date(NOW - 60 * MIN).toISOString()
 async function history(): Promise<IncidentHistory[]> {
   return ((await (await fetch(`${server.url}/v1/incidents?${window}`)).json()) as { data: { incidents: IncidentHistory[] } }).data.incidents;
 }
-const ack = (id: string, body: unknown = {}) => fetch(`${server.url}/v1/incidents/${encodeURIComponent(id)}/ack`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+const ack = (id: string, body: unknown = {}) =>
+  fetch(`${server.url}/v1/incidents/${encodeURIComponent(id)}/ack`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify(body),
+  });
 
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferlens-incident-ack-'));
@@ -41,7 +46,10 @@ describe('acknowledging an incident', () => {
     const acked = ((await res.json()) as { data: IncidentHistory }).data;
     expect(acked.acknowledged_at).toBe('2026-11-30T12:07:00.000Z');
     expect(acked.acknowledged_by).toBe('anonymous');
-    expect(acked.timeline.find((t) => t.kind === 'acknowledged')).toMatchObject({ ts: '2026-11-30T12:07:00.000Z', detail: { by: 'anonymous', comment: 'looking at v2' } });
+    expect(acked.timeline.find((t) => t.kind === 'acknowledged')).toMatchObject({
+      ts: '2026-11-30T12:07:00.000Z',
+      detail: { by: 'anonymous', comment: 'looking at v2' },
+    });
     // A second acknowledgement changes nothing.
     now = NOW + 9 * MIN;
     const again = ((await (await ack(inc!.id)).json()) as { data: IncidentHistory }).data;

@@ -67,12 +67,21 @@ interface Replay {
 
 async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
   const dir = mkdtempSync(join(tmpdir(), 'inferlens-incident-alerts-'));
-  const config = loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'warn' } } });
+  const config = loadConfig({
+    env: {},
+    flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'warn' } },
+  });
   let server: InferlensServer | undefined;
   try {
     // The server's clock (retention, the capture policy's hourly quotas) stands at the end of the cycle.
     server = await startServer(config, { ui: false, collectors: false, now: () => EVAL_TO + 2 * MINUTE_MS });
-    const schedule: HistoricalIncident[] = withIncidents ? fullSchedule(demoTargets(NODE)).map((spec: IncidentSpec) => ({ spec, startMs: T0 + spec.startOffsetMs, endMs: T0 + spec.startOffsetMs + spec.durationMs })) : [];
+    const schedule: HistoricalIncident[] = withIncidents
+      ? fullSchedule(demoTargets(NODE)).map((spec: IncidentSpec) => ({
+          spec,
+          startMs: T0 + spec.startOffsetMs,
+          endMs: T0 + spec.startOffsetMs + spec.durationMs,
+        }))
+      : [];
     const target = { url: server.url };
     let events = 0;
     // A day ago (the `offset: 1d` references) and the two hours before T0 through the cycle.
@@ -89,7 +98,9 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
     expect(loaded.problems).toEqual([]);
     const intervalOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, g.intervalMs] as const)));
     // A sequential detector's change is over once 5–15 trailing minutes look normal again: 15 minutes.
-    const windowOf = new Map(loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 15 * MINUTE_MS] as const)));
+    const windowOf = new Map(
+      loaded.groups.flatMap((g) => g.rules.map((r) => [r.alert, 'window' in r.condition ? parseDurationMs(r.condition.window)! : 15 * MINUTE_MS] as const)),
+    );
     const clock = createManualClock(EVAL_FROM);
     const alerting = createAlerting({ groups: loaded.groups, reads: typedReads(server.store), clock });
     const episodes = new Map<string, Episode>();
@@ -109,7 +120,15 @@ async function replay(seed: number, withIncidents: boolean): Promise<Replay> {
 function record(episodes: Map<string, Episode>, a: AlertView) {
   const key = `${a.fingerprint}@${a.activeAt}`;
   const { alertname: _name, severity, ...labels } = a.labels;
-  const e = episodes.get(key) ?? { alertname: a.alertname, severity: severity ?? a.severity, labels, activeAtMs: Date.parse(a.activeAt), firedAtMs: null, resolvedAtMs: null, maxValue: a.value };
+  const e = episodes.get(key) ?? {
+    alertname: a.alertname,
+    severity: severity ?? a.severity,
+    labels,
+    activeAtMs: Date.parse(a.activeAt),
+    firedAtMs: null,
+    resolvedAtMs: null,
+    maxValue: a.value,
+  };
   if (a.state === 'firing' && e.firedAtMs === null) e.firedAtMs = Date.parse(a.since);
   if (a.state === 'resolved' && e.resolvedAtMs === null) e.resolvedAtMs = Date.parse(a.since);
   e.maxValue = Math.max(e.maxValue, a.value);
@@ -117,7 +136,8 @@ function record(episodes: Map<string, Episode>, a: AlertView) {
 }
 
 const rel = (ms: number | null) => (ms === null ? '-' : `${((ms - T0) / MINUTE_MS).toFixed(1)}m`);
-const describeEpisode = (e: Episode) => `${rel(e.activeAtMs)} → fired ${rel(e.firedAtMs)} → resolved ${rel(e.resolvedAtMs)}  ${e.alertname} ${JSON.stringify(e.labels)} max ${e.maxValue.toPrecision(3)}`;
+const describeEpisode = (e: Episode) =>
+  `${rel(e.activeAtMs)} → fired ${rel(e.firedAtMs)} → resolved ${rel(e.resolvedAtMs)}  ${e.alertname} ${JSON.stringify(e.labels)} max ${e.maxValue.toPrecision(3)}`;
 
 /** The alerts that answer each incident (any of them), and the slice they must name (from the incident's `where`). */
 const EXPECTED: Record<IncidentKind, { alertnames: string[]; labels: (w: IncidentWhere) => Record<string, string | undefined> }> = {
@@ -132,7 +152,8 @@ const EXPECTED: Record<IncidentKind, { alertnames: string[]; labels: (w: Inciden
   load_spike: { alertnames: ['LoadShedding', 'TenantLoadShedding'], labels: (w) => ({ model: w.model }) },
 };
 
-const matches = (labels: Record<string, string>, want: Record<string, string | undefined>) => Object.entries(want).every(([k, v]) => v === undefined || labels[k] === v);
+const matches = (labels: Record<string, string>, want: Record<string, string | undefined>) =>
+  Object.entries(want).every(([k, v]) => v === undefined || labels[k] === v);
 
 /** An alert's labels name no other place than the incident's: same model, version, replica, tenant, node, GPU where both say. */
 function consistent(labels: Record<string, string>, w: IncidentWhere): boolean {
@@ -155,7 +176,7 @@ beforeAll(async () => {
   }
 }, 300_000);
 
-describe('the demo incidents against the default rule pack (+ the demo\'s spam-filter rules)', () => {
+describe("the demo incidents against the default rule pack (+ the demo's spam-filter rules)", () => {
   it('replays the whole 40-minute cycle on both runs', () => {
     expect(incidents.schedule.map((h) => h.spec.kind)).toEqual(INCIDENT_KINDS);
     expect(incidents.events).toBeGreaterThan(50_000);
@@ -170,8 +191,13 @@ describe('the demo incidents against the default rule pack (+ the demo\'s spam-f
     const want = EXPECTED[kind];
     for (const name of want.alertnames) expect(incidents.intervalOf.get(name), `${name} is a rule of the pack`).toBeGreaterThan(0);
     const labels = want.labels(h.spec.where);
-    const hits = incidents.episodes.filter((e) => want.alertnames.includes(e.alertname) && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs);
-    expect(hits.length, `${want.alertnames.join('|')} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`).toBeGreaterThan(0);
+    const hits = incidents.episodes.filter(
+      (e) => want.alertnames.includes(e.alertname) && matches(e.labels, labels) && e.activeAtMs >= h.startMs && e.activeAtMs <= h.endMs,
+    );
+    expect(
+      hits.length,
+      `${want.alertnames.join('|')} ${JSON.stringify(labels)} during ${kind}\n${incidents.episodes.map(describeEpisode).join('\n')}`,
+    ).toBeGreaterThan(0);
     // Past its `for`, one of them fires before the incident is over (or within two intervals of its end).
     const fired = hits.filter((e) => e.firedAtMs !== null && e.firedAtMs <= h.endMs + 2 * incidents.intervalOf.get(e.alertname)!);
     expect(fired.map(describeEpisode), hits.map(describeEpisode).join('\n')).not.toEqual([]);

@@ -68,7 +68,8 @@ async function history(api: ReturnType<typeof testApi>, key = readKey.key): Prom
   return ((await res.json()) as { data: IncidentHistoryReply }).data;
 }
 
-const kinds = (h: IncidentHistoryReply, tenant: string) => h.incidents.filter((i) => i.group_labels['tenant'] === tenant).map((i) => i.timeline.map((t) => t.kind));
+const kinds = (h: IncidentHistoryReply, tenant: string) =>
+  h.incidents.filter((i) => i.group_labels['tenant'] === tenant).map((i) => i.timeline.map((t) => t.kind));
 
 describe('the incident log', () => {
   let api: ReturnType<typeof testApi>;
@@ -77,7 +78,16 @@ describe('the incident log', () => {
     store = await createDuckDBStore({ path: join(dir, 'inferlens.duckdb') });
     await store.migrate();
     // Four minutes of slow requests: acme on r1 (P99 900 ms), globex on r2 (800 ms).
-    const rows = Array.from({ length: 40 }, (_, i) => JSON.stringify({ ts: T0 - 240_000 + i * 6_000, model: 'm', tenant: i % 2 ? 'globex' : 'acme', replica: i % 2 ? 'r2' : 'r1', total_ms: i % 2 ? 800 : 900, status: 'ok' }));
+    const rows = Array.from({ length: 40 }, (_, i) =>
+      JSON.stringify({
+        ts: T0 - 240_000 + i * 6_000,
+        model: 'm',
+        tenant: i % 2 ? 'globex' : 'acme',
+        replica: i % 2 ? 'r2' : 'r1',
+        total_ms: i % 2 ? 800 : 900,
+        status: 'ok',
+      }),
+    );
     await store.appendEvents(rows);
     ({ alerting, api } = start(store, T0));
     alerting.start();
@@ -92,7 +102,12 @@ describe('the incident log', () => {
     await alerting.actions.idle();
     alerting.actions.reject(actions.find((a) => a.alert.labels['tenant'] === 'globex')!.id, 'ops (k1)', 'not this one');
     // A silence on globex mutes its alert (it leaves its incident, which then resolves), then is expired.
-    const silence = alerting.silences.create({ matchers: [{ name: 'tenant', value: 'globex', isRegex: false, isEqual: true }], duration_s: 3600, comment: 'known', createdBy: 'ops (k1)' });
+    const silence = alerting.silences.create({
+      matchers: [{ name: 'tenant', value: 'globex', isRegex: false, isEqual: true }],
+      duration_s: 3600,
+      comment: 'known',
+      createdBy: 'ops (k1)',
+    });
     await tick(T0 + 120_000);
     alerting.silences.expire(silence.id);
     // The requests age out of the 5-minute window at +5 min: the alerts resolve, then their incidents.
@@ -107,16 +122,35 @@ describe('the incident log', () => {
 
   it('lists each incident with its alerts, actions and timeline, in order', async () => {
     const h = await history(api);
-    expect(kinds(h, 'acme')).toEqual([['opened', 'alert_firing', 'action_proposed', 'notified', 'action_approved', 'action_sent', 'action_failed', 'alert_resolved', 'notified', 'resolved']]);
+    expect(kinds(h, 'acme')).toEqual([
+      ['opened', 'alert_firing', 'action_proposed', 'notified', 'action_approved', 'action_sent', 'action_failed', 'alert_resolved', 'notified', 'resolved'],
+    ]);
     const acme = h.incidents.find((i) => i.group_labels['tenant'] === 'acme')!;
     expect(acme).toMatchObject({ status: 'resolved', tier: 'page', opened_at: iso(T0 + 40_000), notifications: 2 });
-    expect(acme.alerts).toEqual([expect.objectContaining({ alertname: 'Slow', severity: 'critical', first_firing_at: iso(T0 + 40_000), value: 900, labels: expect.objectContaining({ tenant: 'acme', replica: 'r1' }) })]);
+    expect(acme.alerts).toEqual([
+      expect.objectContaining({
+        alertname: 'Slow',
+        severity: 'critical',
+        first_firing_at: iso(T0 + 40_000),
+        value: 900,
+        labels: expect.objectContaining({ tenant: 'acme', replica: 'r1' }),
+      }),
+    ]);
     expect(acme.actions).toEqual([expect.objectContaining({ action: 'switch_route', state: 'failed', by: 'ops (k1)', proposed_at: iso(T0 + 40_000) })]);
     // globex: muted by the silence (its incident resolves), back when the silence expired.
     const globex = kinds(h, 'globex');
     expect(globex[1]).toEqual(['opened', 'alert_firing', 'action_proposed', 'notified', 'action_rejected', 'alert_left', 'resolved']);
     expect(globex[0]!.slice(0, 2)).toEqual(['opened', 'alert_firing']);
-    expect(h.silences).toEqual([expect.objectContaining({ createdBy: 'ops (k1)', comment: 'known', matchers: ['tenant="globex"'], tenant: 'globex', createdAt: iso(T0 + 50_000), expiredAt: iso(T0 + 120_000) })]);
+    expect(h.silences).toEqual([
+      expect.objectContaining({
+        createdBy: 'ops (k1)',
+        comment: 'known',
+        matchers: ['tenant="globex"'],
+        tenant: 'globex',
+        createdAt: iso(T0 + 50_000),
+        expiredAt: iso(T0 + 120_000),
+      }),
+    ]);
   });
 
   it('survives a restart: the same incidents from the file, after the store and alerting are opened again', async () => {

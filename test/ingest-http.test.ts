@@ -11,7 +11,11 @@ const NOW = Date.now();
 const iso = (ms: number) => new Date(ms).toISOString();
 
 async function post(path: string, body: string | Buffer, headers: Record<string, string> = {}) {
-  const res = await fetch(server.url + path, { method: 'POST', body: typeof body === 'string' ? body : new Uint8Array(body), headers: { 'content-type': 'application/x-ndjson', ...headers } });
+  const res = await fetch(server.url + path, {
+    method: 'POST',
+    body: typeof body === 'string' ? body : new Uint8Array(body),
+    headers: { 'content-type': 'application/x-ndjson', ...headers },
+  });
   const text = await res.text();
   return { status: res.status, headers: res.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
 }
@@ -44,7 +48,11 @@ describe('POST /v1/events → POST /v1/query', () => {
     const r = await post('/v1/events', ndjson(rows));
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ accepted: 10, rejected: [] });
-    const q = await query({ filters: { model: 'http-a' }, group_by: ['model_version'], measures: ['count', 'error_rate', 'p50(total_ms)', 'max(queue_ms)', 'mean(total_ms)'] });
+    const q = await query({
+      filters: { model: 'http-a' },
+      group_by: ['model_version'],
+      measures: ['count', 'error_rate', 'p50(total_ms)', 'max(queue_ms)', 'mean(total_ms)'],
+    });
     expect(q.status).toBe(200);
     // v1: 10..50 → P50 30, mean 30, max queue 4; v2: 60..100 → P50 80, 1 error of 5 = 0.2
     expect(q.body).toEqual({
@@ -139,7 +147,16 @@ describe('bad input is answered, never crashed on', () => {
   });
 
   it('NaN and Infinity literals are malformed JSON; a 1 MB string is rejected with its path', async () => {
-    const r = await post('/v1/events', [`{"ts":${NOW},"model":"m","total_ms":NaN}`, `{"ts":${NOW},"model":"m","total_ms":Infinity}`, JSON.stringify({ ...good, tenant: 'y'.repeat(1_000_000) }), JSON.stringify(good)].join('\n'), {});
+    const r = await post(
+      '/v1/events',
+      [
+        `{"ts":${NOW},"model":"m","total_ms":NaN}`,
+        `{"ts":${NOW},"model":"m","total_ms":Infinity}`,
+        JSON.stringify({ ...good, tenant: 'y'.repeat(1_000_000) }),
+        JSON.stringify(good),
+      ].join('\n'),
+      {},
+    );
     expect(r.status).toBe(200);
     expect((r.body.rejected as { index: number; path: string }[]).map((x) => [x.index, x.path])).toEqual([
       [0, ''],
@@ -173,7 +190,9 @@ describe('bad input is answered, never crashed on', () => {
   });
 
   it('a bad query names the field', async () => {
-    const r = await post('/v1/query', JSON.stringify({ from: iso(NOW), to: iso(NOW - 1), measures: ['p99(nope)', 'count'] }), { 'content-type': 'application/json' });
+    const r = await post('/v1/query', JSON.stringify({ from: iso(NOW), to: iso(NOW - 1), measures: ['p99(nope)', 'count'] }), {
+      'content-type': 'application/json',
+    });
     expect(r.status).toBe(400);
     expect(r.body.error_type).toBe('invalid_argument');
     const missing = await post('/v1/query', JSON.stringify({ measures: ['count'] }), { 'content-type': 'application/json' });
@@ -198,7 +217,9 @@ describe('POST /v1/resources', () => {
     const warnings = r.body.warnings as { index: number; path: string; message: string }[];
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatchObject({ index: 1, path: 'metric' });
-    expect(warnings[0]!.message).toMatch(/^"gpu_mem_util" is stored, but no analysis or view reads it; the names read are gpu_utilization_ratio, gpu_memory_used_bytes/);
+    expect(warnings[0]!.message).toMatch(
+      /^"gpu_mem_util" is stored, but no analysis or view reads it; the names read are gpu_utilization_ratio, gpu_memory_used_bytes/,
+    );
     const metrics = await (await fetch(`${server.url}/metrics`)).text();
     expect(metrics).toMatch(/inferlens_ingest_rows_total\{kind="resource",outcome="unknown_metric"\} 1/);
   });

@@ -21,7 +21,9 @@ let server: InferlensServer;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferlens-isolation-'));
   // Not an overload test: the queue may wait as long as it takes (src/pipeline/pipeline.test.ts tests the bound).
-  const config = loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: dir }, pipeline: { maxQueueWaitMs: 60_000 }, alerting: { enabled: false }, log: { level: 'silent' } } });
+  const config = loadConfig({
+    flags: { server: { port: 0 }, storage: { dataDir: dir }, pipeline: { maxQueueWaitMs: 60_000 }, alerting: { enabled: false }, log: { level: 'silent' } },
+  });
   server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => NOW, ui: false, collectors: false });
 });
 afterAll(async () => {
@@ -50,7 +52,9 @@ describe('a poison row under concurrency', () => {
     const replies: { client: number; status: number; body: { accepted: number; rejected: { index: number; path: string }[] } }[] = [];
     const client = async (c: number) => {
       for (let b = 0; b < BATCHES; b++) {
-        const lines = Array.from({ length: ROWS }, (_, i) => JSON.stringify({ ts: TS, request_id: `c${c}-b${b}-${i}`, model: 'iso', tenant: `c${c}`, total_ms: i, status: 'ok' }));
+        const lines = Array.from({ length: ROWS }, (_, i) =>
+          JSON.stringify({ ts: TS, request_id: `c${c}-b${b}-${i}`, model: 'iso', tenant: `c${c}`, total_ms: i, status: 'ok' }),
+        );
         // The poison goes in the middle of the batch, between valid rows.
         if (c === POISONER) lines.splice(ROWS / 2, 0, ...poison(b).map(([l]) => l));
         const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: lines.join('\n') });

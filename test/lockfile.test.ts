@@ -5,7 +5,9 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
 
-const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8')) as { packages: Record<string, { optionalDependencies?: Record<string, string>; version?: string }> };
+const lock = JSON.parse(readFileSync(new URL('../package-lock.json', import.meta.url), 'utf8')) as {
+  packages: Record<string, { optionalDependencies?: Record<string, string>; version?: string }>;
+};
 
 describe('package-lock.json', () => {
   it('lists every platform package of chdb at the version chdb asks for', () => {

@@ -22,7 +22,12 @@ describe('inferlens migrate', () => {
   });
 
   it('prints the cluster form of the ClickHouse migrations, with the retention TTL', async () => {
-    const { stdout } = await inferlens(['migrate', '--print'], { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_URL: 'http://127.0.0.1:9', INFERLENS_CLICKHOUSE_CLUSTER: 'prod', INFERLENS_RETENTION_DAYS: '30' });
+    const { stdout } = await inferlens(['migrate', '--print'], {
+      INFERLENS_STORAGE_BACKEND: 'clickhouse',
+      INFERLENS_CLICKHOUSE_URL: 'http://127.0.0.1:9',
+      INFERLENS_CLICKHOUSE_CLUSTER: 'prod',
+      INFERLENS_RETENTION_DAYS: '30',
+    });
     expect(stdout).toMatch(/^CREATE DATABASE IF NOT EXISTS `inferlens` ON CLUSTER `prod`;/);
     expect(stdout).toContain("ENGINE = Distributed('prod', 'inferlens', events_local, rand());");
     expect(stdout).toContain('ALTER TABLE `inferlens`.events_local ON CLUSTER `prod` MODIFY TTL toDateTime(ts) + INTERVAL 2592000 SECOND;');

@@ -30,7 +30,10 @@ let markdown: string;
 beforeAll(async () => {
   dir = mkdtempSync(join(tmpdir(), 'inferlens-missing-signal-'));
   server = await startServer(
-    loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { ruleFiles: [DEMO_RULE_FILE] }, log: { level: 'silent' } } }),
+    loadConfig({
+      env: {},
+      flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { ruleFiles: [DEMO_RULE_FILE] }, log: { level: 'silent' } },
+    }),
     { logger: pino({ level: 'silent' }), now: () => now, collectors: false, ui: false },
   );
   const slow = fullSchedule(demoTargets(NODE)).find((s) => s.kind === 'slow_replica')!;
@@ -54,8 +57,8 @@ afterAll(async () => {
   if (dir) rmSync(dir, { recursive: true, force: true });
 });
 
-describe('which signal was missing, on the demo\'s slow replica', () => {
-  it('names the first signal (replica-1\'s execution time, as the incident began) and the first rule (ReplicaSlow) after it', () => {
+describe("which signal was missing, on the demo's slow replica", () => {
+  it("names the first signal (replica-1's execution time, as the incident began) and the first rule (ReplicaSlow) after it", () => {
     expect(report.incidents.available).toBe(true);
     const review = report.incidents.reviewed.find((i) => i.first_rule?.labels['replica'] === 'replica-1');
     expect(review, JSON.stringify(report.incidents.reviewed.map((i) => [i.first_rule, i.first_signal]))).toBeDefined();
@@ -77,7 +80,7 @@ describe('which signal was missing, on the demo\'s slow replica', () => {
     expect(review!.signals.find((s) => s.signal === 'error_rate')?.moved_at ?? null).toBeNull();
   });
 
-  it('replays the half hour before the firing: the catalogue\'s exec_ms detector on the slice, and whether any rule fired earlier', () => {
+  it("replays the half hour before the firing: the catalogue's exec_ms detector on the slice, and whether any rule fired earlier", () => {
     const review = report.incidents.reviewed.find((i) => i.first_rule?.labels['replica'] === 'replica-1')!;
     expect(review.backtest.ran, review.backtest.note ?? '').toBe(true);
     expect(Date.parse(review.backtest.to!)).toBe(Date.parse(review.first_rule!.fired_at));

@@ -31,7 +31,10 @@ beforeAll(async () => {
   mkdirSync(app);
   writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'scratch-service', version: '1.0.0', private: true }));
   await run('npm', ['install', '--prefer-offline', '--no-audit', '--no-fund', '--ignore-scripts', tarball], { cwd: app, maxBuffer: 64 * 1024 * 1024 });
-  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), { logger: pino({ level: 'silent' }), ui: false });
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), {
+    logger: pino({ level: 'silent' }),
+    ui: false,
+  });
 }, 300_000);
 
 afterAll(async () => {
@@ -62,7 +65,12 @@ async function stored(model: string): Promise<{ count: number; error_rate: numbe
   const res = await fetch(`${server.url}/v1/query`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ from: new Date(now - 600_000).toISOString(), to: new Date(now + 60_000).toISOString(), filters: { model }, measures: ['count', 'error_rate'] }),
+    body: JSON.stringify({
+      from: new Date(now - 600_000).toISOString(),
+      to: new Date(now + 60_000).toISOString(),
+      filters: { model },
+      measures: ['count', 'error_rate'],
+    }),
   });
   return ((await res.json()) as { data: { rows: { count: number; error_rate: number }[] } }).data.rows[0]!;
 }
@@ -110,8 +118,22 @@ describe('the packed package in a plain JavaScript project', () => {
         '',
       ].join('\n'),
     );
-    writeFileSync(join(app, 'check.cts'), ["import sdk = require('inferlens/sdk');", "const t = sdk.createClient({ endpoint: 'http://127.0.0.1:9' }).startRequest({ tenant: 'acme' });", 't.end();', ''].join('\n'));
-    writeFileSync(join(app, 'tsconfig.json'), JSON.stringify({ compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', types: [], lib: ['es2023', 'dom'] }, files: ['check.mts', 'check.cts'] }));
+    writeFileSync(
+      join(app, 'check.cts'),
+      [
+        "import sdk = require('inferlens/sdk');",
+        "const t = sdk.createClient({ endpoint: 'http://127.0.0.1:9' }).startRequest({ tenant: 'acme' });",
+        't.end();',
+        '',
+      ].join('\n'),
+    );
+    writeFileSync(
+      join(app, 'tsconfig.json'),
+      JSON.stringify({
+        compilerOptions: { strict: true, noEmit: true, module: 'nodenext', moduleResolution: 'nodenext', types: [], lib: ['es2023', 'dom'] },
+        files: ['check.mts', 'check.cts'],
+      }),
+    );
     const tsc = join(ROOT, 'node_modules', 'typescript', 'bin', 'tsc');
     const ok = await run(process.execPath, [tsc, '-p', 'tsconfig.json'], { cwd: app }).then(
       () => '',

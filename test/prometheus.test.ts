@@ -34,12 +34,22 @@ async function promQuery(expr: string): Promise<{ metric: Record<string, string>
 
 beforeAll(async () => {
   if (!existsSync(PROMETHEUS)) return;
-  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), { logger: pino({ level: 'silent' }), collectors: false });
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), {
+    logger: pino({ level: 'silent' }),
+    collectors: false,
+  });
   const target = new URL(server.url).host;
-  writeFileSync(join(dir, 'prometheus.yml'), `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: inferlens\n    static_configs:\n      - targets: ['${target}']\n`);
+  writeFileSync(
+    join(dir, 'prometheus.yml'),
+    `global:\n  scrape_interval: 1s\nscrape_configs:\n  - job_name: inferlens\n    static_configs:\n      - targets: ['${target}']\n`,
+  );
   const port = await freePort();
   promUrl = `http://127.0.0.1:${port}`;
-  prom = startOwned(PROMETHEUS, [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${port}`]);
+  prom = startOwned(PROMETHEUS, [
+    `--config.file=${join(dir, 'prometheus.yml')}`,
+    `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+    `--web.listen-address=127.0.0.1:${port}`,
+  ]);
 });
 
 afterAll(async () => {
@@ -51,7 +61,9 @@ afterAll(async () => {
 describe.skipIf(!existsSync(PROMETHEUS))('a real Prometheus scraping /metrics', () => {
   it('reads per model × version request counts and ingest health back through its HTTP API', async () => {
     const now = Date.now();
-    const rows = Array.from({ length: 37 }, (_, i) => JSON.stringify({ ts: now - 1000, model: 'prom-m', model_version: 'v7', total_ms: 20 + i, status: i < 3 ? 'error' : 'ok' }));
+    const rows = Array.from({ length: 37 }, (_, i) =>
+      JSON.stringify({ ts: now - 1000, model: 'prom-m', model_version: 'v7', total_ms: 20 + i, status: i < 3 ? 'error' : 'ok' }),
+    );
     const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: rows.join('\n') });
     expect(res.status).toBe(200);
     let ok: { value: [number, string] }[] = [];

@@ -42,7 +42,12 @@ beforeAll(async () => {
       server: { port: 0 },
       storage: { dataDir: ':memory:' },
       alerting: { enabled: false },
-      quality: { probes: { interval_ms: 3_600_000, targets: ['v1', 'v2'].map((v) => ({ model: 'spam', model_version: v, url: `${modelUrl}/${v}`, body: { text: '{{input}}' } })) } },
+      quality: {
+        probes: {
+          interval_ms: 3_600_000,
+          targets: ['v1', 'v2'].map((v) => ({ model: 'spam', model_version: v, url: `${modelUrl}/${v}`, body: { text: '{{input}}' } })),
+        },
+      },
     },
   });
   server = await startServer(config, { logger: pino({ level: 'silent' }), collectors: false });
@@ -87,15 +92,23 @@ describe('feedback joins over HTTP', () => {
     const before = await post('/v1/quality/feedback', { ...RANGE, filters: { model: 'qclf' } });
     expect(before.body.data).toEqual({ rows: [expect.objectContaining({ requests: 0 })], orphans: 1 });
 
-    const ev = await call('POST', '/v1/events', ndjson([
-      { ts: NOW - 1000, request_id: 'q-late', model: 'qclf', model_version: 'v1', status: 'ok', label: 'spam', confidence: 0.4 },
-      { ts: NOW - 900, request_id: 'q-ok', model: 'qclf', model_version: 'v1', status: 'ok', label: 'ham', confidence: 0.9 },
-    ]), 'application/x-ndjson');
+    const ev = await call(
+      'POST',
+      '/v1/events',
+      ndjson([
+        { ts: NOW - 1000, request_id: 'q-late', model: 'qclf', model_version: 'v1', status: 'ok', label: 'spam', confidence: 0.4 },
+        { ts: NOW - 900, request_id: 'q-ok', model: 'qclf', model_version: 'v1', status: 'ok', label: 'ham', confidence: 0.9 },
+      ]),
+      'application/x-ndjson',
+    );
     expect(ev.status).toBe(200);
     await call('POST', '/v1/feedback', ndjson([{ ts: NOW, request_id: 'q-ok', kind: 'correct', value: true }]), 'application/x-ndjson');
     // 1 of 2 correct; nothing orphaned any more.
     const after = await post('/v1/quality/feedback', { ...RANGE, filters: { model: 'qclf' }, group_by: ['model_version'] });
-    expect(after.body.data).toEqual({ rows: [expect.objectContaining({ model_version: 'v1', requests: 2, with_feedback: 2, correct_n: 2, correct_rate: 0.5 })], orphans: 0 });
+    expect(after.body.data).toEqual({
+      rows: [expect.objectContaining({ model_version: 'v1', requests: 2, with_feedback: 2, correct_n: 2, correct_rate: 0.5 })],
+      orphans: 0,
+    });
 
     const summary = await post('/v1/quality/summary', { ...RANGE, filters: { model: 'qclf' } });
     const models = (summary.body.data as { models: { model: string; type: string; measures: Record<string, unknown>[] }[] }).models;

@@ -23,10 +23,19 @@ const GiB = 1024 ** 3;
 export function reportRows(): { events: unknown[]; resources: unknown[] } {
   const events: unknown[] = [];
   for (let i = 0; i < 10; i++) {
-    events.push({ ts: NOW - 1.5 * H + i * 3000, model: 'm', model_version: 'v1', node: 'n1', total_ms: (i + 1) * 10, exec_ms: 5, status: i === 0 ? 'error' : 'ok' });
+    events.push({
+      ts: NOW - 1.5 * H + i * 3000,
+      model: 'm',
+      model_version: 'v1',
+      node: 'n1',
+      total_ms: (i + 1) * 10,
+      exec_ms: 5,
+      status: i === 0 ? 'error' : 'ok',
+    });
     events.push({ ts: NOW - 0.5 * H + i * 3000, model: 'm', model_version: 'v1', node: 'n1', total_ms: (i + 1) * 20, exec_ms: 5, status: 'ok' });
   }
-  for (let i = 0; i < 4; i++) events.push({ ts: NOW - 0.25 * H + i * 1000, model: 'm', model_version: 'v2', total_ms: 70 + i * 10, status: i < 2 ? 'error' : 'ok' });
+  for (let i = 0; i < 4; i++)
+    events.push({ ts: NOW - 0.25 * H + i * 1000, model: 'm', model_version: 'v2', total_ms: 70 + i * 10, status: i < 2 ? 'error' : 'ok' });
   const gpu = (ts: number, metric: string, value: number) => ({ ts, node: 'n1', gpu: '0', pool: 'a100', metric, value });
   const resources = [
     gpu(NOW - 1.5 * H + 30_000, 'gpu_utilization_ratio', 0.4),
@@ -47,12 +56,28 @@ severity: warning`;
 /** A server at NOW on `<dir>/data` with the rule, the GPU price (a100 at 3.60 an hour) and the rows, evaluated once at NOW. */
 export async function startReportServer(dir: string, options: Partial<ServerOptions> = {}): Promise<InferlensServer> {
   const server = await startServer(
-    loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { defaultRules: false, ruleFiles: [ruleFile(dir, VERSION_ERRORS_RULE)] }, cost: { gpuHour: [{ pool: 'a100', price: 3.6 }] }, log: { level: 'silent' } } }),
+    loadConfig({
+      env: {},
+      flags: {
+        server: { port: 0 },
+        storage: { dataDir: join(dir, 'data') },
+        alerting: { defaultRules: false, ruleFiles: [ruleFile(dir, VERSION_ERRORS_RULE)] },
+        cost: { gpuHour: [{ pool: 'a100', price: 3.6 }] },
+        log: { level: 'silent' },
+      },
+    }),
     { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false, ...options },
   );
   const { events, resources } = reportRows();
-  for (const [p, list] of [['/v1/events', events], ['/v1/resources', resources]] as const) {
-    const res = await fetch(server.url + p, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: list.map((r) => JSON.stringify(r)).join('\n') });
+  for (const [p, list] of [
+    ['/v1/events', events],
+    ['/v1/resources', resources],
+  ] as const) {
+    const res = await fetch(server.url + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: list.map((r) => JSON.stringify(r)).join('\n'),
+    });
     expect(res.status).toBe(200);
   }
   // One evaluation at NOW: v2's 2 errors in 4 requests (50 %) fire VersionErrors.

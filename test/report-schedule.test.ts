@@ -54,8 +54,15 @@ beforeAll(async () => {
   });
   server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => now, collectors: false, ui: false });
   const { events, resources } = reportRows();
-  for (const [p, list] of [['/v1/events', events], ['/v1/resources', resources]] as const) {
-    const res = await fetch(server.url + p, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: list.map((r) => JSON.stringify(r)).join('\n') });
+  for (const [p, list] of [
+    ['/v1/events', events],
+    ['/v1/resources', resources],
+  ] as const) {
+    const res = await fetch(server.url + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: list.map((r) => JSON.stringify(r)).join('\n'),
+    });
     expect(res.status).toBe(200);
   }
 }, 60_000);
@@ -104,6 +111,8 @@ describe('scheduled review', () => {
   });
 
   it('a schedule that names no webhook receiver stops start-up, naming the field', () => {
-    expect(() => loadConfig({ env: {}, flags: { reports: { schedules: [{ name: 'daily', period: '24h', every: '24h', receivers: ['nowhere'] }] } } })).toThrow(/reports\.schedules\.0\.receivers\.0: no webhook receiver "nowhere"/);
+    expect(() => loadConfig({ env: {}, flags: { reports: { schedules: [{ name: 'daily', period: '24h', every: '24h', receivers: ['nowhere'] }] } } })).toThrow(
+      /reports\.schedules\.0\.receivers\.0: no webhook receiver "nowhere"/,
+    );
   });
 });

@@ -19,16 +19,34 @@ export const H = 3_600_000;
  */
 export function sectionRows(): unknown[] {
   const out: unknown[] = [];
-  for (const [hourStart, current] of [[NOW - 2 * H, false], [NOW - H, true]] as const) {
+  for (const [hourStart, current] of [
+    [NOW - 2 * H, false],
+    [NOW - H, true],
+  ] as const) {
     for (let i = 0; i < 100; i++) {
       const ts = hourStart + 60_000 + i * 10_000;
       const base = { ts, model: 'm', label: 'ham' };
       out.push({ ...base, model_version: 'v1', tenant: 't1', total_ms: 100, confidence: 0.9, status: i === 0 ? 'error' : 'ok' });
       out.push({ ...base, model_version: 'v1', tenant: 't2', total_ms: 100, confidence: 0.9, status: i < (current ? 30 : 1) ? 'error' : 'ok' });
-      out.push({ ...base, model_version: 'v2', tenant: 't1', total_ms: current ? 250 + i : 100, confidence: current ? 0.5 + 0.001 * i : 0.9 + 0.0005 * i, status: i < (current ? 2 : 1) ? 'error' : 'ok' });
+      out.push({
+        ...base,
+        model_version: 'v2',
+        tenant: 't1',
+        total_ms: current ? 250 + i : 100,
+        confidence: current ? 0.5 + 0.001 * i : 0.9 + 0.0005 * i,
+        status: i < (current ? 2 : 1) ? 'error' : 'ok',
+      });
     }
     for (let i = 0; i < 10; i++) {
-      const probe = (v: string, pass: boolean) => ({ ts: hourStart + 120_000 + i * 60_000, model: 'm', model_version: v, probe: true, total_ms: 50, status: 'ok', attributes: { golden_set: 'g', golden_id: 's1', golden_pass: String(pass) } });
+      const probe = (v: string, pass: boolean) => ({
+        ts: hourStart + 120_000 + i * 60_000,
+        model: 'm',
+        model_version: v,
+        probe: true,
+        total_ms: 50,
+        status: 'ok',
+        attributes: { golden_set: 'g', golden_id: 's1', golden_pass: String(pass) },
+      });
       out.push(probe('v1', true), probe('v2', current ? i < 6 : true));
     }
   }
@@ -37,8 +55,17 @@ export function sectionRows(): unknown[] {
 
 /** A server at NOW on `<dir>/data` (alerting off) with the rows. */
 export async function startSectionsServer(dir: string, options: Partial<ServerOptions> = {}): Promise<InferlensServer> {
-  const server = await startServer(loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } } }), { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false, ...options });
-  const res = await fetch(`${server.url}/v1/events`, { method: 'POST', headers: { 'content-type': 'application/x-ndjson' }, body: sectionRows().map((x) => JSON.stringify(x)).join('\n') });
+  const server = await startServer(
+    loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } } }),
+    { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false, ...options },
+  );
+  const res = await fetch(`${server.url}/v1/events`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-ndjson' },
+    body: sectionRows()
+      .map((x) => JSON.stringify(x))
+      .join('\n'),
+  });
   expect(res.status).toBe(200);
   return server;
 }

@@ -35,17 +35,26 @@ async function compare(body: unknown): Promise<{ verdict: string; score: number 
 }
 
 describe('the review sections against the store', () => {
-  it('versions: each against its previous period and beside its main version, the release comparer\'s verdicts, worst first', async () => {
+  it("versions: each against its previous period and beside its main version, the release comparer's verdicts, worst first", async () => {
     expect(r.versions.available).toBe(true);
     const rows = r.versions.rows.map((v) => [v.model_version, v.requests, v.previous_requests, v.main]);
     // v1 (200 requests) is the main version; v2 serves 100.
-    expect(rows).toEqual(expect.arrayContaining([['v1', 200, 200, true], ['v2', 100, 100, false]]));
+    expect(rows).toEqual(
+      expect.arrayContaining([
+        ['v1', 200, 200, true],
+        ['v2', 100, 100, false],
+      ]),
+    );
     const v2 = r.versions.rows.find((v) => v.model_version === 'v2')!;
     // v2 is 2.5–3.5× slower than before and than v1: rolled back on both counts.
     expect(v2.vs_main).toMatchObject({ verdict: 'rollback', main_version: 'v1', baseline_requests: 200, candidate_requests: 100 });
     expect(v2.vs_previous).toMatchObject({ verdict: 'rollback', baseline_requests: 100, candidate_requests: 100 });
     // The same verdicts and scores as POST /v1/compare gives for the same sides.
-    const side = (version: string, from: number) => ({ filters: { model: 'm', model_version: version }, from: new Date(from).toISOString(), to: new Date(from + H).toISOString() });
+    const side = (version: string, from: number) => ({
+      filters: { model: 'm', model_version: version },
+      from: new Date(from).toISOString(),
+      to: new Date(from + H).toISOString(),
+    });
     const vsMain = await compare({ baseline: side('v1', NOW - H), candidate: side('v2', NOW - H), max_events_per_side: 5000 });
     expect([v2.vs_main!.verdict, v2.vs_main!.score]).toEqual([vsMain.verdict, vsMain.score]);
     const v1 = r.versions.rows.find((v) => v.model_version === 'v1')!;
@@ -54,7 +63,7 @@ describe('the review sections against the store', () => {
     expect(v1.vs_main).toBeNull();
   });
 
-  it('error excess by tenant: t2 with 30 of 100 against the rest\'s 3 of 200, beside its 1 of 100 before', () => {
+  it("error excess by tenant: t2 with 30 of 100 against the rest's 3 of 200, beside its 1 of 100 before", () => {
     const e = r.slices.errors!;
     // 1 + 30 + 2 = 33 errors in 300; before 3 in 300.
     expect(e.total).toEqual({ n: 300, k: 33, rate: 0.11 });
@@ -66,7 +75,7 @@ describe('the review sections against the store', () => {
     expect(e.slices[0]!.previous).toEqual({ n: 100, k: 1, rate: 0.01, excess: 0 });
   });
 
-  it('latency excess by tenant: the requests above the period\'s P95, all t1\'s (v2)', () => {
+  it("latency excess by tenant: the requests above the period's P95, all t1's (v2)", () => {
     const s = r.slices.slow!;
     // 300 totals: 200 × 100 ms and 250 … 349; type-7 P95 at h = 299 · 0.95 = 284.05 → 334 + 0.05 = 334.05 ms.
     expect(s.threshold_ms).toBeCloseTo(334.05, 9);
@@ -78,7 +87,7 @@ describe('the review sections against the store', () => {
     expect(s.previous_total.k).toBe(0);
   });
 
-  it('quality drift per version: v2\'s confidence moved wholly (KS D = 1), v1\'s not at all (D = 0)', () => {
+  it("quality drift per version: v2's confidence moved wholly (KS D = 1), v1's not at all (D = 0)", () => {
     const conf = (v: string) => r.quality.drift.find((d) => d.model_version === v && d.field === 'confidence')!;
     // 100 rows each side (≤ 1,000 reference rows: KS). v2: every value now (0.500–0.599) below every value before (0.900–0.9495).
     expect(conf('v2')).toMatchObject({ method: 'ks', statistic: 1, drift: true, n: 100, reference_n: 100 });
@@ -95,7 +104,7 @@ describe('the review sections against the store', () => {
     ]);
   });
 
-  it('narrowed to a tenant (the filter bar): t2\'s requests only, in every section', async () => {
+  it("narrowed to a tenant (the filter bar): t2's requests only, in every section", async () => {
     const t2 = ((await (await fetch(`${server.url}/v1/reports?period=1h&tenant=t2`)).json()) as { data: Report }).data;
     expect(t2.filters).toEqual({ tenant: 't2' });
     // t2 is served by v1 only: 100 requests, 30 errors now, 1 before.
@@ -128,7 +137,9 @@ describe('the review sections against the store', () => {
     // The summary on top names the worst of each.
     expect(md).toContain('- Most error excess: tenant=t2, 30.0 % of 100 against 1.5 % elsewhere.');
     expect(md).toContain('- Golden pass rate fell for m v2: 60 % (was 100 %).');
-    const rolledBack = r.versions.rows.filter((v) => v.vs_previous?.verdict === 'rollback' || v.vs_main?.verdict === 'rollback').map((v) => `\`m ${v.model_version}\``);
+    const rolledBack = r.versions.rows
+      .filter((v) => v.vs_previous?.verdict === 'rollback' || v.vs_main?.verdict === 'rollback')
+      .map((v) => `\`m ${v.model_version}\``);
     expect(rolledBack).toContain('`m v2`');
     expect(md).toContain(`- Versions judged **rollback**: ${rolledBack.join(', ')}.`);
   });

@@ -17,7 +17,6 @@ import { roleAllows } from '../src/schema/index.ts';
 import type { KeyRecord, Role } from '../src/schema/index.ts';
 import { NOW, TENANTS, W, readSamples, startTenantServer } from './two-tenants.ts';
 
-
 interface Cred {
   label: string;
   role: Role;
@@ -50,16 +49,29 @@ async function call(method: string, path: string, o: { key?: string; body?: stri
   return { status: res.status, text: await res.text() };
 }
 
-const post = (path: string, body: unknown, key: string, type = 'application/json') => call('POST', path, { key, body: typeof body === 'string' ? body : JSON.stringify(body), type });
+const post = (path: string, body: unknown, key: string, type = 'application/json') =>
+  call('POST', path, { key, body: typeof body === 'string' ? body : JSON.stringify(body), type });
 
 beforeAll(async () => {
   tmp = mkdtempSync(join(tmpdir(), 'inferlens-matrix-'));
   const ui = join(tmp, 'ui');
   mkdirSync(ui);
   writeFileSync(join(ui, 'index.html'), '<!doctype html><title>inferlens</title>');
-  server = await startTenantServer(tmp, { server: { keys: made.map((m) => m.record) }, options: { uiDir: ui }, key: made.find((m) => m.s.role === 'admin')!.key });
+  server = await startTenantServer(tmp, {
+    server: { keys: made.map((m) => m.record) },
+    options: { uiDir: ui },
+    key: made.find((m) => m.s.role === 'admin')!.key,
+  });
   const admin = cred('admin').key;
-  expect((await post('/v1/feedback', TENANTS.map((t) => ({ ts: NOW - 60_000, request_id: `${t[0]}-1`, kind: 'thumbs', value: true })), admin)).status).toBe(200);
+  expect(
+    (
+      await post(
+        '/v1/feedback',
+        TENANTS.map((t) => ({ ts: NOW - 60_000, request_id: `${t[0]}-1`, kind: 'thumbs', value: true })),
+        admin,
+      )
+    ).status,
+  ).toBe(200);
   const resources = TENANTS.flatMap((t) =>
     Array.from({ length: 10 }, (_, i) => [
       { ts: NOW - 30 * 60_000 + i * 60_000, node: `${t}-node`, gpu: '0', metric: 'gpu_memory_used_bytes', value: 4e10 },
@@ -88,12 +100,16 @@ describe('route × role × tenant', () => {
     for (const r of routes) {
       for (const c of [undefined, ...creds]) {
         const body = r.method === 'POST' ? '{}' : undefined;
-        const res = await call(r.method, concrete(r), { ...(c ? { key: c.key } : {}), ...(body !== undefined ? { body, type: r.accepts?.[0] ?? 'application/json' } : {}) });
+        const res = await call(r.method, concrete(r), {
+          ...(c ? { key: c.key } : {}),
+          ...(body !== undefined ? { body, type: r.accepts?.[0] ?? 'application/json' } : {}),
+        });
         const want = r.access === 'public' ? 'passes' : !c ? 401 : roleAllows(c.role, r.access) ? 'passes' : 403;
         // GET /v1/session itself answers 401 to a browser that is not signed in.
         const designed401 = r.path === '/v1/session' && r.method === 'GET' && !c;
         const got = res.status >= 500 ? `5xx ${res.status}` : (res.status === 401 && !designed401) || res.status === 403 ? res.status : 'passes';
-        if (got !== want) wrong.push(`${r.method} ${r.path} as ${c?.label ?? 'no key'}: ${res.status} (declared ${r.access}, expected ${want}) ${res.text.slice(0, 120)}`);
+        if (got !== want)
+          wrong.push(`${r.method} ${r.path} as ${c?.label ?? 'no key'}: ${res.status} (declared ${r.access}, expected ${want}) ${res.text.slice(0, 120)}`);
       }
     }
     expect(wrong).toEqual([]);
@@ -104,7 +120,12 @@ describe('route × role × tenant', () => {
     const open = changes.filter((r) => r.access === 'public').map((r) => `${r.method} ${r.path}`);
     expect(open.sort()).toEqual(['DELETE /v1/session', 'POST /v1/session']);
     // A POST declared `read` must be a query: these are all of them (a new one is a conscious choice).
-    expect(server.routes.filter((r) => r.method !== 'GET' && r.access === 'read').map((r) => r.path).sort()).toEqual([
+    expect(
+      server.routes
+        .filter((r) => r.method !== 'GET' && r.access === 'read')
+        .map((r) => r.path)
+        .sort(),
+    ).toEqual([
       '/v1/analysis/capacity',
       '/v1/analysis/errors',
       '/v1/analysis/saturation',
@@ -128,7 +149,10 @@ describe('route × role × tenant', () => {
   it('a tenant-scoped read key never sees the other tenant on any read route', async () => {
     const samples = readSamples(W);
     const reads = server.routes.filter((r) => r.access === 'read').map((r) => `${r.method} ${r.path}`);
-    expect(reads.filter((k) => !samples[k]), 'read routes without a sample request in this test').toEqual([]);
+    expect(
+      reads.filter((k) => !samples[k]),
+      'read routes without a sample request in this test',
+    ).toEqual([]);
     const leaks: string[] = [];
     const seen: string[] = [];
     for (const k of reads) {
@@ -220,7 +244,9 @@ describe('route × role × tenant', () => {
 
   it('docs/api.md lists every route with the role the route table declares', () => {
     const doc = readFileSync(join(import.meta.dirname, '..', 'docs', 'api.md'), 'utf8');
-    const listed = [...doc.matchAll(/^\| `(GET|POST|DELETE) ([^`]+)`(?: \([^)]*\))? \| (public|ingest|read|operate|admin|metrics) \| ([a-z.]*) ?\|$/gm)].map((m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]}`);
+    const listed = [...doc.matchAll(/^\| `(GET|POST|DELETE) ([^`]+)`(?: \([^)]*\))? \| (public|ingest|read|operate|admin|metrics) \| ([a-z.]*) ?\|$/gm)].map(
+      (m) => `${m[1]} ${m[2]} ${m[3]} ${m[4]}`,
+    );
     const declared = server.routes.map((r) => `${r.method} ${r.path} ${r.access} ${r.audit ?? ''}`);
     expect(listed.sort()).toEqual(declared.sort());
   });
@@ -231,16 +257,26 @@ describe('route × role × tenant', () => {
     const sections = [...doc.matchAll(/^### `((?:GET|POST|DELETE) [^`]+)`\n([\s\S]*?)(?=^#{2,3} |(?![\s\S]))/gm)].map((m) => ({ route: m[1]!, body: m[2]! }));
     const documented = sections.map((x) => x.route);
     const declared = server.routes.map((r) => `${r.method} ${r.path}`);
-    expect(documented.filter((r, i) => documented.indexOf(r) !== i), 'documented twice').toEqual([]);
+    expect(
+      documented.filter((r, i) => documented.indexOf(r) !== i),
+      'documented twice',
+    ).toEqual([]);
     expect([...documented].sort()).toEqual([...declared].sort());
-    const incomplete = sections.flatMap((x) => ['**Request**', '**Reply**', '**Errors**', '**Example**'].filter((part) => !x.body.includes(part)).map((part) => `${x.route}: no ${part}`));
+    const incomplete = sections.flatMap((x) =>
+      ['**Request**', '**Reply**', '**Errors**', '**Example**'].filter((part) => !x.body.includes(part)).map((part) => `${x.route}: no ${part}`),
+    );
     expect(incomplete).toEqual([]);
   });
 
   it('a route without a declared access stops the API from being built', () => {
     const build = (mount: Parameters<typeof createApi>[0]['mounts']) =>
       createApi({
-        sink: { admit: () => undefined, writeEvents: async () => ({ accepted: 0, rejected: [] }), writeResources: async () => ({ accepted: 0, rejected: [] }), writeFeedback: async () => ({ accepted: 0, rejected: [] }) },
+        sink: {
+          admit: () => undefined,
+          writeEvents: async () => ({ accepted: 0, rejected: [] }),
+          writeResources: async () => ({ accepted: 0, rejected: [] }),
+          writeFeedback: async () => ({ accepted: 0, rejected: [] }),
+        },
         reads: () => {
           throw new Error('unused');
         },

@@ -20,7 +20,10 @@ async function post<T>(path: string, body: unknown): Promise<T> {
 }
 
 beforeAll(async () => {
-  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), { logger: pino({ level: 'silent' }), collectors: false });
+  server = await startServer(loadConfig({ flags: { server: { port: 0 }, storage: { dataDir: ':memory:' } } }), {
+    logger: pino({ level: 'silent' }),
+    collectors: false,
+  });
   const rows: string[] = [];
   // 40 minutes of traffic for model "big": 100 requests a minute over 4 replicas and 2 versions.
   // Errors: 1 in 100 everywhere, except v2 × r3 where every 4th request fails in the last 20 minutes.
@@ -32,13 +35,40 @@ beforeAll(async () => {
       const late = m >= 20;
       const exec = late && replica === 'r3' ? 60 : 20;
       const error = i === 50 || (late && version === 'v2' && replica === 'r3' && i % 16 === 7);
-      rows.push(JSON.stringify({ ts: START + m * MIN + i * 500, request_id: `big-${m}-${i}`, model: 'big', model_version: version, replica, tenant: 'acme', queue_ms: 5, exec_ms: exec, total_ms: 5 + exec + 1, status: error ? 'error' : 'ok', ...(error ? { error_type: 'internal' } : {}) }));
+      rows.push(
+        JSON.stringify({
+          ts: START + m * MIN + i * 500,
+          request_id: `big-${m}-${i}`,
+          model: 'big',
+          model_version: version,
+          replica,
+          tenant: 'acme',
+          queue_ms: 5,
+          exec_ms: exec,
+          total_ms: 5 + exec + 1,
+          status: error ? 'error' : 'ok',
+          ...(error ? { error_type: 'internal' } : {}),
+        }),
+      );
     }
   }
   // A low-traffic model: 30 requests, 9 errors (30 %).
-  for (let i = 0; i < 30; i++) rows.push(JSON.stringify({ ts: START + 25 * MIN + i * 1000, model: 'small', model_version: 'v1', replica: 'r9', tenant: 'tiny', total_ms: 30, status: i % 10 < 3 ? 'error' : 'ok' }));
+  for (let i = 0; i < 30; i++)
+    rows.push(
+      JSON.stringify({
+        ts: START + 25 * MIN + i * 1000,
+        model: 'small',
+        model_version: 'v1',
+        replica: 'r9',
+        tenant: 'tiny',
+        total_ms: 30,
+        status: i % 10 < 3 ? 'error' : 'ok',
+      }),
+    );
   // A saturating service: constant 50 req/min while queue time and P99 grow minute by minute.
-  for (let m = 0; m < 20; m++) for (let i = 0; i < 50; i++) rows.push(JSON.stringify({ ts: START + m * MIN + i * 1000, model: 'sat', queue_ms: 2 + m * 3 + (i % 5), total_ms: 20 + m * 5 + (i % 10), status: 'ok' }));
+  for (let m = 0; m < 20; m++)
+    for (let i = 0; i < 50; i++)
+      rows.push(JSON.stringify({ ts: START + m * MIN + i * 1000, model: 'sat', queue_ms: 2 + m * 3 + (i % 5), total_ms: 20 + m * 5 + (i % 10), status: 'ok' }));
   // Before START (outside the other tests' windows), 40 minutes of 50 requests a minute for two
   // models. "onset": calm for 20 minutes (queue 5 ms, total 30 ms), then saturated and flat at
   // queue 60 ms, total 300 ms. "shed": steady latency; in the last 20 minutes 2 in 5 requests are
@@ -132,7 +162,11 @@ describe('stage attribution', () => {
     expect(data.replicas.map((r) => r.replica).sort()).toEqual(['r0', 'r1', 'r2', 'r3']);
     expect(data.tail!.stages.map((s) => s.stage)).not.toContain('ts');
     // Clean traffic (replica r0: nothing changed) names no stage and no replica.
-    const clean = await post<Stages>('/v1/analysis/stages', { from: iso(START + 20 * MIN), to: iso(START + 40 * MIN), filters: { model: 'big', replica: 'r0' } });
+    const clean = await post<Stages>('/v1/analysis/stages', {
+      from: iso(START + 20 * MIN),
+      to: iso(START + 40 * MIN),
+      filters: { model: 'big', replica: 'r0' },
+    });
     expect(clean.grew_most).toBeNull();
     expect(clean.slow_replica).toBeNull();
   });
@@ -143,7 +177,12 @@ describe('saturation', () => {
     const data = await post<SaturationReply>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, step: '1m' });
     expect(data.points).toHaveLength(20);
     expect(data.saturated).toBe(true);
-    const healthy = await post<{ saturated: boolean }>('/v1/analysis/saturation', { from: iso(START), to: iso(END), filters: { model: 'big', replica: 'r0' }, step: '2m' });
+    const healthy = await post<{ saturated: boolean }>('/v1/analysis/saturation', {
+      from: iso(START),
+      to: iso(END),
+      filters: { model: 'big', replica: 'r0' },
+      step: '2m',
+    });
     expect(healthy.saturated).toBe(false);
   });
 
@@ -156,7 +195,9 @@ describe('saturation', () => {
     expect(data.saturated).toBe(true);
     expect(data.signals).toEqual(['queueing']);
     // The calm half on its own is not saturated (its baseline holds no traffic).
-    expect((await post<{ saturated: boolean }>('/v1/analysis/saturation', { ...window, from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) })).saturated).toBe(false);
+    expect(
+      (await post<{ saturated: boolean }>('/v1/analysis/saturation', { ...window, from: iso(START - 40 * MIN), to: iso(START - 20 * MIN) })).saturated,
+    ).toBe(false);
   });
 
   it('counts rate-limited requests as shed load', async () => {
@@ -197,9 +238,17 @@ describe('heatmap and drill-down', () => {
 describe('approximate answers (approx: true)', () => {
   const window = { from: iso(START), to: iso(END) };
   it('the query reply says the rollup answered; counts are exact and quantiles within its relative error', async () => {
-    const body = { ...window, step: '1m', filters: { model: 'big' }, measures: ['count', 'error_rate', 'mean(exec_ms)', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'] };
+    const body = {
+      ...window,
+      step: '1m',
+      filters: { model: 'big' },
+      measures: ['count', 'error_rate', 'mean(exec_ms)', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'],
+    };
     const exact = await post<{ rows: Record<string, number>[]; approx?: unknown }>('/v1/query', body);
-    const approx = await post<{ rows: Record<string, number>[]; approx: { relative_error: number; source: string } | null }>('/v1/query', { ...body, approx: true });
+    const approx = await post<{ rows: Record<string, number>[]; approx: { relative_error: number; source: string } | null }>('/v1/query', {
+      ...body,
+      approx: true,
+    });
     expect(exact.approx).toBeUndefined();
     expect(approx.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
     expect(approx.rows.length).toBe(40);
@@ -227,11 +276,20 @@ describe('approximate answers (approx: true)', () => {
     const stages = await post<StagesReply>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), filters: { model: 'big' }, approx: true });
     expect(stages.grew_most).toBe('exec_ms');
     expect(stages.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
-    const sat = await post<{ saturated: boolean; approx: unknown }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), filters: { model: 'sat' }, approx: true });
+    const sat = await post<{ saturated: boolean; approx: unknown }>('/v1/analysis/saturation', {
+      from: iso(START),
+      to: iso(START + 20 * MIN),
+      filters: { model: 'sat' },
+      approx: true,
+    });
     expect(sat.saturated).toBe(true);
     expect(sat.approx).not.toBeNull();
     // 5,030 rows: far below the sampling threshold, so every row is counted.
-    const errors = await post<{ total: { n: number; k: number }; sample: unknown }>('/v1/analysis/errors', { ...window, dimensions: ['model', 'model_version', 'replica'], approx: true });
+    const errors = await post<{ total: { n: number; k: number }; sample: unknown }>('/v1/analysis/errors', {
+      ...window,
+      dimensions: ['model', 'model_version', 'replica'],
+      approx: true,
+    });
     expect(errors.total).toMatchObject({ n: 5030, k: 169 });
     expect(errors.sample).toBeNull();
   });

@@ -19,7 +19,14 @@ export const TENANTS = ['acme', 'globex'] as const;
 export function ruleFile(dir: string, rule: string): string {
   mkdirSync(dir, { recursive: true });
   const file = join(dir, 'rules.yaml');
-  writeFileSync(file, `groups:\n  - name: g\n    interval: 30s\n    rules:\n${rule.trim().split('\n').map((l, i) => `${i === 0 ? '      - ' : '        '}${l}`).join('\n')}\n`);
+  writeFileSync(
+    file,
+    `groups:\n  - name: g\n    interval: 30s\n    rules:\n${rule
+      .trim()
+      .split('\n')
+      .map((l, i) => `${i === 0 ? '      - ' : '        '}${l}`)
+      .join('\n')}\n`,
+  );
   return file;
 }
 
@@ -73,7 +80,11 @@ export async function startTenantServer(dir: string, o: TenantServerOptions = {}
     flags: {
       server: { port: 0, ...o.server },
       storage: { dataDir: join(dir, 'data') },
-      alerting: { defaultRules: false, ruleFiles: [ruleFile(dir, o.rule ?? TENANT_ERRORS_RULE)], actions: { mode: 'approval', ...(o.endpoints ? { endpoints: o.endpoints } : {}) } },
+      alerting: {
+        defaultRules: false,
+        ruleFiles: [ruleFile(dir, o.rule ?? TENANT_ERRORS_RULE)],
+        actions: { mode: 'approval', ...(o.endpoints ? { endpoints: o.endpoints } : {}) },
+      },
       log: { level: 'silent' },
     },
   });
@@ -109,7 +120,10 @@ export function readSamples(w: { from: string; to: string }): Record<string, Rea
     'GET /v1/scrape/targets': { path: '/v1/scrape/targets' },
     'POST /v1/analysis/capacity': { path: '/v1/analysis/capacity', body: { ...w } },
     'GET /v1/audit': { path: '/v1/audit' },
-    'POST /v1/compare': { path: '/v1/compare', body: { ...w, baseline: { filters: { model_version: 'v1' } }, candidate: { filters: { model_version: 'v2' } }, min_requests: 1 } },
+    'POST /v1/compare': {
+      path: '/v1/compare',
+      body: { ...w, baseline: { filters: { model_version: 'v1' } }, candidate: { filters: { model_version: 'v2' } }, min_requests: 1 },
+    },
     'POST /v1/samples/search': { path: '/v1/samples/search', body: { ...w, limit: 1000 } },
     'POST /v1/cost': { path: '/v1/cost', body: { ...w, step: '10m' } },
     'GET /v1/reports': { path: '/v1/reports?period=1h' },

@@ -39,7 +39,8 @@ function expectRollupMatches(approx: QueryRow[] | null, exact: QueryRow[]): void
   exact.forEach((row, i) => {
     for (const [k, v] of Object.entries(row)) {
       const got = approx![i]![k];
-      if (typeof v === 'number' && /^p\d+\(/.test(k)) expect(Math.abs((got as number) - v), `${k} row ${i}`).toBeLessThanOrEqual(SKETCH_RELATIVE_ERROR * v + 1e-9);
+      if (typeof v === 'number' && /^p\d+\(/.test(k))
+        expect(Math.abs((got as number) - v), `${k} row ${i}`).toBeLessThanOrEqual(SKETCH_RELATIVE_ERROR * v + 1e-9);
       else if (typeof v === 'number') expect(got as number, `${k} row ${i}`).toBeCloseTo(v, 9);
       else expect(got, `${k} row ${i}`).toEqual(v);
     }
@@ -56,11 +57,27 @@ describe('upgrade from schema version 3 (commit d0eda59)', () => {
     // 10…49 three times; P50: h = 119 · 0.5 = 59.5 → ranks 59, 60 → 29 and 30 → 29.5; P99:
     // h = 117.81 → ranks 117, 118 → 49. Errors: i % 10 = 9 → 12 of 120; rejected: i = 3, 28, 53,
     // 78, 103 → 5 of 120.
-    const old = spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)'], { toMs: T0 + 5 * MIN });
-    expect(await store.aggregate(old)).toEqual([{ count: 120, 'p50(total_ms)': 29.5, 'p99(total_ms)': 49, 'max(total_ms)': 49, error_rate: 0.1, rejected_rate: 5 / 120, 'error_rate(replica_fault)': 0.1 }]);
+    const old = spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)'], {
+      toMs: T0 + 5 * MIN,
+    });
+    expect(await store.aggregate(old)).toEqual([
+      {
+        count: 120,
+        'p50(total_ms)': 29.5,
+        'p99(total_ms)': 49,
+        'max(total_ms)': 49,
+        error_rate: 0.1,
+        rejected_rate: 5 / 120,
+        'error_rate(replica_fault)': 0.1,
+      },
+    ]);
     // The rollup made by version 3 (minutes 10:00–10:03) still answers, its sketches read as the
     // fields they were made from (a shifted code would read queue_ms or ttft_ms for total_ms).
-    const oldByMinute = spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'p50(ttft_ms)', 'p90(queue_ms)', 'error_rate'], { toMs: T0 + 4 * MIN, stepMs: MIN, groupBy: ['model'] });
+    const oldByMinute = spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'p50(ttft_ms)', 'p90(queue_ms)', 'error_rate'], {
+      toMs: T0 + 4 * MIN,
+      stepMs: MIN,
+      groupBy: ['model'],
+    });
     expectRollupMatches(await store.approxAggregate(oldByMinute), await store.aggregate(oldByMinute));
 
     // New rows with what version 4 added: prefill_ms 1…10, cached_tokens 0, 10, …, 90; two
@@ -80,16 +97,40 @@ describe('upgrade from schema version 3 (commit d0eda59)', () => {
     );
     expect(await store.appendEvents(lines)).toEqual({ inserted: 10 });
     // P50 of prefill 1…10: h = 4.5 → 5.5; sum of cached tokens 450; cancelled 2/10; dependency errors 3/10.
-    const fresh = spec(['count', 'p50(prefill_ms)', 'sum(cached_tokens)', 'cancelled_rate', 'error_rate(dependency_error)', 'error_rate'], { fromMs: T0 + 10 * MIN, toMs: T0 + 11 * MIN });
-    expect(await store.aggregate(fresh)).toEqual([{ count: 10, 'p50(prefill_ms)': 5.5, 'sum(cached_tokens)': 450, cancelled_rate: 0.2, 'error_rate(dependency_error)': 0.3, error_rate: 0.3 }]);
+    const fresh = spec(['count', 'p50(prefill_ms)', 'sum(cached_tokens)', 'cancelled_rate', 'error_rate(dependency_error)', 'error_rate'], {
+      fromMs: T0 + 10 * MIN,
+      toMs: T0 + 11 * MIN,
+    });
+    expect(await store.aggregate(fresh)).toEqual([
+      { count: 10, 'p50(prefill_ms)': 5.5, 'sum(cached_tokens)': 450, cancelled_rate: 0.2, 'error_rate(dependency_error)': 0.3, error_rate: 0.3 },
+    ]);
     const [e] = await store.getEvents('new-3');
     expect(e).toMatchObject({ prefill_ms: 4, cached_tokens: 30, status: 'error', error_type: 'dependency_error' });
     const [o] = await store.getEvents('old-0');
-    expect(o).toMatchObject({ ts: new Date(T0).toISOString(), attributes: { region: 'eu' }, features: { len: 0 }, risk_tags: ['pii'], prefill_ms: null, cached_tokens: null });
+    expect(o).toMatchObject({
+      ts: new Date(T0).toISOString(),
+      attributes: { region: 'eu' },
+      features: { len: 0 },
+      risk_tags: ['pii'],
+      prefill_ms: null,
+      cached_tokens: null,
+    });
 
     // Roll up the rest with the new columns; old and new minutes together match the raw rows.
     await store.maintainRollup(T0 + 20 * MIN);
-    const all = spec(['count', 'p99(total_ms)', 'p50(prefill_ms)', 'max(prefill_ms)', 'cancelled_rate', 'error_rate(dependency_error)', 'error_rate(replica_fault)', 'p90(ttft_ms)'], { stepMs: MIN, groupBy: ['model_version'] });
+    const all = spec(
+      [
+        'count',
+        'p99(total_ms)',
+        'p50(prefill_ms)',
+        'max(prefill_ms)',
+        'cancelled_rate',
+        'error_rate(dependency_error)',
+        'error_rate(replica_fault)',
+        'p90(ttft_ms)',
+      ],
+      { stepMs: MIN, groupBy: ['model_version'] },
+    );
     expectRollupMatches(await store.approxAggregate(all), await store.aggregate(all));
 
     // The other tables came through too.
@@ -97,7 +138,11 @@ describe('upgrade from schema version 3 (commit d0eda59)', () => {
     expect(await store.resources({ fromMs: T0, toMs: T0 + 2 * MIN, stepMs: 2 * MIN, metrics: ['gpu_utilization_ratio'], filters: {}, groupBy: [] })).toEqual([
       { bucketMs: T0, metric: 'gpu_utilization_ratio', avg: 0.5, max: 0.75, sum: 1, n: 2, simulated: false },
     ]);
-    expect((await store.feedbackStats({ fromMs: T0, toMs: T0 + 5 * MIN, filters: {}, groupBy: [], limit: 10 })).rows[0]).toMatchObject({ requests: 120, correctN: 2, correctRate: 0.5 });
+    expect((await store.feedbackStats({ fromMs: T0, toMs: T0 + 5 * MIN, filters: {}, groupBy: [], limit: 10 })).rows[0]).toMatchObject({
+      requests: 120,
+      correctN: 2,
+      correctRate: 0.5,
+    });
     await store.close();
     expect(await versions()).toEqual([1, 2, 3, 4, 5]);
 

@@ -17,7 +17,9 @@ const ROOT = resolve(import.meta.dirname, '..');
 describe('wire names', () => {
   it('every reply field declared in src/schema/replies/ is snake_case', () => {
     const dir = join(ROOT, 'src/schema/replies');
-    const all = readdirSync(dir).map((f) => readFileSync(join(dir, f), 'utf8')).join('\n');
+    const all = readdirSync(dir)
+      .map((f) => readFileSync(join(dir, f), 'utf8'))
+      .join('\n');
     // Alertmanager's silences keep Alertmanager's names on purpose (docs/api.md "Naming").
     const text = all.replace(/export interface Alertmanager\w+ \{[\s\S]*?\n\}/g, '');
     // Property declarations: `  name: …`, `  name?: …`, and inline `{ name: …; other: … }` members.
@@ -30,7 +32,10 @@ describe('wire names', () => {
     // `field(x, 'key')` and `records(x)` read an untyped reply. The Review view is being reworked
     // with the review report (issue 16) and moves to src/schema/replies/ with it.
     const UNTYPED_YET = new Set(['web/src/views/review.ts']);
-    const walk = (d: string): string[] => readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((e) => (e.isDirectory() ? walk(`${d}/${e.name}`) : e.name.endsWith('.ts') ? [`${d}/${e.name}`] : []));
+    const walk = (d: string): string[] =>
+      readdirSync(join(ROOT, d), { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? walk(`${d}/${e.name}`) : e.name.endsWith('.ts') ? [`${d}/${e.name}`] : [],
+      );
     const files = walk('web/src').filter((f) => f !== 'web/src/api.ts');
     expect(files.length).toBeGreaterThan(30);
     const untyped = files.filter((f) => !UNTYPED_YET.has(f) && /\b(field|records)\(/.test(readFileSync(join(ROOT, f), 'utf8')));
@@ -47,12 +52,17 @@ describe('wire names', () => {
       symlinkSync(join(ROOT, 'node_modules'), join(dir, 'node_modules'), 'dir');
       const file = join(dir, 'src/schema/replies/runtime.ts');
       const text = readFileSync(file, 'utf8');
-      const renamed = text.replace('  /** The stage that grew (significantly, ≥ ×1.1) most in ms; null when none did. */\n  grew_most: string | null;', '  grew_most_stage: string | null;');
+      const renamed = text.replace(
+        '  /** The stage that grew (significantly, ≥ ×1.1) most in ms; null when none did. */\n  grew_most: string | null;',
+        '  grew_most_stage: string | null;',
+      );
       expect(renamed).not.toBe(text);
       writeFileSync(file, renamed);
       const tsc = spawnSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '--noEmit', '-p', join(dir, 'web')], { encoding: 'utf8' });
       expect(tsc.status).not.toBe(0);
-      expect(tsc.stdout).toMatch(/web\/src\/views\/runtime\/stage-shift\.ts\(\d+,\d+\): error TS2339: Property 'grew_most' does not exist on type 'StagesReply'/);
+      expect(tsc.stdout).toMatch(
+        /web\/src\/views\/runtime\/stage-shift\.ts\(\d+,\d+\): error TS2339: Property 'grew_most' does not exist on type 'StagesReply'/,
+      );
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -391,7 +391,14 @@ describe('each incident kind is visible in the stored data', () => {
     const t = incident('gpu_memory_creep');
     const w = windows(t);
     const series = async (fromMs: number, toMs: number) => {
-      const rows = await store.resources({ fromMs, toMs, stepMs: MIN, metrics: ['gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: { node: t.slice.node!, gpu: t.slice.gpu! }, groupBy: [] });
+      const rows = await store.resources({
+        fromMs,
+        toMs,
+        stepMs: MIN,
+        metrics: ['gpu_memory_used_bytes', 'gpu_memory_total_bytes'],
+        filters: { node: t.slice.node!, gpu: t.slice.gpu! },
+        groupBy: [],
+      });
       const total = rows.find((r) => r.metric === 'gpu_memory_total_bytes')!.max;
       return rows.filter((r) => r.metric === 'gpu_memory_used_bytes').map((r) => ({ at: r.bucketMs, ratio: r.max / total }));
     };
@@ -407,9 +414,23 @@ describe('each incident kind is visible in the stored data', () => {
   it('replica_restarts: the counter climbs, faults and gaps follow', async () => {
     const t = incident('replica_restarts');
     const w = windows(t);
-    const rows = await store.resources({ fromMs: w.before[0], toMs: w.during[1], stepMs: w.during[1] - w.before[0], metrics: ['replica_restarts_total'], filters: { replica: t.slice.replica! }, groupBy: [] });
+    const rows = await store.resources({
+      fromMs: w.before[0],
+      toMs: w.during[1],
+      stepMs: w.during[1] - w.before[0],
+      metrics: ['replica_restarts_total'],
+      filters: { replica: t.slice.replica! },
+      groupBy: [],
+    });
     expect(rows).toHaveLength(1);
-    const counterBefore = await store.resources({ fromMs: w.before[0], toMs: w.before[0] + MIN, stepMs: MIN, metrics: ['replica_restarts_total'], filters: { replica: t.slice.replica! }, groupBy: [] });
+    const counterBefore = await store.resources({
+      fromMs: w.before[0],
+      toMs: w.before[0] + MIN,
+      stepMs: MIN,
+      metrics: ['replica_restarts_total'],
+      filters: { replica: t.slice.replica! },
+      groupBy: [],
+    });
     expect(rows[0]!.max - counterBefore[0]!.max).toBe(t.detail.restarts);
     expect(Number(t.detail.restarts)).toBeGreaterThanOrEqual(2);
     // Requests in flight at a crash, and those routed there before the balancer notices, fail;
@@ -420,7 +441,8 @@ describe('each incident kind is visible in the stored data', () => {
       expect(num(faults, 'error_rate(replica_fault)')).toBeGreaterThan(0);
       const rep = run.description.replicas.find((r) => r.name === t.slice.replica)!;
       const version = { model: rep.model, model_version: rep.version };
-      const share = async (from: number, to: number) => num(await measure({ replica: rep.name }, from, to, ['count']), 'count') / num(await measure(version, from, to, ['count']), 'count');
+      const share = async (from: number, to: number) =>
+        num(await measure({ replica: rep.name }, from, to, ['count']), 'count') / num(await measure(version, from, to, ['count']), 'count');
       expect(await share(...w.during)).toBeLessThan(0.97 * (await share(...w.before)));
     }
   });
@@ -432,7 +454,15 @@ describe('each incident kind is visible in the stored data', () => {
     const f = sliceFilters(t);
     if (m.type === 'classifier') {
       const counts = async (from: number, to: number) => {
-        const rows = await store.aggregate({ fromMs: from, toMs: to, filters: f, groupBy: ['label'], measures: [{ name: 'n', measure: { kind: 'n' } }], includeProbes: false, limit: 100 });
+        const rows = await store.aggregate({
+          fromMs: from,
+          toMs: to,
+          filters: f,
+          groupBy: ['label'],
+          measures: [{ name: 'n', measure: { kind: 'n' } }],
+          includeProbes: false,
+          limit: 100,
+        });
         return Object.fromEntries(rows.filter((r) => r.label != null).map((r) => [String(r.label), Number(r.n)]));
       };
       const test = chiSquareTest(await counts(...w.before), await counts(...w.during));
@@ -464,7 +494,14 @@ describe('each incident kind is visible in the stored data', () => {
     const t = incident('golden_failures');
     const w = windows(t);
     const pass = async (from: number, to: number) => {
-      const rows = await store.listEvents({ fromMs: from, toMs: to, filters: { ...sliceFilters(t), probe: 'true' }, includeProbes: true, columns: ['attributes'], limit: 1000 });
+      const rows = await store.listEvents({
+        fromMs: from,
+        toMs: to,
+        filters: { ...sliceFilters(t), probe: 'true' },
+        includeProbes: true,
+        columns: ['attributes'],
+        limit: 1000,
+      });
       const ok = rows.filter((r) => (r.attributes as Record<string, string> | null)?.golden_pass === 'true').length;
       return { ok, n: rows.length };
     };
@@ -521,10 +558,14 @@ describe('the clean run is quiet where the incidents were', () => {
 describe('the CLI', () => {
   it('writes a data directory a store opens at the configured path, the truth and a one-line summary', async () => {
     const out = join(dir, 'cli');
-    const r = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'generate.ts'), '--seed', '3', '--hours', '0.3', '--history', '0.1', '--scale', '0.2', '--out', out], {
-      encoding: 'utf8',
-      cwd: resolve(import.meta.dirname, '..', '..'),
-    });
+    const r = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', resolve(import.meta.dirname, 'generate.ts'), '--seed', '3', '--hours', '0.3', '--history', '0.1', '--scale', '0.2', '--out', out],
+      {
+        encoding: 'utf8',
+        cwd: resolve(import.meta.dirname, '..', '..'),
+      },
+    );
     expect(r.stderr).toBe('');
     expect(r.status).toBe(0);
     const summary = JSON.parse(r.stdout.trim().split('\n').at(-1)!) as { events: number; resources: number; incidents: number; seconds: number };
@@ -540,7 +581,11 @@ describe('the CLI', () => {
     } finally {
       await s.close();
     }
-    const bad = spawnSync(process.execPath, ['--import', 'tsx', resolve(import.meta.dirname, 'generate.ts'), '--seed', '3', '--hours', '1', '--incidents', 'latency_tail,nope', '--out', out], { encoding: 'utf8' });
+    const bad = spawnSync(
+      process.execPath,
+      ['--import', 'tsx', resolve(import.meta.dirname, 'generate.ts'), '--seed', '3', '--hours', '1', '--incidents', 'latency_tail,nope', '--out', out],
+      { encoding: 'utf8' },
+    );
     expect(bad.status).not.toBe(0);
     expect(bad.stderr).toContain('unknown incident kind(s) nope');
   });

@@ -198,9 +198,30 @@ export function fleetLoad(fleet: Fleet, hourUtc: number): number {
   return fleet.loadShape[k]! * (1 - f) + fleet.loadShape[k + 1]! * f;
 }
 
-const CLASSIFIER_NAMES = ['intent-router', 'toxicity-guard', 'spam-filter', 'lang-detect', 'sentiment', 'fraud-check', 'doc-type', 'pii-detector', 'topic-tagger', 'nsfw-image'];
+const CLASSIFIER_NAMES = [
+  'intent-router',
+  'toxicity-guard',
+  'spam-filter',
+  'lang-detect',
+  'sentiment',
+  'fraud-check',
+  'doc-type',
+  'pii-detector',
+  'topic-tagger',
+  'nsfw-image',
+];
 const RANKER_NAMES = ['search-rerank', 'feed-ranker', 'ads-ctr', 'product-recs', 'news-rank', 'job-match', 'similar-items', 'query-suggest'];
-const GENERATIVE_NAMES = ['chat-assistant', 'summarizer', 'code-helper', 'support-agent', 'sql-writer', 'email-drafter', 'translate-llm', 'doc-qa', 'title-writer'];
+const GENERATIVE_NAMES = [
+  'chat-assistant',
+  'summarizer',
+  'code-helper',
+  'support-agent',
+  'sql-writer',
+  'email-drafter',
+  'translate-llm',
+  'doc-qa',
+  'title-writer',
+];
 const LABEL_SETS = [
   ['negative', 'neutral', 'positive'],
   ['ham', 'spam', 'phishing', 'malware'],
@@ -211,8 +232,46 @@ const LABEL_SETS = [
   ['invoice', 'receipt', 'contract', 'id_card', 'letter'],
   ['legit', 'suspicious', 'fraud'],
 ];
-const TENANT_A = ['acme', 'blue', 'north', 'quiet', 'rapid', 'silver', 'urban', 'bright', 'cedar', 'delta', 'ember', 'frost', 'golden', 'harbor', 'iron', 'jade', 'lunar', 'maple', 'nova', 'orbit'];
-const TENANT_B = ['labs', 'retail', 'health', 'bank', 'media', 'games', 'travel', 'foods', 'legal', 'cloud', 'works', 'mobile', 'learn', 'logix', 'motors', 'energy'];
+const TENANT_A = [
+  'acme',
+  'blue',
+  'north',
+  'quiet',
+  'rapid',
+  'silver',
+  'urban',
+  'bright',
+  'cedar',
+  'delta',
+  'ember',
+  'frost',
+  'golden',
+  'harbor',
+  'iron',
+  'jade',
+  'lunar',
+  'maple',
+  'nova',
+  'orbit',
+];
+const TENANT_B = [
+  'labs',
+  'retail',
+  'health',
+  'bank',
+  'media',
+  'games',
+  'travel',
+  'foods',
+  'legal',
+  'cloud',
+  'works',
+  'mobile',
+  'learn',
+  'logix',
+  'motors',
+  'energy',
+];
 const ROUTE_WORDS = ['lane', 'track', 'path', 'split', 'flow', 'ring', 'arm', 'slot', 'cell', 'zone', 'wave', 'line'];
 const ENTRY_POOL: Omit<Entry, 'ingressMs'>[] = [
   { name: 'public-api', ingressSigma: 0.35, inputFactor: 1, tier: null },
@@ -230,9 +289,33 @@ const ENTRY_INGRESS_MS: Record<string, [number, number]> = {
 };
 
 const ERROR_MIX: Record<ModelType, [ErrorType, number][]> = {
-  classifier: [['bad_input', 0.35], ['internal', 0.25], ['dependency_timeout', 0.15], ['resource_exhausted', 0.05], ['replica_fault', 0.08], ['model_load', 0.04], ['other', 0.08]],
-  ranker: [['dependency_timeout', 0.35], ['internal', 0.25], ['bad_input', 0.15], ['resource_exhausted', 0.08], ['replica_fault', 0.07], ['model_load', 0.03], ['other', 0.07]],
-  generative: [['resource_exhausted', 0.3], ['internal', 0.2], ['bad_input', 0.2], ['dependency_timeout', 0.1], ['replica_fault', 0.08], ['model_load', 0.04], ['other', 0.08]],
+  classifier: [
+    ['bad_input', 0.35],
+    ['internal', 0.25],
+    ['dependency_timeout', 0.15],
+    ['resource_exhausted', 0.05],
+    ['replica_fault', 0.08],
+    ['model_load', 0.04],
+    ['other', 0.08],
+  ],
+  ranker: [
+    ['dependency_timeout', 0.35],
+    ['internal', 0.25],
+    ['bad_input', 0.15],
+    ['resource_exhausted', 0.08],
+    ['replica_fault', 0.07],
+    ['model_load', 0.03],
+    ['other', 0.07],
+  ],
+  generative: [
+    ['resource_exhausted', 0.3],
+    ['internal', 0.2],
+    ['bad_input', 0.2],
+    ['dependency_timeout', 0.1],
+    ['replica_fault', 0.08],
+    ['model_load', 0.04],
+    ['other', 0.08],
+  ],
 };
 
 function versionName(r: Random, style: number, age: number, model: string): string {
@@ -301,7 +384,10 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
     const rank = i + 1;
     const tier: Tenant['tier'] = rank <= shape.tenants / 6 ? 'premium' : rank <= shape.tenants * 0.65 || r() < 0.2 ? 'standard' : 'free';
     const nE = r() < 0.35 ? 2 : 1;
-    const chosen = shuffle(r, entries.map((_, j) => j)).slice(0, nE);
+    const chosen = shuffle(
+      r,
+      entries.map((_, j) => j),
+    ).slice(0, nE);
     // The batch entry is used by a minority: swap it out for most tenants.
     const usable = chosen.map((j) => (entries[j]!.name === 'batch-jobs' && r() < 0.6 ? 0 : j));
     const uniq = [...new Set(usable)];
@@ -339,15 +425,25 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
   };
   const shares = modelShares(r, n);
   const shareOrder = shuffle(r, shares);
-  const peakOrder = shuffle(r, Array.from({ length: n }, (_, i) => i));
-  const errOrder = shuffle(r, Array.from({ length: n }, (_, i) => i));
+  const peakOrder = shuffle(
+    r,
+    Array.from({ length: n }, (_, i) => i),
+  );
+  const errOrder = shuffle(
+    r,
+    Array.from({ length: n }, (_, i) => i),
+  );
   const routeTaken = new Set<string>();
 
   const models: Model[] = types.map((type, i) => {
     const name = nameFor(type);
     const pool = POOLS[type];
     const mixBase = ERROR_MIX[type];
-    const mixW = perturb(r, mixBase.map(([, w]) => w), 0.4);
+    const mixW = perturb(
+      r,
+      mixBase.map(([, w]) => w),
+      0.4,
+    );
     const errorMix = mixBase.map(([t], k) => ({ type: t, weight: mixW[k]! }));
     // Base error rates stratified on a log scale over 0.1 %–2 %.
     const baseErrorRate = Math.exp(Math.log(0.001) + ((errOrder[i]! + r()) / n) * Math.log(20));
@@ -427,7 +523,14 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
   }
 
   models.forEach((m, mi) => {
-    const baseMix = m.type === 'classifier' ? perturb(r, m.labels.map((_, k) => 1 / (k + 1.5)), 0.5) : [];
+    const baseMix =
+      m.type === 'classifier'
+        ? perturb(
+            r,
+            m.labels.map((_, k) => 1 / (k + 1.5)),
+            0.5,
+          )
+        : [];
     m.labelMix = baseMix;
     const ts = tenants.map((_, ti) => ti).filter((ti) => tenantModels[ti]!.has(mi));
     // Zipf weight damped (^0.6): a model has a few big tenants, not one that owns it.
@@ -546,8 +649,7 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
       v.typicalUtilisation = Math.min(0.9, (BASE_RATE_PER_S * m.share * versionShare[vi]!) / (nRep * v.capacityPerReplica));
       const rs = tag(r, 5);
       for (let k = 0; k < nRep; k++) {
-        const base =
-          m.type === 'generative' ? uniform(r, 16, 40) * GIB : m.type === 'ranker' ? uniform(r, 2, 8) * GIB : uniform(r, 0.6, 3) * GIB;
+        const base = m.type === 'generative' ? uniform(r, 16, 40) * GIB : m.type === 'ranker' ? uniform(r, 2, 8) * GIB : uniform(r, 0.6, 3) * GIB;
         const runtime = uniform(r, 0.8, 1.6) * GIB;
         // Generative: a KV cache that grows with concurrent sequences, capped at 85 % of the card.
         const load = m.type === 'generative' ? 0.85 * m.pool.gpuMemoryBytes - base - runtime : uniform(r, 1, 4) * GIB;

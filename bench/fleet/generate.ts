@@ -19,7 +19,10 @@ const number =
   };
 
 const kinds = (v: string): IncidentKind[] => {
-  const list = v.split(',').map((s) => s.trim()).filter(Boolean);
+  const list = v
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
   const bad = list.filter((k) => !(INCIDENT_KINDS as readonly string[]).includes(k));
   if (bad.length > 0) throw new InvalidArgumentError(`unknown incident kind(s) ${bad.join(', ')}: expected any of ${INCIDENT_KINDS.join(', ')}`);
   return list as IncidentKind[];
@@ -37,7 +40,16 @@ const program = new Command('generate')
   .requiredOption('--out <dir>', 'output folder: DIR/data (the data directory), DIR/truth.json, DIR/description.json')
   .parse();
 
-const o = program.opts<{ seed: number; hours: number; history: number; clean?: boolean; scale: number; start: string; incidents?: IncidentKind[]; out: string }>();
+const o = program.opts<{
+  seed: number;
+  hours: number;
+  history: number;
+  clean?: boolean;
+  scale: number;
+  start: string;
+  incidents?: IncidentKind[];
+  out: string;
+}>();
 const startMs = Date.parse(o.start);
 if (!Number.isFinite(startMs)) program.error(`--start: expected an RFC 3339 time, got "${o.start}"`);
 

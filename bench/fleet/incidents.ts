@@ -142,7 +142,14 @@ function iso(ms: number): string {
 }
 
 /** Draws slice and magnitude of one incident on model mi. */
-function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: number, endMs: number): (Omit<Incident, 'id' | 'truth'> & { slice: TruthIncident['slice']; detail: TruthIncident['detail'] }) | null {
+function draw(
+  r: Random,
+  fleet: Fleet,
+  kind: IncidentKind,
+  mi: number,
+  startMs: number,
+  endMs: number,
+): (Omit<Incident, 'id' | 'truth'> & { slice: TruthIncident['slice']; detail: TruthIncident['detail'] }) | null {
   const m = fleet.models[mi]!;
   const hour = hourOfDay(startMs);
   const durS = (endMs - startMs) / 1000;
@@ -179,7 +186,15 @@ function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: 
       const factor = uniform(r, 4, 10);
       if (!big({ version: vi }, 1, share)) return null;
       // A slow request takes (factor − 1) × the model's typical total longer: "much slower".
-      return { ...base, version: vi, share, factor, delta: (factor - 1) * typical, slice: mv(vi), detail: { slow_share: round(share), slowdown: round(factor) } };
+      return {
+        ...base,
+        version: vi,
+        share,
+        factor,
+        delta: (factor - 1) * typical,
+        slice: mv(vi),
+        detail: { slow_share: round(share), slowdown: round(factor) },
+      };
     }
     case 'error_slice':
     case 'timeout_slice': {
@@ -192,13 +207,29 @@ function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: 
         const vi = tm.pinnedVersion >= 0 ? tm.pinnedVersion : r() < 0.8 ? 0 : 1;
         if (!big({ version: vi, tenant: tm.tenant }, 1, share)) return null;
         const slice = { ...mv(vi), tenant: fleet.tenants[tm.tenant]!.name };
-        return { ...base, version: vi, tenant: tm.tenant, share, errorType, slice, detail: kind === 'error_slice' ? { error_rate: round(share), error_type: errorType } : { timeout_rate: round(share) } };
+        return {
+          ...base,
+          version: vi,
+          tenant: tm.tenant,
+          share,
+          errorType,
+          slice,
+          detail: kind === 'error_slice' ? { error_rate: round(share), error_type: errorType } : { timeout_rate: round(share) },
+        };
       }
       const vi = pickVersion(r, m);
       const ei = int(r, 0, fleet.entries.length - 1);
       if (!big({ version: vi, entry: ei }, 1, share)) return null;
       const slice = { ...mv(vi), entry: fleet.entries[ei]!.name };
-      return { ...base, version: vi, entry: ei, share, errorType, slice, detail: kind === 'error_slice' ? { error_rate: round(share), error_type: errorType } : { timeout_rate: round(share) } };
+      return {
+        ...base,
+        version: vi,
+        entry: ei,
+        share,
+        errorType,
+        slice,
+        detail: kind === 'error_slice' ? { error_rate: round(share), error_type: errorType } : { timeout_rate: round(share) },
+      };
     }
     case 'slow_replica': {
       const vi = m.versions.findIndex((v) => v.replicas.length >= 2);
@@ -214,13 +245,24 @@ function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: 
       return { ...base, factor, slice: { model: m.name }, detail: { arrival_factor: round(factor), utilisation: round(target) } };
     }
     case 'gpu_memory_creep': {
-      const ri = pick(r, m.versions.flatMap((v) => v.replicas));
+      const ri = pick(
+        r,
+        m.versions.flatMap((v) => v.replicas),
+      );
       const rep = fleet.replicas[ri]!;
       const target = uniform(r, 0.97, 1);
       // The creep ends with the restart that frees the memory, inside the incident's window.
       const gapS = uniform(r, 15, 30);
       const crashMs = endMs - Math.round(gapS * 1000) - 1000;
-      return { ...base, replica: ri, share: target, crashesMs: [crashMs], gapS, slice: { node: rep.node, gpu: rep.gpu }, detail: { replica: rep.name, memory_ratio_at_end: round(target) } };
+      return {
+        ...base,
+        replica: ri,
+        share: target,
+        crashesMs: [crashMs],
+        gapS,
+        slice: { node: rep.node, gpu: rep.gpu },
+        detail: { replica: rep.name, memory_ratio_at_end: round(target) },
+      };
     }
     case 'replica_restarts': {
       const vi = m.versions.findIndex((v) => v.replicas.length >= 2);
@@ -228,7 +270,15 @@ function draw(r: Random, fleet: Fleet, kind: IncidentKind, mi: number, startMs: 
       const crashes: number[] = [];
       for (let t = startMs + uniform(r, 0.2, 1.5) * MIN; t < endMs - 30_000; t += uniform(r, 2, 6) * MIN) crashes.push(Math.round(t));
       const gapS = uniform(r, 15, 45);
-      return { ...base, version: vi, replica: ri, crashesMs: crashes, gapS, slice: { model: m.name, replica: fleet.replicas[ri]!.name }, detail: { restarts: crashes.length, down_s: round(gapS) } };
+      return {
+        ...base,
+        version: vi,
+        replica: ri,
+        crashesMs: crashes,
+        gapS,
+        slice: { model: m.name, replica: fleet.replicas[ri]!.name },
+        detail: { restarts: crashes.length, down_s: round(gapS) },
+      };
     }
     case 'output_shift': {
       const vi = pickVersion(r, m);

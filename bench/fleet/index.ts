@@ -140,8 +140,17 @@ export function generateFleet(options: FleetOptions): FleetRun {
     tenants: fleet.tenants.map((t) => ({ name: t.name, tier: t.tier })),
     entries: fleet.entries.map((e) => ({ name: e.name, ingressMs: round(e.ingressMs, 2) })),
     nodes: fleet.nodes.map((n) => ({ name: n.name, pool: n.pool.name, gpus: n.replicas.length })),
-    replicas: fleet.replicas.map((r) => ({ name: r.name, model: fleet.models[r.model]!.name, version: fleet.models[r.model]!.versions[r.version]!.name, node: r.node, gpu: r.gpu, pool: r.pool.name })),
-    badInputTenants: fleet.models.flatMap((m) => m.tenants.filter((t) => t.badInputRate > 0).map((t) => ({ model: m.name, tenant: fleet.tenants[t.tenant]!.name, rate: round(t.badInputRate, 4) }))),
+    replicas: fleet.replicas.map((r) => ({
+      name: r.name,
+      model: fleet.models[r.model]!.name,
+      version: fleet.models[r.model]!.versions[r.version]!.name,
+      node: r.node,
+      gpu: r.gpu,
+      pool: r.pool.name,
+    })),
+    badInputTenants: fleet.models.flatMap((m) =>
+      m.tenants.filter((t) => t.badInputRate > 0).map((t) => ({ model: m.name, tenant: fleet.tenants[t.tenant]!.name, rate: round(t.badInputRate, 4) })),
+    ),
     droppedIncidents: plan.dropped,
   };
 

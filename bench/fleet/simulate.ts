@@ -204,7 +204,9 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
     return x;
   };
   const versionPart = models.map((m) =>
-    m.versions.map((v) => `,"model":"${safe(m.name)}","model_version":"${safe(v.name)}","service_version":"${safe(m.serviceVersion)}","route_rule":"${safe(v.route)}"`),
+    m.versions.map(
+      (v) => `,"model":"${safe(m.name)}","model_version":"${safe(v.name)}","service_version":"${safe(m.serviceVersion)}","route_rule":"${safe(v.route)}"`,
+    ),
   );
   const gpuLabels = fleet.replicas.map((r) => ({ gpu_uuid: r.gpuUuid, gpu_model: r.pool.gpuModel }));
   const restartLabels = fleet.replicas.map((r) => ({ model: models[r.model]!.name }));
@@ -265,7 +267,8 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
       for (let p = 0; p < m.tenants.length; p++) {
         const tm = m.tenants[p]!;
         const t = fleet.tenants[tm.tenant]!;
-        lam[p] = BASE_RATE_PER_S * scale * fleetFactor * m.share * m.rateNorm * tm.weight * modelDay * diurnal(hour, t.peakHourUtc, t.diurnalAmplitude) * loadNoise;
+        lam[p] =
+          BASE_RATE_PER_S * scale * fleetFactor * m.share * m.rateNorm * tm.weight * modelDay * diurnal(hour, t.peakHourUtc, t.diurnalAmplitude) * loadNoise;
       }
       for (const b of nz.bursts[mi]!) if (b.fromMs < minuteMs + MIN && b.toMs > minuteMs) lam[b.pair]! *= b.mult;
       for (let p = 0; p < lam.length; p++) lamTotal += lam[p]!;
@@ -320,7 +323,21 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
         const n = poisson(traffic, lamTotal);
         for (let k = 0; k < n; k++) {
           const d = drawRequest(traffic, m);
-          emit(d, mi, secMs + Math.floor(d.offsetMs), `${prefix}-${mi.toString(36)}-${absMin.toString(36)}-${(seq++).toString(36)}`, tenantCum, -1, lam, surge, queue, incs, blips, errMult, false);
+          emit(
+            d,
+            mi,
+            secMs + Math.floor(d.offsetMs),
+            `${prefix}-${mi.toString(36)}-${absMin.toString(36)}-${(seq++).toString(36)}`,
+            tenantCum,
+            -1,
+            lam,
+            surge,
+            queue,
+            incs,
+            blips,
+            errMult,
+            false,
+          );
         }
         if (surge > 1) {
           // The surge's extra arrivals come from the incident's own stream.
@@ -329,7 +346,21 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
           const nx = poisson(ir, lamTotal * (surge - 1));
           for (let k = 0; k < nx; k++) {
             const d = drawRequest(ir, m);
-            emit(d, mi, secMs + Math.floor(d.offsetMs), `${prefix}-${mi.toString(36)}-${absMin.toString(36)}-x${(extraSeq++).toString(36)}`, tenantCum, -1, lam, surge, queue, incs, blips, errMult, false);
+            emit(
+              d,
+              mi,
+              secMs + Math.floor(d.offsetMs),
+              `${prefix}-${mi.toString(36)}-${absMin.toString(36)}-x${(extraSeq++).toString(36)}`,
+              tenantCum,
+              -1,
+              lam,
+              surge,
+              queue,
+              incs,
+              blips,
+              errMult,
+              false,
+            );
           }
         }
       }
@@ -394,7 +425,16 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
           { ts, node, replica, gpu, pool, metric: 'gpu_utilization_ratio', labels, value: r3(util), simulated: true },
           { ts, node, replica, gpu, pool, metric: 'gpu_memory_used_bytes', labels, value: Math.round(used), simulated: true },
           { ts, node, replica, gpu, pool, metric: 'gpu_memory_total_bytes', labels, value: total, simulated: true },
-          { ts, node, replica, pool, metric: 'replica_restarts_total', labels: restartLabels[ri]!, value: rep.restartsBefore + countBefore(crashTimes[ri]!, ts, o.historyStartMs), simulated: true },
+          {
+            ts,
+            node,
+            replica,
+            pool,
+            metric: 'replica_restarts_total',
+            labels: restartLabels[ri]!,
+            value: rep.restartsBefore + countBefore(crashTimes[ri]!, ts, o.historyStartMs),
+            simulated: true,
+          },
         );
       });
       for (const node of fleet.nodes) {
@@ -403,7 +443,15 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
         if (ts < o.historyStartMs || ts >= o.endMs) continue;
         let u = 0;
         for (const ri of node.replicas) u += utilByReplica[ri]!;
-        resources.push({ ts, node: node.name, pool: node.pool.name, metric: 'cpu_utilization_ratio', labels: {}, value: r3(clamp(0.05 + 0.07 * u + 0.02 * z, 0.01, 1)), simulated: true });
+        resources.push({
+          ts,
+          node: node.name,
+          pool: node.pool.name,
+          metric: 'cpu_utilization_ratio',
+          labels: {},
+          value: r3(clamp(0.05 + 0.07 * u + 0.02 * z, 0.01, 1)),
+          simulated: true,
+        });
       }
     }
 
@@ -618,7 +666,8 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
     const batchEntry = entry.tier === 'batch' ? 1.3 : 1;
     // Queueing grows as 1 / (1 − utilisation) (the M/M/1 shape), anchored so the median is the
     // model's queueMs at the version's typical utilisation; lognormal spread; plus any backlog.
-    const queueMs = (m.queueMs * batchEntry * Math.exp(0.7 * d.zQueue) * (1 - v.typicalUtilisation)) / (1 - Math.min(rho, 0.95)) + q.waitMs + stageExtra.queue_ms;
+    const queueMs =
+      (m.queueMs * batchEntry * Math.exp(0.7 * d.zQueue) * (1 - v.typicalUtilisation)) / (1 - Math.min(rho, 0.95)) + q.waitMs + stageExtra.queue_ms;
     const batchMs = m.batchMs * (0.5 + Math.min(rho, 1)) * Math.exp(0.4 * d.zBatch) + stageExtra.batch_ms;
     const postMs = m.postMs * Math.exp(0.5 * d.zPost) + stageExtra.post_ms;
     const stall = d.outlierU < OUTLIER_RATE ? 6 + 9 * d.outlierF : 1;
@@ -688,7 +737,8 @@ export function* simulate(o: SimulateOptions): Generator<FleetBatch> {
       return push(line + '}', ts, ri);
     }
     line += `,"exec_ms":${ms3(execMs)},"post_ms":${ms3(postMs)},"total_ms":${ms3(total)}`;
-    if (m.type === 'generative') line += `,"ttft_ms":${ms3(ttft)},"tpot_ms":${ms3(tpot)},"batch_size":${batchSize},"batch_tokens":${batchSize * Math.round(m.inputTokens + m.outputTokens)}`;
+    if (m.type === 'generative')
+      line += `,"ttft_ms":${ms3(ttft)},"tpot_ms":${ms3(tpot)},"batch_size":${batchSize},"batch_tokens":${batchSize * Math.round(m.inputTokens + m.outputTokens)}`;
     else line += `,"batch_size":${batchSize}`;
     line += `,"status":"ok","http_status":200,"input_tokens":${inputTokens}`;
 

@@ -51,7 +51,14 @@ function logNormalMs(medianMs: number, sigma: number, maxMs: number, random: () 
  * The feedback rows one answered request will produce, each stamped with the time it arrives
  * (`ts` = request time + delay × timeScale). Pure given `random`: live and backfill share it.
  */
-export function planFeedback(requestId: string, requestTsMs: number, correct: boolean, random: () => number, policy: FeedbackPolicy = DEFAULT_FEEDBACK_POLICY, timeScale = 1): Feedback[] {
+export function planFeedback(
+  requestId: string,
+  requestTsMs: number,
+  correct: boolean,
+  random: () => number,
+  policy: FeedbackPolicy = DEFAULT_FEEDBACK_POLICY,
+  timeScale = 1,
+): Feedback[] {
   const rows: Feedback[] = [];
   if (random() < policy.reviewShare) {
     const delay = logNormalMs(policy.reviewMedianMs, policy.reviewSigma, policy.reviewMaxMs, random) * timeScale;

@@ -37,7 +37,11 @@ export async function postNdjson(target: IngestTarget, path: IngestPath, rows: r
       await res.body?.cancel();
       const half = Math.ceil(rows.length / 2);
       const [a, b] = [await postNdjson(target, path, rows.slice(0, half), maxRetries), await postNdjson(target, path, rows.slice(half), maxRetries)];
-      return { accepted: a.accepted + b.accepted, rejected: a.rejected + b.rejected, ...((a.firstProblem ?? b.firstProblem) !== undefined && { firstProblem: a.firstProblem ?? b.firstProblem }) };
+      return {
+        accepted: a.accepted + b.accepted,
+        rejected: a.rejected + b.rejected,
+        ...((a.firstProblem ?? b.firstProblem) !== undefined && { firstProblem: a.firstProblem ?? b.firstProblem }),
+      };
     }
     const reply = (await res.json().catch(() => ({}))) as { accepted?: number; rejected?: { path?: string; message?: string }[]; error?: string };
     if (res.status !== 200 && res.status !== 400) throw new Error(`${path} answered ${res.status}: ${reply.error ?? 'no error message'}`);

@@ -122,7 +122,8 @@ export function trainLogistic(train: readonly Message[], options: LogisticOption
 }
 
 export function createLogistic(params: LogisticParams): Classifier {
-  if (params.hashBits !== HASH_BITS) throw new Error(`v2 model was trained with ${params.hashBits} hash bits, this code uses ${HASH_BITS}: delete the model cache`);
+  if (params.hashBits !== HASH_BITS)
+    throw new Error(`v2 model was trained with ${params.hashBits} hash bits, this code uses ${HASH_BITS}: delete the model cache`);
   return {
     version: 'v2',
     predict: (texts) => texts.map((text) => fromSpamProbability(sigmoid(dot(params.weights, features(text)) + params.bias))),

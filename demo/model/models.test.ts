@@ -70,7 +70,9 @@ describe('v1 and v2', () => {
   it('reads back the cache it wrote, keyed by version and corpus size', () => {
     const dir = mkdtempSync(join(tmpdir(), 'demo-models-'));
     try {
-      const texts = loadDataset().heldOut.slice(0, 50).map((m) => m.text);
+      const texts = loadDataset()
+        .heldOut.slice(0, 50)
+        .map((m) => m.text);
       for (const version of ['v1', 'v2'] as const) {
         const trained = createClassifier(loadModel(version, { cacheDir: dir })).predict(texts);
         expect(readdirSync(dir)).toContain(`spam-filter-${version}-n6046-s${DEFAULT_SPLIT_SEED}-r${TRAINING_REV}.json`);

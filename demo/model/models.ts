@@ -21,7 +21,14 @@ export type ModelParams = NaiveBayesParams | LogisticParams;
 
 export const TRAINING_REV = 1;
 /** data/demo-models at the package root (compiled code runs one level down, in dist/). */
-export const DEFAULT_CACHE_DIR = join(dirname(fileURLToPath(import.meta.url)), ...(import.meta.url.endsWith('.js') ? ['..'] : []), '..', '..', 'data', 'demo-models');
+export const DEFAULT_CACHE_DIR = join(
+  dirname(fileURLToPath(import.meta.url)),
+  ...(import.meta.url.endsWith('.js') ? ['..'] : []),
+  '..',
+  '..',
+  'data',
+  'demo-models',
+);
 
 export function trainModel(version: ModelVersion, train: readonly Message[]): ModelParams {
   return version === 'v1' ? trainNaiveBayes(train) : trainLogistic(train);
@@ -37,11 +44,13 @@ export interface LoadModelOptions {
   seed?: number;
 }
 
-type CachedParams = Omit<LogisticParams, 'weights'> & { weights: string } | NaiveBayesParams;
+type CachedParams = (Omit<LogisticParams, 'weights'> & { weights: string }) | NaiveBayesParams;
 
 function toJSON(params: ModelParams): string {
   const out: CachedParams =
-    params.kind === 'logistic_hashed' ? { ...params, weights: Buffer.from(params.weights.buffer, params.weights.byteOffset, params.weights.byteLength).toString('base64') } : params;
+    params.kind === 'logistic_hashed'
+      ? { ...params, weights: Buffer.from(params.weights.buffer, params.weights.byteOffset, params.weights.byteLength).toString('base64') }
+      : params;
   return JSON.stringify(out);
 }
 

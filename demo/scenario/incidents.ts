@@ -81,19 +81,22 @@ export function describeIncident(kind: IncidentKind, t: IncidentTargets): Pick<I
       return {
         title: `input drift: ${Math.round(p.driftShare * 100)} % of messages come from the hard (never trained on) subset`,
         where: { model: t.model },
-        expect: 'Model-quality view: v2 confidence drops (below_rate(confidence, 0.9) from ~0 to ~35 %); v1 (naive Bayes) stays overconfident, so its drop shows as `correct` = false feedback (marketing-like ham called spam) seconds to minutes later; the spam share shifts.',
+        expect:
+          'Model-quality view: v2 confidence drops (below_rate(confidence, 0.9) from ~0 to ~35 %); v1 (naive Bayes) stays overconfident, so its drop shows as `correct` = false feedback (marketing-like ham called spam) seconds to minutes later; the spam share shifts.',
       };
     case 'load_spike':
       return {
         title: `load spike past capacity (rate ×${p.spikeRateMultiplier} plus batch dumps of ${p.spikeBurst.size})`,
         where: { model: t.model },
-        expect: 'Runtime view: QPS jumps, requests are turned away (`rejected`, the queue full: 503), and the saturation banner flags it (shed load against the minutes before).',
+        expect:
+          'Runtime view: QPS jumps, requests are turned away (`rejected`, the queue full: 503), and the saturation banner flags it (shed load against the minutes before).',
       };
     case 'canary_regression':
       return {
         title: `canary regression: v2 at ${p.canaryPercent} % of ${t.canaryTenants.join(' and ')}, ${p.regression.slowdownFactor}× slower exec and ${p.regression.flipRate * 100} % of labels flipped`,
         where: { model: t.model, model_version: 'v2', tenants: t.canaryTenants },
-        expect: 'Release comparison v2 vs v1: exec_ms P50/P99 up, confidently wrong answers (correct=false feedback, lower conversion); the verdict should say roll back / hold.',
+        expect:
+          'Release comparison v2 vs v1: exec_ms P50/P99 up, confidently wrong answers (correct=false feedback, lower conversion); the verdict should say roll back / hold.',
       };
     case 'gpu_memory_creep':
       return {
@@ -121,7 +124,13 @@ export function fullSchedule(t: IncidentTargets): IncidentSpec[] {
     ['gpu_memory_creep', 28, 6],
     ['load_spike', 35, 3],
   ];
-  return plan.map(([kind, startMin, lengthMin]) => ({ id: kind, kind, ...describeIncident(kind, t), startOffsetMs: startMin * MINUTE_MS, durationMs: lengthMin * MINUTE_MS }));
+  return plan.map(([kind, startMin, lengthMin]) => ({
+    id: kind,
+    kind,
+    ...describeIncident(kind, t),
+    startOffsetMs: startMin * MINUTE_MS,
+    durationMs: lengthMin * MINUTE_MS,
+  }));
 }
 export const FULL_CYCLE_MS = 40 * MINUTE_MS;
 

@@ -8,7 +8,15 @@ import { compressedSchedule, fullSchedule, INCIDENT_KINDS, INCIDENT_PARAMS } fro
 import type { IncidentTargets } from './incidents.ts';
 import { createScenario } from './scenario.ts';
 
-const targets: IncidentTargets = { model: 'spam-filter', slowReplica: 'replica-1', errorTenant: 'wonka', canaryTenants: ['acme', 'globex'], node: 'node-a', creepGpu: '2', creepReplica: 'replica-2' };
+const targets: IncidentTargets = {
+  model: 'spam-filter',
+  slowReplica: 'replica-1',
+  errorTenant: 'wonka',
+  canaryTenants: ['acme', 'globex'],
+  node: 'node-a',
+  creepGpu: '2',
+  creepReplica: 'replica-2',
+};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -44,7 +52,11 @@ describe('scenario runner', () => {
         setCanary: (p) => void calls.push(`canary ${p}`),
         regression: (v, r) => void calls.push(`regression ${v} ${r ? r.slowdownFactor : 'off'}`),
       },
-      traffic: { setRateMultiplier: (m) => void calls.push(`rate ×${m}`), setBurst: (b) => void calls.push(`burst ${b ? b.size : 'off'}`), setDriftShare: (s) => void calls.push(`drift ${s}`) },
+      traffic: {
+        setRateMultiplier: (m) => void calls.push(`rate ×${m}`),
+        setBurst: (b) => void calls.push(`burst ${b ? b.size : 'off'}`),
+        setDriftShare: (s) => void calls.push(`drift ${s}`),
+      },
       gpu: { setMemoryCreep: (g, b) => void calls.push(`creep ${g} ${b === null ? 'off' : Math.round(b / 1024 ** 2)}`) },
       baseCanaryPercent: 20,
     });
@@ -78,7 +90,12 @@ describe('scenario runner', () => {
   it('a clean scenario injects nothing and repeats nothing', async () => {
     vi.useFakeTimers();
     const calls: string[] = [];
-    const scenario = createScenario({ name: 'clean', schedule: [], cycleMs: 1_000, actions: { begin: (i) => void calls.push(i.id), end: (i) => void calls.push(i.id) } });
+    const scenario = createScenario({
+      name: 'clean',
+      schedule: [],
+      cycleMs: 1_000,
+      actions: { begin: (i) => void calls.push(i.id), end: (i) => void calls.push(i.id) },
+    });
     scenario.start();
     await vi.advanceTimersByTimeAsync(5_000);
     await scenario.stop();
@@ -90,7 +107,13 @@ describe('scenario runner', () => {
     vi.useFakeTimers();
     const calls: string[] = [];
     const schedule = compressedSchedule(['input_drift'], targets, { warmupMs: 100, durationMs: 200, gapMs: 0 });
-    const scenario = createScenario({ name: 'cycle', schedule, cycleMs: 1_000, tickMs: 50, actions: { begin: (i) => void calls.push(`+${i.id}`), end: (i) => void calls.push(`-${i.id}`) } });
+    const scenario = createScenario({
+      name: 'cycle',
+      schedule,
+      cycleMs: 1_000,
+      tickMs: 50,
+      actions: { begin: (i) => void calls.push(`+${i.id}`), end: (i) => void calls.push(`-${i.id}`) },
+    });
     scenario.start();
     await vi.advanceTimersByTimeAsync(2_500);
     await scenario.stop();

@@ -75,20 +75,18 @@ export function createScenario(options: ScenarioOptions): Scenario {
     written_at: iso(now()),
     incidents: [
       ...(options.history ?? []),
-      ...instances.map(
-        (i): GroundTruthIncident => ({
-          id: i.spec.id,
-          kind: i.spec.kind,
-          title: i.spec.title,
-          where: i.spec.where,
-          expect: i.spec.expect,
-          source: 'live',
-          planned_start: iso(i.startMs),
-          planned_end: iso(i.endMs),
-          start: i.began === null ? null : iso(i.began),
-          end: i.ended === null ? null : iso(i.ended),
-        }),
-      ),
+      ...instances.map((i): GroundTruthIncident => ({
+        id: i.spec.id,
+        kind: i.spec.kind,
+        title: i.spec.title,
+        where: i.spec.where,
+        expect: i.spec.expect,
+        source: 'live',
+        planned_start: iso(i.startMs),
+        planned_end: iso(i.endMs),
+        start: i.began === null ? null : iso(i.began),
+        end: i.ended === null ? null : iso(i.ended),
+      })),
     ],
   });
   const write = (): void => {

@@ -35,10 +35,19 @@ const ACTIONS: Record<string, Action> = {
   resume_canary: action(z.object({ rule: z.string().default('canary') }), (c, p) => c.resumeCanary(p.rule)),
   adjust_batch: action(
     z.object({ version: version.optional(), maxBatchSize: z.number().int().min(1).max(1024).optional(), maxWaitMs: z.number().min(0).max(10_000).optional() }),
-    (c, p) => c.adjustBatch({ ...(p.maxBatchSize !== undefined && { maxBatchSize: p.maxBatchSize }), ...(p.maxWaitMs !== undefined && { maxWaitMs: p.maxWaitMs }) }, p.version),
+    (c, p) =>
+      c.adjustBatch(
+        { ...(p.maxBatchSize !== undefined && { maxBatchSize: p.maxBatchSize }), ...(p.maxWaitMs !== undefined && { maxWaitMs: p.maxWaitMs }) },
+        p.version,
+      ),
   ),
   regression: action(
-    z.object({ version: version.default('v2'), slowdownFactor: z.number().min(1).max(100).default(2), flipRate: share.default(0.2), off: z.boolean().default(false) }),
+    z.object({
+      version: version.default('v2'),
+      slowdownFactor: z.number().min(1).max(100).default(2),
+      flipRate: share.default(0.2),
+      off: z.boolean().default(false),
+    }),
     (c, p) => c.regression(p.version, p.off ? null : { slowdownFactor: p.slowdownFactor, flipRate: p.flipRate }),
   ),
   set_rate_limit: action(z.object({ tenant: z.string().min(1), ratePerS: z.number().positive().optional(), burst: z.number().min(1).optional() }), (c, p) =>
@@ -60,7 +69,8 @@ export async function runAdmin(name: string, body: unknown, controls: ServiceCon
   try {
     await a.run(controls, body ?? {});
   } catch (err) {
-    if (err instanceof z.ZodError) return { status: 400, body: { error: `bad body for ${name}`, issues: err.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`) } };
+    if (err instanceof z.ZodError)
+      return { status: 400, body: { error: `bad body for ${name}`, issues: err.issues.map((i) => `${i.path.join('.') || '(body)'}: ${i.message}`) } };
     return { status: 400, body: { error: (err as Error).message } };
   }
   return { status: 200, body: { ok: true, state: controls.state() } };

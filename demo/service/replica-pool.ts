@@ -221,7 +221,8 @@ export function createReplicaPool(options: ReplicaPoolOptions): ReplicaPool {
     batchCounts: () => Object.fromEntries(replicas.map((r) => [r.name, r.batches])),
     drain(name, drained) {
       const r = get(name);
-      if (drained && !r.drained && replicas.filter((x) => !x.drained).length <= 1) throw new Error(`replica ${name} is the last one in rotation: scale out before draining it`);
+      if (drained && !r.drained && replicas.filter((x) => !x.drained).length <= 1)
+        throw new Error(`replica ${name} is the last one in rotation: scale out before draining it`);
       r.drained = drained;
       if (!drained) for (const l of listeners) l();
     },

@@ -27,9 +27,7 @@ export interface ReplicaWorkerData {
   seed: number;
 }
 
-export type ToReplica =
-  | { type: 'predict'; batchId: number; version: ModelVersion; texts: string[] }
-  | { type: 'config'; config: ReplicaConfig };
+export type ToReplica = { type: 'predict'; batchId: number; version: ModelVersion; texts: string[] } | { type: 'config'; config: ReplicaConfig };
 
 export type FromReplica =
   | { type: 'ready' }

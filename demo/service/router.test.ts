@@ -27,7 +27,8 @@ describe('router', () => {
 
   it('pauses, resumes and re-weights the canary', () => {
     const router = createRouter(rules());
-    const share = () => Array.from({ length: 500 }, (_, i) => router.route({ tenant: 'acme', entry: 'api', requestId: `q${i}` })).filter((r) => r.rule === 'canary').length;
+    const share = () =>
+      Array.from({ length: 500 }, (_, i) => router.route({ tenant: 'acme', entry: 'api', requestId: `q${i}` })).filter((r) => r.rule === 'canary').length;
     router.setPercent('canary', 100);
     expect(share()).toBe(500);
     router.setPaused('canary', true);

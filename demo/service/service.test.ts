@@ -140,7 +140,9 @@ describe('demo service, end to end on 127.0.0.1', () => {
 
   it('a golden-sample probe pins its model version past the routing table and is marked probe; user requests cannot pin one', async () => {
     // initech is routed to v1 by the table; a probe asking for v2 gets v2 (rule `probe`).
-    const bodies = MODEL_VERSIONS.flatMap((v) => [0, 1].map((i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', probe: true, model_version: v, request_id: `probe-${v}-${i}` })));
+    const bodies = MODEL_VERSIONS.flatMap((v) =>
+      [0, 1].map((i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', probe: true, model_version: v, request_id: `probe-${v}-${i}` })),
+    );
     const replies = await sendAll(service.url, bodies, 2);
     expect(replies.map((r) => r.status)).toEqual([200, 200, 200, 200]);
     expect(replies.map((r) => r.body.model_version)).toEqual(['v1', 'v1', 'v2', 'v2']);
@@ -168,7 +170,11 @@ describe('demo service, end to end on 127.0.0.1', () => {
 
   it('rate limits a tenant with 429 rate_limited while others pass', async () => {
     service.controls.setRateLimit('spammy', { ratePerS: 0.001, burst: 2 });
-    const replies = await sendAll(service.url, Array.from({ length: 5 }, (_, i) => ({ text: 'hello there', tenant: 'spammy', request_id: `rl-${i}` })), 1);
+    const replies = await sendAll(
+      service.url,
+      Array.from({ length: 5 }, (_, i) => ({ text: 'hello there', tenant: 'spammy', request_id: `rl-${i}` })),
+      1,
+    );
     expect(replies.map((r) => r.status)).toEqual([200, 200, 429, 429, 429]);
     expect(replies[2]?.body).toMatchObject({ status: 'rate_limited' });
     expect((await post(`${service.url}/v1/classify`, { text: 'hello', tenant: 'initech' })).status).toBe(200);
@@ -185,7 +191,11 @@ describe('demo service, end to end on 127.0.0.1', () => {
     // scheduler slice is nearly always preempted, which inflated the slow replica's median to 5–14×
     // when batches took 4 ms. With short jobs a preemption is an outlier the median ignores.
     await post(`${service.url}/admin/adjust_batch`, { maxBatchSize: 1, maxWaitMs: 0 });
-    const text = heldOut.slice(0, 6).map((m) => m.text).join('\n').slice(0, 12_000);
+    const text = heldOut
+      .slice(0, 6)
+      .map((m) => m.text)
+      .join('\n')
+      .slice(0, 12_000);
     // Wall-clock ratios are still at the mercy of other processes on the machine: a fresh
     // measurement is taken when one lands outside the band, at most three in all.
     const ratios: number[] = [];
@@ -220,9 +230,16 @@ describe('demo service, end to end on 127.0.0.1', () => {
     const cell = (tenant: string, version: string) => events.filter((e) => e.tenant === tenant && e.model_version === version);
     expect(cell('acme', 'v2').length).toBeGreaterThan(10);
     expect(cell('acme', 'v2').every((e) => e.status === 'error' && e.error_type === 'internal' && e.http_status === 500)).toBe(true);
-    for (const [tenant, version] of [['acme', 'v1'], ['globex', 'v1'], ['globex', 'v2']] as const) {
+    for (const [tenant, version] of [
+      ['acme', 'v1'],
+      ['globex', 'v1'],
+      ['globex', 'v2'],
+    ] as const) {
       expect(cell(tenant, version).length, `${tenant} ${version}`).toBeGreaterThan(10);
-      expect(cell(tenant, version).every((e) => e.status === 'ok'), `${tenant} ${version}`).toBe(true);
+      expect(
+        cell(tenant, version).every((e) => e.status === 'ok'),
+        `${tenant} ${version}`,
+      ).toBe(true);
     }
     service.controls.tenantError('acme', { rate: 0 });
   });
@@ -238,7 +255,12 @@ describe('demo service, end to end on 127.0.0.1', () => {
   it('v2 regression flips labels and slows v2; a replica fault answers 503 replica_fault', async () => {
     service.controls.setCanary(100);
     const sample = heldOut.slice(300, 340);
-    const send = (tag: string) => sendAll(service.url, sample.map((m, i) => ({ text: m.text, tenant: 'acme', request_id: `${tag}-${i}` })), 4);
+    const send = (tag: string) =>
+      sendAll(
+        service.url,
+        sample.map((m, i) => ({ text: m.text, tenant: 'acme', request_id: `${tag}-${i}` })),
+        4,
+      );
     const before = await send('reg-before');
     service.controls.regression('v2', { slowdownFactor: 2, flipRate: 1 });
     const during = await send('reg-during');
@@ -246,7 +268,11 @@ describe('demo service, end to end on 127.0.0.1', () => {
     service.controls.regression('v2', null);
 
     service.controls.replicaFault('replica-2', 1);
-    const faults = await sendAll(service.url, sample.map((m, i) => ({ text: m.text, tenant: 'initech', request_id: `fault-${i}` })), 4);
+    const faults = await sendAll(
+      service.url,
+      sample.map((m, i) => ({ text: m.text, tenant: 'initech', request_id: `fault-${i}` })),
+      4,
+    );
     const events = eventsFor(new Set(sample.map((_, i) => `fault-${i}`)));
     const onFaulty = events.filter((e) => e.replica === 'replica-2');
     expect(onFaulty.length).toBeGreaterThan(0);
@@ -263,8 +289,13 @@ describe('demo service, end to end on 127.0.0.1', () => {
     service.controls.adjustBatch({ maxBatchSize: 1, maxWaitMs: 0 });
     service.controls.slowReplica('replica-0', 1000);
     const batchesBefore = service.controls.state().replicas['replica-0']?.batches ?? 0;
-    const inflight = sendAll(service.url, heldOut.slice(0, 9).map((m, i) => ({ text: m.text, tenant: 'initech', request_id: `killed-${i}` })), 3);
-    for (let waitedMs = 0; (service.controls.state().replicas['replica-0']?.batches ?? 0) === batchesBefore && waitedMs < 10_000; waitedMs += 5) await new Promise((r) => setTimeout(r, 5));
+    const inflight = sendAll(
+      service.url,
+      heldOut.slice(0, 9).map((m, i) => ({ text: m.text, tenant: 'initech', request_id: `killed-${i}` })),
+      3,
+    );
+    for (let waitedMs = 0; (service.controls.state().replicas['replica-0']?.batches ?? 0) === batchesBefore && waitedMs < 10_000; waitedMs += 5)
+      await new Promise((r) => setTimeout(r, 5));
     await service.controls.killReplica('replica-0');
     const during = await inflight;
     const killedEvents = eventsFor(new Set(heldOut.slice(0, 9).map((_, i) => `killed-${i}`)));
@@ -274,7 +305,8 @@ describe('demo service, end to end on 127.0.0.1', () => {
     expect(during.filter((r) => r.status === 200).length + faulted.length).toBe(9);
     service.controls.adjustBatch({ maxBatchSize: 8, maxWaitMs: 3 });
     // the replacement comes up healthy (a fresh worker starts with the default config)
-    for (let waitedMs = 0; !service.controls.state().replicas['replica-0']?.ready && waitedMs < 30_000; waitedMs += 50) await new Promise((r) => setTimeout(r, 50));
+    for (let waitedMs = 0; !service.controls.state().replicas['replica-0']?.ready && waitedMs < 30_000; waitedMs += 50)
+      await new Promise((r) => setTimeout(r, 50));
     expect(service.controls.state().replicas['replica-0']?.ready).toBe(true);
     const bodies = Array.from({ length: 60 }, (_, i) => ({ text: heldOut[i]?.text ?? '', tenant: 'initech', request_id: `kill-${i}` }));
     const replies = await sendAll(service.url, bodies, 3);
@@ -290,10 +322,21 @@ describe('demo service, end to end on 127.0.0.1', () => {
 describe('demo service under overload', () => {
   it('rejects with 503 when the version queue is full, and stops cleanly with requests queued', async () => {
     const observer = createMemoryObserver();
-    const service = createService({ replicas: 1, maxBatchSize: 1, maxWaitMs: 0, queueCapacity: 4, models, observer, routes: [{ name: 'default', version: 'v1' }] });
+    const service = createService({
+      replicas: 1,
+      maxBatchSize: 1,
+      maxWaitMs: 0,
+      queueCapacity: 4,
+      models,
+      observer,
+      routes: [{ name: 'default', version: 'v1' }],
+    });
     await service.start();
     service.controls.slowReplica('replica-0', 100);
-    const text = heldOut.slice(0, 6).map((m) => m.text).join('\n');
+    const text = heldOut
+      .slice(0, 6)
+      .map((m) => m.text)
+      .join('\n');
     const replies = await Promise.all(Array.from({ length: 30 }, (_, i) => post(`${service.url}/v1/classify`, { text, tenant: 't', request_id: `over-${i}` })));
     const rejected = replies.filter((r) => r.status === 503);
     expect(rejected.length).toBeGreaterThan(10);
@@ -325,7 +368,17 @@ describe('demo service: the actions the alert rules propose', () => {
   let observer: MemoryObserver;
   beforeAll(async () => {
     observer = createMemoryObserver();
-    service = createService({ port: 0, replicas: 3, maxBatchSize: 8, maxWaitMs: 3, queueCapacity: 256, models, observer, node: 'test-node', routes: [{ name: 'default', version: 'v1' }] });
+    service = createService({
+      port: 0,
+      replicas: 3,
+      maxBatchSize: 8,
+      maxWaitMs: 3,
+      queueCapacity: 256,
+      models,
+      observer,
+      node: 'test-node',
+      routes: [{ name: 'default', version: 'v1' }],
+    });
     await service.start();
   });
   afterAll(async () => {
@@ -336,7 +389,11 @@ describe('demo service: the actions the alert rules propose', () => {
     const admin = (name: string, body: unknown) => post(`${service.url}/admin/${name}`, body);
     expect((await admin('drain_replica', { model: 'spam-filter', replica: 'replica-2' })).status).toBe(200);
     const before = observer.events.length;
-    await sendAll(service.url, Array.from({ length: 60 }, (_, i) => ({ text: `message ${i} about a meeting`, tenant: 'initech' })), 6);
+    await sendAll(
+      service.url,
+      Array.from({ length: 60 }, (_, i) => ({ text: `message ${i} about a meeting`, tenant: 'initech' })),
+      6,
+    );
     const drainedRun = observer.events.slice(before).filter((e) => e.status === 'ok');
     expect(drainedRun.length).toBe(60);
     expect(drainedRun.some((e) => e.replica === 'replica-2')).toBe(false);
@@ -344,7 +401,11 @@ describe('demo service: the actions the alert rules propose', () => {
     expect(scaled.status).toBe(200);
     expect(Object.keys((scaled.body as { state: { replicas: Record<string, unknown> } }).state.replicas)).toContain('replica-3');
     const mid = observer.events.length;
-    await sendAll(service.url, Array.from({ length: 120 }, (_, i) => ({ text: `invoice ${i} attached`, tenant: 'initech' })), 8);
+    await sendAll(
+      service.url,
+      Array.from({ length: 120 }, (_, i) => ({ text: `invoice ${i} attached`, tenant: 'initech' })),
+      8,
+    );
     expect(observer.events.slice(mid).some((e) => e.replica === 'replica-3')).toBe(true);
     // Back into rotation; draining every replica but one is allowed, the last one is refused.
     expect((await admin('drain_replica', { replica: 'replica-2', drained: false })).status).toBe(200);

@@ -185,15 +185,20 @@ function parseClassify(raw: string): ClassifyBody {
   } catch {
     throw new BadInput('body is not JSON: send {"text": "...", "tenant": "..."}');
   }
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new BadInput('body must be a JSON object {"text", "tenant", "entry"?, "request_id"?}');
+  if (typeof body !== 'object' || body === null || Array.isArray(body))
+    throw new BadInput('body must be a JSON object {"text", "tenant", "entry"?, "request_id"?}');
   const b = body as Record<string, unknown>;
   const problems: string[] = [];
   if (typeof b.text !== 'string' || b.text.length > MAX_TEXT_CHARS) problems.push(`text: a string of at most ${MAX_TEXT_CHARS} characters`);
-  if (typeof b.tenant !== 'string' || b.tenant.length < 1 || b.tenant.length > MAX_TENANT_CHARS) problems.push(`tenant: a string of 1–${MAX_TENANT_CHARS} characters`);
-  if (b.entry != null && (typeof b.entry !== 'string' || b.entry.length < 1 || b.entry.length > MAX_TENANT_CHARS)) problems.push(`entry: a string of 1–${MAX_TENANT_CHARS} characters`);
-  if (b.request_id != null && (typeof b.request_id !== 'string' || b.request_id.length < 1 || b.request_id.length > 128)) problems.push('request_id: a string of 1–128 characters');
+  if (typeof b.tenant !== 'string' || b.tenant.length < 1 || b.tenant.length > MAX_TENANT_CHARS)
+    problems.push(`tenant: a string of 1–${MAX_TENANT_CHARS} characters`);
+  if (b.entry != null && (typeof b.entry !== 'string' || b.entry.length < 1 || b.entry.length > MAX_TENANT_CHARS))
+    problems.push(`entry: a string of 1–${MAX_TENANT_CHARS} characters`);
+  if (b.request_id != null && (typeof b.request_id !== 'string' || b.request_id.length < 1 || b.request_id.length > 128))
+    problems.push('request_id: a string of 1–128 characters');
   if (b.probe != null && typeof b.probe !== 'boolean') problems.push('probe: true or false');
-  if (b.deadline_ms != null && !(typeof b.deadline_ms === 'number' && b.deadline_ms > 0 && b.deadline_ms <= 600_000)) problems.push('deadline_ms: a number of milliseconds in (0, 600000]');
+  if (b.deadline_ms != null && !(typeof b.deadline_ms === 'number' && b.deadline_ms > 0 && b.deadline_ms <= 600_000))
+    problems.push('deadline_ms: a number of milliseconds in (0, 600000]');
   if (b.model_version != null && !MODEL_VERSIONS.includes(b.model_version as ModelVersion)) problems.push(`model_version: one of ${MODEL_VERSIONS.join(', ')}`);
   else if (b.model_version != null && b.probe !== true) problems.push('model_version: honoured only for golden-sample probes (send probe: true as well)');
   if (problems.length > 0) throw new BadInput(`expected ${problems.join('; ')}`);
@@ -264,7 +269,8 @@ export function createService(options: ServiceOptions = {}): Service {
         inflightBatches--;
         const message = err instanceof ReplicaFault ? err.message : `replica ${replica}: ${(err as Error).message}`;
         const execMs = err instanceof ReplicaFault ? err.execMs : undefined;
-        for (const e of items) e.item.settle({ ok: false, message, replica, batchSize, batchTokens, ...(execMs !== undefined && { execMs }) }, e.queueMs, e.batchMs);
+        for (const e of items)
+          e.item.settle({ ok: false, message, replica, batchSize, batchTokens, ...(execMs !== undefined && { execMs }) }, e.queueMs, e.batchMs);
       },
     );
   };
@@ -285,8 +291,21 @@ export function createService(options: ServiceOptions = {}): Service {
       const tEnd = performance.now();
       emit({ ...base, ...extra, status, http_status: httpStatus, post_ms: extra.post_ms ?? tEnd - tPost, total_ms: tEnd - t0 });
     };
-    const fail = (status: Status, httpStatus: number, errorType: ErrorType | null, message: string, extra: Partial<EventInput>, headers?: Record<string, string>): void => {
-      finish(status, httpStatus, { request_id: extra.request_id ?? null, status, error_type: errorType, message }, { ...extra, ...(errorType && { error_type: errorType }) }, headers);
+    const fail = (
+      status: Status,
+      httpStatus: number,
+      errorType: ErrorType | null,
+      message: string,
+      extra: Partial<EventInput>,
+      headers?: Record<string, string>,
+    ): void => {
+      finish(
+        status,
+        httpStatus,
+        { request_id: extra.request_id ?? null, status, error_type: errorType, message },
+        { ...extra, ...(errorType && { error_type: errorType }) },
+        headers,
+      );
     };
 
     let body: ClassifyBody;
@@ -300,7 +319,9 @@ export function createService(options: ServiceOptions = {}): Service {
       return;
     }
     // A probe pinning a version skips the routing table (rule `probe`); everything else is routed.
-    const { rule, version } = body.version ? { rule: 'probe', version: body.version } : router.route({ tenant: body.tenant, entry: body.entry, requestId: body.requestId });
+    const { rule, version } = body.version
+      ? { rule: 'probe', version: body.version }
+      : router.route({ tenant: body.tenant, entry: body.entry, requestId: body.requestId });
     const inputTokens = countWords(body.text);
     const dims: Partial<EventInput> = {
       request_id: body.requestId,
@@ -317,7 +338,14 @@ export function createService(options: ServiceOptions = {}): Service {
     const decision = limiter.take(body.tenant);
     if (!decision.allowed) {
       const retryS = Math.max(1, Math.ceil(decision.retryAfterMs / 1000));
-      fail('rate_limited', 429, null, `tenant ${body.tenant} is over its rate limit: retry after ${retryS} s`, { ...dims, ingress_ms: performance.now() - t0 }, { 'retry-after': String(retryS) });
+      fail(
+        'rate_limited',
+        429,
+        null,
+        `tenant ${body.tenant} is over its rate limit: retry after ${retryS} s`,
+        { ...dims, ingress_ms: performance.now() - t0 },
+        { 'retry-after': String(retryS) },
+      );
       return;
     }
     const batcher = batchers.get(version);
@@ -330,7 +358,14 @@ export function createService(options: ServiceOptions = {}): Service {
       settle: (r, queueMs, batchMs) => resolveOutcome({ ...r, queueMs, batchMs }),
     };
     if (!batcher || stopping || !batcher.offer(pending)) {
-      fail('rejected', 503, 'resource_exhausted', `the ${version} queue is full (${o.queueCapacity}): retry later`, { ...dims, ingress_ms: ingressMs }, { 'retry-after': '1' });
+      fail(
+        'rejected',
+        503,
+        'resource_exhausted',
+        `the ${version} queue is full (${o.queueCapacity}): retry later`,
+        { ...dims, ingress_ms: ingressMs },
+        { 'retry-after': '1' },
+      );
       return;
     }
     const r = await outcome;
@@ -446,7 +481,13 @@ export function createService(options: ServiceOptions = {}): Service {
       const replicas: ServiceState['replicas'] = {};
       for (const name of p?.names ?? []) {
         const c = p?.config(name);
-        replicas[name] = { ready: p?.ready(name) ?? false, drained: p?.drained(name) ?? false, slowFactor: c?.slowFactor ?? 1, faultRate: c?.faultRate ?? 0, batches: counts[name] ?? 0 };
+        replicas[name] = {
+          ready: p?.ready(name) ?? false,
+          drained: p?.drained(name) ?? false,
+          slowFactor: c?.slowFactor ?? 1,
+          faultRate: c?.faultRate ?? 0,
+          batches: counts[name] ?? 0,
+        };
       }
       const batch = {} as ServiceState['batch'];
       for (const [v, b] of batchers) batch[v] = { ...b.settings(), queueDepth: b.depth };
@@ -503,7 +544,8 @@ export function createService(options: ServiceOptions = {}): Service {
       const s = server;
       const closed = new Promise<void>((resolve) => s.close(() => resolve()));
       for (const b of batchers.values()) {
-        for (const item of b.drain()) item.settle({ ok: false, message: 'the service is stopping: retry on another instance', replica: '', batchSize: 0, batchTokens: 0 }, 0, 0);
+        for (const item of b.drain())
+          item.settle({ ok: false, message: 'the service is stopping: retry on another instance', replica: '', batchSize: 0, batchTokens: 0 }, 0, 0);
       }
       const deadline = performance.now() + 5_000;
       while (inflightBatches > 0 && performance.now() < deadline) await new Promise((r) => setTimeout(r, 5));

@@ -204,7 +204,8 @@ export async function backfill(o: BackfillOptions): Promise<BackfillResult> {
       const u = clientRandom();
       const malformed = !rejected && u < CLIENT_TRICKLE.malformedShare;
       const limited = !rejected && !malformed && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare;
-      const timedOut = !rejected && !malformed && !limited && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare + CLIENT_TRICKLE.tightDeadlineShare;
+      const timedOut =
+        !rejected && !malformed && !limited && u < CLIENT_TRICKLE.malformedShare + CLIENT_TRICKLE.rateLimitedShare + CLIENT_TRICKLE.tightDeadlineShare;
       const early = rejected || malformed || limited;
       const ok = !early && !timedOut && !failed;
       const event: EventInput = {

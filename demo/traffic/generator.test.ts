@@ -24,7 +24,11 @@ describe('live traffic: a trickle of client mistakes from the start', () => {
     // 600 req/s for 2 s: ~1,200 requests (fewer on a loaded machine). Shares raised to 3 % (the
     // defaults, 0.1 %, would give ~1 of each): ~36 malformed and ~36 tight deadlines. Bursts at 5 a
     // second so several land in the 2 s.
-    const shares: { malformedShare: number; tightDeadlineShare: number; retryBurstPerS: number } = { malformedShare: 0.03, tightDeadlineShare: 0.03, retryBurstPerS: 5 };
+    const shares: { malformedShare: number; tightDeadlineShare: number; retryBurstPerS: number } = {
+      malformedShare: 0.03,
+      tightDeadlineShare: 0.03,
+      retryBurstPerS: 5,
+    };
     const traffic = createTraffic({
       url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
       rate: { ratePerS: () => 600, meanRatePerS: 600, peakRatePerS: 600 },

@@ -49,7 +49,13 @@ export interface TrafficOptions {
 }
 
 /** The misbehaving clients of a real service, present from the start (shares of requests; bursts per second). */
-export const CLIENT_TRICKLE = { malformedShare: 0.001, tightDeadlineShare: 0.001, retryBurstPerS: 1 / 120, retryBurstSize: 4, rateLimitedShare: 0.004 } as const;
+export const CLIENT_TRICKLE = {
+  malformedShare: 0.001,
+  tightDeadlineShare: 0.001,
+  retryBurstPerS: 1 / 120,
+  retryBurstSize: 4,
+  rateLimitedShare: 0.004,
+} as const;
 
 export interface TrafficResult extends ObservedRequest {
   entry: Entry;

@@ -60,7 +60,11 @@ function fit(values: readonly number[], fallback: StageFit): StageFit {
   const positive = values.filter((v) => v > 0.001);
   if (positive.length < 10) return { ...fallback, zeroShare: values.length > 0 ? 1 - positive.length / values.length : fallback.zeroShare };
   const logs = positive.map(Math.log).sort((a, b) => a - b);
-  return { mu: quantile(logs, 0.5), sigma: Math.max(0.05, (quantile(logs, 0.75) - quantile(logs, 0.25)) / 1.349), zeroShare: 1 - positive.length / values.length };
+  return {
+    mu: quantile(logs, 0.5),
+    sigma: Math.max(0.05, (quantile(logs, 0.75) - quantile(logs, 0.25)) / 1.349),
+    zeroShare: 1 - positive.length / values.length,
+  };
 }
 
 /** Fits the model on the live service's ok events; the default model when there are too few. */
@@ -72,7 +76,11 @@ export function fitLatencyModel(events: readonly EventInput[]): LatencyModel {
     return typeof v === 'number' ? v : 0;
   };
   const stages = {} as Record<Stage, StageFit>;
-  for (const s of STAGES) stages[s] = fit(ok.map((e) => num(e, s)), DEFAULT_LATENCY_MODEL.stages[s]);
+  for (const s of STAGES)
+    stages[s] = fit(
+      ok.map((e) => num(e, s)),
+      DEFAULT_LATENCY_MODEL.stages[s],
+    );
   const handoff = fit(
     ok.map((e) => Math.max(0, num(e, 'total_ms') - STAGES.reduce((sum, s) => sum + num(e, s), 0))),
     DEFAULT_LATENCY_MODEL.handoff,

@@ -39,7 +39,8 @@ export function createTenants(count = TENANT_COUNT, exponent = ZIPF_EXPONENT): T
     const rank = i + 1;
     const tier: ServiceTier = rank <= 3 ? 'enterprise' : rank <= 12 ? 'pro' : 'free';
     // Large accounts integrate through the API and nightly batch jobs; small ones mostly use the web app.
-    const entries: Record<Entry, number> = tier === 'enterprise' ? { api: 0.6, batch: 0.3, web: 0.1 } : tier === 'pro' ? { api: 0.5, batch: 0.1, web: 0.4 } : { api: 0.3, batch: 0, web: 0.7 };
+    const entries: Record<Entry, number> =
+      tier === 'enterprise' ? { api: 0.6, batch: 0.3, web: 0.1 } : tier === 'pro' ? { api: 0.5, batch: 0.1, web: 0.4 } : { api: 0.3, batch: 0, web: 0.7 };
     return { name: NAMED[i] ?? `smb-${String(rank).padStart(2, '0')}`, rank, share: w / total, tier, entries };
   });
 }

@@ -71,8 +71,16 @@ describe('actions', () => {
     await a.idle();
     expect(a.list()[0]).toMatchObject({ state: 'answered', approvedBy: 'alice', answer: { status: 200, bodyExcerpt: '{"ok":true}' }, url: `${base}/act` });
     const sent = got.find((g) => g.url === '/act');
-    expect(sent!.body).toMatchObject({ action: 'switch_route', params: { replica: 'r2', weight: 0 }, alert: { alertname: 'SlowReplica', labels: { replica: 'r2' } }, incident: 'inc-2' });
-    const steps = readFileSync(auditFile, 'utf8').trim().split('\n').map((l) => (JSON.parse(l) as { step: string }).step);
+    expect(sent!.body).toMatchObject({
+      action: 'switch_route',
+      params: { replica: 'r2', weight: 0 },
+      alert: { alertname: 'SlowReplica', labels: { replica: 'r2' } },
+      incident: 'inc-2',
+    });
+    const steps = readFileSync(auditFile, 'utf8')
+      .trim()
+      .split('\n')
+      .map((l) => (JSON.parse(l) as { step: string }).step);
     expect(steps).toEqual(['proposed', 'approved', 'sent', 'answered']);
     expect(() => a.approve(rec!.id, 'bob')).toThrow(/not awaiting approval/);
     expect(() => a.approve('nope', 'bob')).toThrow(/no action/);
@@ -82,7 +90,10 @@ describe('actions', () => {
     const a = createActions({
       clock: createManualClock(T0),
       mode: 'auto',
-      endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' }, rollback: { url: `${base}/admin/fail`, body: 'params', params: { percent: 0 } } },
+      endpoints: {
+        pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' },
+        rollback: { url: `${base}/admin/fail`, body: 'params', params: { percent: 0 } },
+      },
     });
     a.propose(alert('r3'), { type: 'pause_canary', params: { rule: 'canary' } }, undefined);
     a.propose(alert('r4'), { type: 'rollback', params: {} }, undefined);
@@ -98,7 +109,11 @@ describe('actions', () => {
   });
 
   it('never puts up an action nobody can execute, and a person can reject a stale proposal', async () => {
-    const a = createActions({ clock: createManualClock(T0), mode: 'approval', endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' } } });
+    const a = createActions({
+      clock: createManualClock(T0),
+      mode: 'approval',
+      endpoints: { pause_canary: { url: `${base}/admin/pause_canary`, body: 'params' } },
+    });
     a.propose(alert('r6'), { type: 'switch_route', params: { replica: 'r6' } }, undefined);
     a.propose(alert('r7'), { type: 'pause_canary', params: { rule: 'canary' } }, undefined);
     const [pause, route] = a.list();

@@ -102,11 +102,13 @@ export function createActions(o: ActionsOptions): Actions {
   const audit = (step: string, r: ActionRecord, extra: Record<string, unknown> = {}) => {
     o.onStep?.(step, r, extra);
     if (!o.auditFile) return;
-    const line = JSON.stringify({ ts: iso(), step, id: r.id, action: r.action, state: r.state, params: r.params, alert: r.alert, incident: r.incident, ...extra }) + '\n';
+    const line =
+      JSON.stringify({ ts: iso(), step, id: r.id, action: r.action, state: r.state, params: r.params, alert: r.alert, incident: r.incident, ...extra }) + '\n';
     const file = o.auditFile;
     auditChain = auditChain.then(() =>
       appendFile(file, line).catch((e: unknown) => {
-        if (auditWriteErrorsTotal++ === 0) o.logger?.warn({ err: (e as Error).message, file }, 'cannot append to the action audit file; further failures are only counted');
+        if (auditWriteErrorsTotal++ === 0)
+          o.logger?.warn({ err: (e as Error).message, file }, 'cannot append to the action audit file; further failures are only counted');
       }),
     );
   };
@@ -189,7 +191,8 @@ export function createActions(o: ActionsOptions): Actions {
     approve(id, by) {
       const r = records.get(id);
       if (!r) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
-      if (mode === 'dry_run') throw new InferlensError('invalid_argument', 'actions run in dry-run mode: set alerting.actions.mode to approval (or auto) to send them');
+      if (mode === 'dry_run')
+        throw new InferlensError('invalid_argument', 'actions run in dry-run mode: set alerting.actions.mode to approval (or auto) to send them');
       if (r.state !== 'awaiting_approval') throw new InferlensError('invalid_argument', `action ${id} is ${r.state}, not awaiting approval`);
       r.state = 'approved';
       r.approvedAt = iso();

@@ -44,7 +44,13 @@ export function alertLabels(rule: Rule, slice: Labels): Labels {
  * Applies one evaluation's observations to a rule's alerts (mutates `alerts`, keyed by
  * fingerprint). Returns the fingerprints that changed state this evaluation.
  */
-export function applyEvaluation(rule: Rule, alerts: Map<string, Alert>, observations: readonly Observation[], nowMs: number, resolvedRetentionMs = RESOLVED_RETENTION_MS): string[] {
+export function applyEvaluation(
+  rule: Rule,
+  alerts: Map<string, Alert>,
+  observations: readonly Observation[],
+  nowMs: number,
+  resolvedRetentionMs = RESOLVED_RETENTION_MS,
+): string[] {
   const changed: string[] = [];
   const seen = new Set<string>();
   for (const o of observations) {
@@ -57,7 +63,21 @@ export function applyEvaluation(rule: Rule, alerts: Map<string, Alert>, observat
     for (const [k, t] of Object.entries(rule.annotations)) annotations[k] = expandTemplate(t, { labels, value: o.value, details });
     let a = alerts.get(fp);
     if (!a || a.state === 'resolved') {
-      a = { alertname: rule.alert, group: rule.group, fingerprint: fp, labels, annotations, severity: rule.severity, state: 'pending', value: o.value, details, activeAtMs: nowMs, firedAtMs: null, resolvedAtMs: null, lastEvalMs: nowMs };
+      a = {
+        alertname: rule.alert,
+        group: rule.group,
+        fingerprint: fp,
+        labels,
+        annotations,
+        severity: rule.severity,
+        state: 'pending',
+        value: o.value,
+        details,
+        activeAtMs: nowMs,
+        firedAtMs: null,
+        resolvedAtMs: null,
+        lastEvalMs: nowMs,
+      };
       alerts.set(fp, a);
       changed.push(fp);
     }

@@ -145,7 +145,12 @@ const fmtDuration = (ms: number) => (ms % 3_600_000 === 0 && ms > 0 ? `${ms / 3_
 export function createAlerting(o: AlertingOptions): Alerting {
   /** Which incidents are open in this process, now. */
   const isOpen = () => {
-    const open = new Set(incidents.list().filter((i) => i.status === 'open').map((i) => i.id));
+    const open = new Set(
+      incidents
+        .list()
+        .filter((i) => i.status === 'open')
+        .map((i) => i.id),
+    );
     return (id: string) => open.has(id);
   };
   const clock = o.clock ?? systemClock;
@@ -155,7 +160,11 @@ export function createAlerting(o: AlertingOptions): Alerting {
   const maxIntervalMs = Math.max(30_000, ...o.groups.map((g) => g.intervalMs));
   const inhibitor = createInhibitor(o.inhibitRules ?? DEFAULT_INHIBIT_RULES);
   const silences = createSilences({ clock, ...(o.silencesFile && { file: o.silencesFile }) });
-  const incidentLog = createIncidentLog({ clock, ...(o.incidentLog && { store: o.incidentLog }), ...(o.logger && { logger: o.logger.child({ component: 'incident-log' }) }) });
+  const incidentLog = createIncidentLog({
+    clock,
+    ...(o.incidentLog && { store: o.incidentLog }),
+    ...(o.logger && { logger: o.logger.child({ component: 'incident-log' }) }),
+  });
   const actions = createActions({
     clock,
     ...o.actions,
@@ -234,7 +243,10 @@ export function createAlerting(o: AlertingOptions): Alerting {
       if (rule?.action) actions.propose(a, rule.action, incidents.incidentOf(a.fingerprint));
     }
     // The Alertmanager stream: every active alert on change, and at least every resend delay.
-    const hash = notifiable.map((a) => `${a.fingerprint}:${a.state}`).sort().join('|');
+    const hash = notifiable
+      .map((a) => `${a.fingerprint}:${a.state}`)
+      .sort()
+      .join('|');
     if (notifiable.length > 0 && (hash !== lastStreamHash || nowMs - lastStreamMs >= resendDelayMs)) {
       const batch = { kind: 'alerts' as const, alerts: notifiable.map(toNotification) };
       for (const n of notifiers) if (n.accepts === 'alerts') n.send(batch);
@@ -281,7 +293,10 @@ export function createAlerting(o: AlertingOptions): Alerting {
     start() {
       for (const n of notifiers) n.start();
       evaluator.start();
-      o.logger?.info({ groups: o.groups.length, rules: o.groups.reduce((a, g) => a + g.rules.length, 0), notifiers: notifiers.map((n) => n.name), actions: actions.mode() }, 'alerting started');
+      o.logger?.info(
+        { groups: o.groups.length, rules: o.groups.reduce((a, g) => a + g.rules.length, 0), notifiers: notifiers.map((n) => n.name), actions: actions.mode() },
+        'alerting started',
+      );
     },
     stop(deadlineMs = 10_000) {
       stopping ??= (async () => {
@@ -386,10 +401,18 @@ function registerMetrics(registry: Registry, evaluator: Evaluator, notifiers: re
   };
   counter('inferlens_alerting_group_evaluations_total', 'Rule group evaluations.', () => evaluator.stats().evaluationsTotal);
   counter('inferlens_alerting_rule_failures_total', 'Rule evaluations that failed.', () => evaluator.stats().ruleErrorsTotal);
-  counter('inferlens_alerting_evaluations_skipped_total', 'Group ticks skipped because the previous evaluation still ran.', () => evaluator.stats().skippedTotal);
+  counter(
+    'inferlens_alerting_evaluations_skipped_total',
+    'Group ticks skipped because the previous evaluation still ran.',
+    () => evaluator.stats().skippedTotal,
+  );
   counter('inferlens_alerting_actions_proposed_total', 'Actions proposed by firing alerts.', () => actions.stats().proposedTotal);
   counter('inferlens_alerting_incident_log_written_total', 'Incident log entries written to the store.', () => incidentLog.stats().writtenTotal);
-  counter('inferlens_alerting_incident_log_write_failures_total', 'Incident log writes that failed (their entries stay queued).', () => incidentLog.stats().failedWritesTotal);
+  counter(
+    'inferlens_alerting_incident_log_write_failures_total',
+    'Incident log writes that failed (their entries stay queued).',
+    () => incidentLog.stats().failedWritesTotal,
+  );
   counter('inferlens_alerting_incident_log_dropped_total', 'Incident log entries dropped because the queue was full.', () => incidentLog.stats().droppedTotal);
   new Gauge({
     name: 'inferlens_alerting_alerts',

@@ -28,7 +28,10 @@ export const BacktestRequestSchema = z
     /** Known incidents (the truth file's content): adds the score. */
     truth: z.array(z.unknown()).max(10_000).optional(),
     /** How long after an incident ends an alert still belongs to it (default 10m). */
-    grace: z.string().refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 10m' }).optional(),
+    grace: z
+      .string()
+      .refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 10m' })
+      .optional(),
   })
   .strict();
 export type BacktestRequest = z.infer<typeof BacktestRequestSchema>;
@@ -46,7 +49,8 @@ export function groupsFromText(files: readonly { file: string; text: string }[])
     problems.push(...r.problems.map(formatProblem));
     groups.push(...r.groups);
   }
-  if (problems.length > 0) throw new InferlensError('invalid_argument', `rules: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  - ${problems.join('\n  - ')}`);
+  if (problems.length > 0)
+    throw new InferlensError('invalid_argument', `rules: ${problems.length} problem${problems.length === 1 ? '' : 's'}:\n  - ${problems.join('\n  - ')}`);
   const names = new Set<string>();
   for (const g of groups) {
     if (names.has(g.name)) throw new InferlensError('invalid_argument', `rules: group "${g.name}" is defined twice across the files`);
@@ -58,7 +62,13 @@ export function groupsFromText(files: readonly { file: string; text: string }[])
 /** Validates a request body; every problem with its path. */
 export function parseBacktestRequest(body: unknown): BacktestRequest {
   const r = BacktestRequestSchema.safeParse(body);
-  if (!r.success) throw new InferlensError('invalid_argument', zodIssues(r.error).map((p) => `${p.path}: ${p.message}`).join('; '));
+  if (!r.success)
+    throw new InferlensError(
+      'invalid_argument',
+      zodIssues(r.error)
+        .map((p) => `${p.path}: ${p.message}`)
+        .join('; '),
+    );
   return r.data;
 }
 
@@ -76,7 +86,14 @@ export async function backtestRequest(req: BacktestRequest, o: BacktestRequestOp
   const truth = req.truth ? parseTruth(req.truth) : undefined;
   const fromMs = Date.parse(req.from);
   const toMs = Date.parse(req.to);
-  const run = await runBacktest({ groups, reads: o.reads, fromMs, toMs, ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }), ...(o.timer && { timer: o.timer }) });
+  const run = await runBacktest({
+    groups,
+    reads: o.reads,
+    fromMs,
+    toMs,
+    ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }),
+    ...(o.timer && { timer: o.timer }),
+  });
   const graceMs = req.grace ? parseDurationMs(req.grace)! : DEFAULT_GRACE_MS;
   return { ...run, score: truth ? scoreBacktest(run.episodes, truth, { fromMs, toMs }, graceMs) : null };
 }

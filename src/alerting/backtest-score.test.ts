@@ -83,17 +83,27 @@ describe('scoreBacktest', () => {
 
 describe('parseTruth', () => {
   it('lists every problem with its path', () => {
-    expect(() => parseTruth([{ id: 'x', slice: {}, start: 'yesterday', end: at(1) }, { id: 'y', slice: { model: 'm' }, start: at(5), end: at(1), extra: 1 }])).toThrow(
-      /truth\.0\.slice: name at least one label; truth\.0\.start: expected an RFC 3339 timestamp; truth\.1: .*extra/,
-    );
+    expect(() =>
+      parseTruth([
+        { id: 'x', slice: {}, start: 'yesterday', end: at(1) },
+        { id: 'y', slice: { model: 'm' }, start: at(5), end: at(1), extra: 1 },
+      ]),
+    ).toThrow(/truth\.0\.slice: name at least one label; truth\.0\.start: expected an RFC 3339 timestamp; truth\.1: .*extra/);
     expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(5), end: at(1) }])).toThrow(/truth\.0\.end: end must be after start/);
-    expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) }, { id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) }])).toThrow(/truth\.1\.id: "y" appears twice/);
+    expect(() =>
+      parseTruth([
+        { id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) },
+        { id: 'y', slice: { model: 'm' }, start: at(0), end: at(1) },
+      ]),
+    ).toThrow(/truth\.1\.id: "y" appears twice/);
     expect(() => parseTruth({ not: 'a list' })).toThrow(/expected array/);
     expect(() => parseTruth([{ id: 'y', slice: { model: 'm' }, start: at(0), end: at(1), detail: { nested: { no: 1 } } }])).toThrow(/truth\.0\.detail\.nested/);
   });
 
   it("takes an incident's detail along (the fleet simulator's truth.json is a truth file)", () => {
-    const [i] = parseTruth([{ id: 'z', kind: 'error_slice', slice: { model: 'm', tenant: 't' }, start: at(0), end: at(1), detail: { error_rate: 0.3, error_type: 'internal' } }]);
+    const [i] = parseTruth([
+      { id: 'z', kind: 'error_slice', slice: { model: 'm', tenant: 't' }, start: at(0), end: at(1), detail: { error_rate: 0.3, error_type: 'internal' } },
+    ]);
     expect(i!.detail).toEqual({ error_rate: 0.3, error_type: 'internal' });
   });
 });

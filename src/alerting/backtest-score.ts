@@ -30,11 +30,16 @@ export const TruthIncidentSchema = z
   .object({
     id: z.string().min(1).max(256),
     kind: z.string().min(1).max(128).optional(),
-    slice: z.record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { error: 'expected a label name' }), z.string().max(256)).refine((s) => Object.keys(s).length > 0, { error: 'name at least one label' }),
+    slice: z
+      .record(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/, { error: 'expected a label name' }), z.string().max(256))
+      .refine((s) => Object.keys(s).length > 0, { error: 'name at least one label' }),
     start: rfc3339,
     end: rfc3339,
     /** What the incident was, in numbers or words (an error rate, a slowdown): carried along, not scored. */
-    detail: z.record(z.string().max(128), z.union([z.string().max(1024), z.number(), z.boolean()])).refine((d) => Object.keys(d).length <= 32, { error: 'at most 32 entries' }).optional(),
+    detail: z
+      .record(z.string().max(128), z.union([z.string().max(1024), z.number(), z.boolean()]))
+      .refine((d) => Object.keys(d).length <= 32, { error: 'at most 32 entries' })
+      .optional(),
   })
   .strict()
   .refine((i) => !(Date.parse(i.end) <= Date.parse(i.start)), { error: 'end must be after start', path: ['end'] });
@@ -52,7 +57,12 @@ export function parseTruth(value: unknown, where = 'truth'): TruthIncident[] {
     }
     return r.data;
   }
-  throw new InferlensError('invalid_argument', zodIssues(r.error).map((p) => `${where}${p.path ? `.${p.path}` : ''}: ${p.message}`).join('; '));
+  throw new InferlensError(
+    'invalid_argument',
+    zodIssues(r.error)
+      .map((p) => `${where}${p.path ? `.${p.path}` : ''}: ${p.message}`)
+      .join('; '),
+  );
 }
 
 export interface IncidentScore {
@@ -116,7 +126,12 @@ function quantile(sorted: readonly number[], q: number): number | null {
   return sorted[lo]! + (h - lo) * (sorted[Math.ceil(h)]! - sorted[lo]!);
 }
 
-export function scoreBacktest(episodes: readonly Episode[], truth: readonly TruthIncident[], range: { fromMs: number; toMs: number }, graceMs = DEFAULT_GRACE_MS): BacktestScore {
+export function scoreBacktest(
+  episodes: readonly Episode[],
+  truth: readonly TruthIncident[],
+  range: { fromMs: number; toMs: number },
+  graceMs = DEFAULT_GRACE_MS,
+): BacktestScore {
   const windows = truth.map((t) => ({ t, a: Date.parse(t.start), b: Date.parse(t.end) + graceMs }));
   const matched = new Set<Episode>();
   const perIncident: IncidentScore[] = windows.map(({ t, a, b }) => {
@@ -128,7 +143,8 @@ export function scoreBacktest(episodes: readonly Episode[], truth: readonly Trut
       .sort((x, y) => Date.parse(x.pending_at) - Date.parse(y.pending_at) || Number(namesSlice(y.labels, t.slice)) - Number(namesSlice(x.labels, t.slice)));
     for (const h of hits) matched.add(h);
     const first = hits[0];
-    if (!first) return { id: t.id, kind: t.kind ?? null, detected: false, alert: null, top1: false, delay_intervals: null, delay_s: null, firing_delay_s: null };
+    if (!first)
+      return { id: t.id, kind: t.kind ?? null, detected: false, alert: null, top1: false, delay_intervals: null, delay_s: null, firing_delay_s: null };
     const delayMs = Math.max(0, Date.parse(first.pending_at) - a);
     return {
       id: t.id,
@@ -143,7 +159,10 @@ export function scoreBacktest(episodes: readonly Episode[], truth: readonly Trut
   });
 
   // Hours of the range outside every incident window (windows merged).
-  const spans = windows.map((w) => [Math.max(range.fromMs, w.a), Math.min(range.toMs, w.b)] as const).filter(([a, b]) => b > a).sort((x, y) => x[0] - y[0]);
+  const spans = windows
+    .map((w) => [Math.max(range.fromMs, w.a), Math.min(range.toMs, w.b)] as const)
+    .filter(([a, b]) => b > a)
+    .sort((x, y) => x[0] - y[0]);
   let covered = 0;
   let end = -Infinity;
   for (const [a, b] of spans) {
@@ -177,7 +196,19 @@ export function scoreBacktest(episodes: readonly Episode[], truth: readonly Trut
     per_kind: Object.fromEntries(
       [...kinds].map(([k, list]) => {
         const d = list.filter((i) => i.detected);
-        return [k, { incidents: list.length, detected: d.length, recall: d.length / list.length, top1: d.length > 0 ? d.filter((i) => i.top1).length / d.length : null, median_delay_intervals: quantile(d.map((i) => i.delay_intervals!).sort((a, b) => a - b), 0.5) }];
+        return [
+          k,
+          {
+            incidents: list.length,
+            detected: d.length,
+            recall: d.length / list.length,
+            top1: d.length > 0 ? d.filter((i) => i.top1).length / d.length : null,
+            median_delay_intervals: quantile(
+              d.map((i) => i.delay_intervals!).sort((a, b) => a - b),
+              0.5,
+            ),
+          },
+        ];
       }),
     ),
     per_incident: perIncident,

@@ -96,12 +96,25 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   const readAheadMs = stepMs % 60_000 === 0 ? (o.readAheadMs ?? DEFAULT_READ_AHEAD_MS) : 0;
   // Every read the rules make (series, spread checks, events, resources) is counted.
   let queries = 0;
-  const counted = <S, R>(f: (spec: S) => Promise<R>) => (spec: S) => {
-    queries++;
-    return f(spec);
+  const counted =
+    <S, R>(f: (spec: S) => Promise<R>) =>
+    (spec: S) => {
+      queries++;
+      return f(spec);
+    };
+  const reads: TypedReads = {
+    aggregate: counted(o.reads.aggregate),
+    bucketCounts: counted(o.reads.bucketCounts),
+    events: counted(o.reads.events),
+    resources: counted(o.reads.resources),
   };
-  const reads: TypedReads = { aggregate: counted(o.reads.aggregate), bucketCounts: counted(o.reads.bucketCounts), events: counted(o.reads.events), resources: counted(o.reads.resources) };
-  const evaluator = createEvaluator({ groups: o.groups, reads, clock, readAheadMs, ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }) });
+  const evaluator = createEvaluator({
+    groups: o.groups,
+    reads,
+    clock,
+    readAheadMs,
+    ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }),
+  });
   const first = Math.ceil(o.fromMs / stepMs) * stepMs;
   const open = new Map<string, Episode>();
   const episodes: Episode[] = [];
@@ -129,7 +142,18 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
         let e = open.get(id);
         if (!e) {
           const { alertname: _n, severity: _s, ...labels } = a.labels;
-          e = { alertname: a.alertname, group: g.group.name, severity: a.severity, labels, pending_at: iso(a.activeAtMs), firing_at: null, resolved_at: null, peak_value: a.value, details: a.details, interval_ms: g.group.intervalMs };
+          e = {
+            alertname: a.alertname,
+            group: g.group.name,
+            severity: a.severity,
+            labels,
+            pending_at: iso(a.activeAtMs),
+            firing_at: null,
+            resolved_at: null,
+            peak_value: a.value,
+            details: a.details,
+            interval_ms: g.group.intervalMs,
+          };
           open.set(id, e);
           episodes.push(e);
         }
@@ -191,9 +215,30 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
 
 /** A range with neither events nor resource samples is an error that says so, not an empty result. */
 async function requireData(o: BacktestOptions): Promise<void> {
-  const [row] = await o.reads.aggregate({ fromMs: o.fromMs, toMs: o.toMs, filters: {}, groupBy: [], measures: [{ name: 'n', measure: { kind: 'n' } }], includeProbes: true, limit: 1 });
+  const [row] = await o.reads.aggregate({
+    fromMs: o.fromMs,
+    toMs: o.toMs,
+    filters: {},
+    groupBy: [],
+    measures: [{ name: 'n', measure: { kind: 'n' } }],
+    includeProbes: true,
+    limit: 1,
+  });
   if (Number(row?.n ?? 0) > 0) return;
-  const metrics = [...new Set(o.groups.flatMap((g) => g.rules.flatMap((r) => (r.condition.kind === 'resource' ? [r.condition.metric, ...(r.condition.divide_by ? [r.condition.divide_by] : [])] : []))))];
-  if (metrics.length > 0 && (await o.reads.resources({ fromMs: o.fromMs, toMs: o.toMs, stepMs: o.toMs - o.fromMs, metrics, filters: {}, groupBy: [] })).length > 0) return;
-  throw new InferlensError('not_found', `no events and no resource samples between ${iso(o.fromMs)} and ${iso(o.toMs)}: nothing to backtest (check the range and the data directory or server)`);
+  const metrics = [
+    ...new Set(
+      o.groups.flatMap((g) =>
+        g.rules.flatMap((r) => (r.condition.kind === 'resource' ? [r.condition.metric, ...(r.condition.divide_by ? [r.condition.divide_by] : [])] : [])),
+      ),
+    ),
+  ];
+  if (
+    metrics.length > 0 &&
+    (await o.reads.resources({ fromMs: o.fromMs, toMs: o.toMs, stepMs: o.toMs - o.fromMs, metrics, filters: {}, groupBy: [] })).length > 0
+  )
+    return;
+  throw new InferlensError(
+    'not_found',
+    `no events and no resource samples between ${iso(o.fromMs)} and ${iso(o.toMs)}: nothing to backtest (check the range and the data directory or server)`,
+  );
 }

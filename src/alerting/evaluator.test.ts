@@ -100,7 +100,12 @@ describe('evaluator state machine (manual clock)', () => {
     await step(29_999);
     expect(alerting.alerts()).toEqual([]);
     await step(1);
-    expect(alerting.alerts().map((a) => a.labels.replica).sort()).toEqual(['r1', 'r2']);
+    expect(
+      alerting
+        .alerts()
+        .map((a) => a.labels.replica)
+        .sort(),
+    ).toEqual(['r1', 'r2']);
     expect(alerting.rules()[0]!.rules[0]).toMatchObject({ health: 'ok', alerts: { pending: 2, firing: 0 } });
     await alerting.stop(100);
   });

@@ -84,7 +84,11 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
   const running = new Map<string, Promise<void>>();
   const timers = new Map<string, unknown>();
   const stats: EvaluatorStats = { evaluationsTotal: 0, ruleErrorsTotal: 0, skippedTotal: 0 };
-  const series = createSeriesCache({ reads: o.reads, ...(o.maxSeriesCells !== undefined && { maxCells: o.maxSeriesCells }), ...(o.readAheadMs !== undefined && { readAheadMs: o.readAheadMs }) });
+  const series = createSeriesCache({
+    reads: o.reads,
+    ...(o.maxSeriesCells !== undefined && { maxCells: o.maxSeriesCells }),
+    ...(o.readAheadMs !== undefined && { readAheadMs: o.readAheadMs }),
+  });
   let started = false;
 
   async function run(g: GroupStatus, atMs: number): Promise<void> {
@@ -94,9 +98,17 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
       try {
         let coverage: Coverage | null = null;
         const firing = (labels: Labels) => r.alerts.get(fingerprint(alertLabels(r.rule, labels)))?.state === 'firing';
-        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, { reads: o.reads, series, nowMs: atMs, maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000), note: (c) => (coverage = c), firing });
+        const obs = await evaluateCondition(r.rule.condition, r.rule.severity, {
+          reads: o.reads,
+          series,
+          nowMs: atMs,
+          maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000),
+          note: (c) => (coverage = c),
+          firing,
+        });
         r.coverage = coverage;
-        if (obs.length > g.group.limit) throw new Error(`${obs.length} alerts exceed the group limit of ${g.group.limit}: narrow the rule's by/filters or raise limit`);
+        if (obs.length > g.group.limit)
+          throw new Error(`${obs.length} alerts exceed the group limit of ${g.group.limit}: narrow the rule's by/filters or raise limit`);
         applyEvaluation(r.rule, r.alerts, obs, atMs);
         if (r.health === 'err') o.logger?.info({ rule: r.rule.alert, group: g.group.name }, 'rule evaluates again');
         r.health = 'ok';
@@ -104,7 +116,8 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
       } catch (e) {
         stats.ruleErrorsTotal++;
         const message = (e as Error).message;
-        if (r.health !== 'err' || r.lastError !== message) o.logger?.warn({ rule: r.rule.alert, group: g.group.name, err: message }, 'rule evaluation failed; its alerts keep their state');
+        if (r.health !== 'err' || r.lastError !== message)
+          o.logger?.warn({ rule: r.rule.alert, group: g.group.name, err: message }, 'rule evaluation failed; its alerts keep their state');
         r.health = 'err';
         r.lastError = message;
       }

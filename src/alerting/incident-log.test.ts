@@ -4,7 +4,19 @@ import { createManualClock } from './clock.ts';
 import { createIncidentLog, incidentsFrom } from './incident-log.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
-const entry = (id: string, incident: string, kind: string, ts: number, extra: Partial<IncidentLogEntry> = {}): IncidentLogEntry => ({ ts, id, incident_id: incident, kind, alertname: null, fingerprint: null, severity: null, tenant: null, labels: {}, detail: {}, ...extra });
+const entry = (id: string, incident: string, kind: string, ts: number, extra: Partial<IncidentLogEntry> = {}): IncidentLogEntry => ({
+  ts,
+  id,
+  incident_id: incident,
+  kind,
+  alertname: null,
+  fingerprint: null,
+  severity: null,
+  tenant: null,
+  labels: {},
+  detail: {},
+  ...extra,
+});
 
 describe('incidentsFrom', () => {
   it('says resolved, open (in this process) or unfinished (the process stopped first), newest first', () => {
@@ -24,7 +36,9 @@ describe('incidentsFrom', () => {
       ['b', 'unfinished', 'ticket'],
       ['a', 'resolved', 'ticket'],
     ]);
-    expect(list[2]!.alerts).toEqual([{ alertname: 'X', fingerprint: 'f', severity: 'warning', labels: {}, firstFiringAt: new Date(T0).toISOString(), resolvedAt: null, value: 3 }]);
+    expect(list[2]!.alerts).toEqual([
+      { alertname: 'X', fingerprint: 'f', severity: 'warning', labels: {}, firstFiringAt: new Date(T0).toISOString(), resolvedAt: null, value: 3 },
+    ]);
   });
 });
 
@@ -38,7 +52,8 @@ describe('createIncidentLog', () => {
         if (failing) throw new Error('disk full');
         stored.push(...entries);
       },
-      listIncidentLog: async (spec: IncidentLogSpec) => stored.filter((e) => (spec.incidentIds ? spec.incidentIds.includes(e.incident_id ?? '') : e.ts >= spec.fromMs && e.ts < spec.toMs)),
+      listIncidentLog: async (spec: IncidentLogSpec) =>
+        stored.filter((e) => (spec.incidentIds ? spec.incidentIds.includes(e.incident_id ?? '') : e.ts >= spec.fromMs && e.ts < spec.toMs)),
     };
     const log = createIncidentLog({ store, clock, maxQueue: 3 });
     for (const kind of ['opened', 'alert_firing', 'notified', 'resolved']) log.record({ incident_id: 'a', kind, detail: {} });

@@ -41,7 +41,15 @@ export interface IncidentHistory {
   openedAt: string | null;
   resolvedAt: string | null;
   notifications: number;
-  alerts: { alertname: string; fingerprint: string; severity: string | null; labels: Labels; firstFiringAt: string | null; resolvedAt: string | null; value: number | null }[];
+  alerts: {
+    alertname: string;
+    fingerprint: string;
+    severity: string | null;
+    labels: Labels;
+    firstFiringAt: string | null;
+    resolvedAt: string | null;
+    value: number | null;
+  }[];
   actions: { id: string; action: string; state: string; alertname: string | null; proposedAt: string; lastStepAt: string; by: string | null }[];
   timeline: { ts: string; kind: string; alertname: string | null; tenant: string | null; detail: Record<string, unknown> }[];
   /** When a person first acknowledged it (`POST /v1/incidents/:id/ack`), and who; null until then. */
@@ -52,7 +60,17 @@ export interface IncidentHistory {
 export interface IncidentHistoryReply {
   incidents: IncidentHistory[];
   /** Silences created or expired in the window. */
-  silences: { id: string; createdAt: string | null; expiredAt: string | null; createdBy: string | null; comment: string | null; matchers: unknown; startsAt: string | null; endsAt: string | null; tenant: string | null }[];
+  silences: {
+    id: string;
+    createdAt: string | null;
+    expiredAt: string | null;
+    createdBy: string | null;
+    comment: string | null;
+    matchers: unknown;
+    startsAt: string | null;
+    endsAt: string | null;
+    tenant: string | null;
+  }[];
 }
 
 export interface IncidentLog {
@@ -90,7 +108,8 @@ export function createIncidentLog(o: { store?: IncidentLogStore; clock: Clock; l
       try {
         await store.appendIncidentLog(batch);
       } catch (e) {
-        if (failedWritesTotal++ === 0) o.logger?.warn({ err: (e as Error).message }, 'cannot write the incident log; entries stay queued and further failures are only counted');
+        if (failedWritesTotal++ === 0)
+          o.logger?.warn({ err: (e as Error).message }, 'cannot write the incident log; entries stay queued and further failures are only counted');
         return;
       }
       // Entries recorded meanwhile were appended after the batch.
@@ -114,7 +133,7 @@ export function createIncidentLog(o: { store?: IncidentLogStore; clock: Clock; l
       const ts = o.clock.now();
       queue.push({
         ts,
-        id: `${prefix}-${ts.toString(36)}-${(++seq).toString(36).padStart(8, "0")}`,
+        id: `${prefix}-${ts.toString(36)}-${(++seq).toString(36).padStart(8, '0')}`,
         incident_id: e.incident_id,
         kind: e.kind,
         alertname: e.alertname ?? null,
@@ -132,7 +151,7 @@ export function createIncidentLog(o: { store?: IncidentLogStore; clock: Clock; l
     },
     async flush() {
       // A write that is running may have taken only part of the queue: run until it is empty or a write fails.
-      for (let last = -1; queue.length > 0 && queue.length !== last; ) {
+      for (let last = -1; queue.length > 0 && queue.length !== last;) {
         last = queue.length;
         await write();
       }
@@ -176,7 +195,15 @@ export function incidentsFrom(entries: readonly IncidentLogEntry[], isOpen: (id:
     const actions = new Map<string, IncidentHistory['actions'][number]>();
     for (const e of list) {
       if (e.fingerprint && e.kind.startsWith('alert_')) {
-        const a = alerts.get(e.fingerprint) ?? { alertname: e.alertname ?? '', fingerprint: e.fingerprint, severity: e.severity, labels: e.labels, firstFiringAt: null, resolvedAt: null, value: null };
+        const a = alerts.get(e.fingerprint) ?? {
+          alertname: e.alertname ?? '',
+          fingerprint: e.fingerprint,
+          severity: e.severity,
+          labels: e.labels,
+          firstFiringAt: null,
+          resolvedAt: null,
+          value: null,
+        };
         if (e.kind === 'alert_firing') {
           a.firstFiringAt ??= iso(e.ts);
           a.resolvedAt = null;
@@ -187,7 +214,15 @@ export function incidentsFrom(entries: readonly IncidentLogEntry[], isOpen: (id:
       }
       const actionId = str(e.detail['action_id']);
       if (actionId && e.kind.startsWith('action_')) {
-        const a = actions.get(actionId) ?? { id: actionId, action: str(e.detail['action']) ?? '', state: '', alertname: e.alertname, proposedAt: iso(e.ts), lastStepAt: iso(e.ts), by: null };
+        const a = actions.get(actionId) ?? {
+          id: actionId,
+          action: str(e.detail['action']) ?? '',
+          state: '',
+          alertname: e.alertname,
+          proposedAt: iso(e.ts),
+          lastStepAt: iso(e.ts),
+          by: null,
+        };
         a.state = str(e.detail['state']) ?? e.kind.slice('action_'.length);
         a.lastStepAt = iso(e.ts);
         a.by = str(e.detail['by']) ?? a.by;
@@ -221,8 +256,26 @@ function silencesFrom(entries: readonly IncidentLogEntry[]): IncidentHistoryRepl
     if (!e.kind.startsWith('silence_')) continue;
     const id = str(e.detail['silence_id']);
     if (!id) continue;
-    const s = byId.get(id) ?? { id, createdAt: null, expiredAt: null, createdBy: null, comment: null, matchers: null, startsAt: null, endsAt: null, tenant: e.tenant };
-    if (e.kind === 'silence_created') Object.assign(s, { createdAt: iso(e.ts), createdBy: str(e.detail['createdBy']), comment: str(e.detail['comment']), matchers: e.detail['matchers'] ?? null, startsAt: str(e.detail['startsAt']), endsAt: str(e.detail['endsAt']) });
+    const s = byId.get(id) ?? {
+      id,
+      createdAt: null,
+      expiredAt: null,
+      createdBy: null,
+      comment: null,
+      matchers: null,
+      startsAt: null,
+      endsAt: null,
+      tenant: e.tenant,
+    };
+    if (e.kind === 'silence_created')
+      Object.assign(s, {
+        createdAt: iso(e.ts),
+        createdBy: str(e.detail['createdBy']),
+        comment: str(e.detail['comment']),
+        matchers: e.detail['matchers'] ?? null,
+        startsAt: str(e.detail['startsAt']),
+        endsAt: str(e.detail['endsAt']),
+      });
     if (e.kind === 'silence_expired') s.expiredAt = iso(e.ts);
     byId.set(id, s);
   }

@@ -28,7 +28,15 @@ groups:
 
 function capture(): Notifier & { batches: NotificationBatch[] } {
   const batches: NotificationBatch[] = [];
-  return { name: 'capture', accepts: 'incident', batches, send: (b) => void batches.push(b), start() {}, stop: async () => {}, stats: () => ({ name: 'capture', sentTotal: 0, retriesTotal: 0, failedTotal: 0, droppedTotal: 0, queued: 0 }) };
+  return {
+    name: 'capture',
+    accepts: 'incident',
+    batches,
+    send: (b) => void batches.push(b),
+    start() {},
+    stop: async () => {},
+    stats: () => ({ name: 'capture', sentTotal: 0, retriesTotal: 0, failedTotal: 0, droppedTotal: 0, queued: 0 }),
+  };
 }
 
 interface World {
@@ -50,7 +58,16 @@ function setup(extra: Partial<Parameters<typeof createAlerting>[0]> = {}) {
     return current ? [] : world.missing.map((x) => ({ ...x, n: 50 }));
   };
   const notifier = capture();
-  const alerting = createAlerting({ groups: rulesFrom(RULES), reads: fakeReads(answer), clock, notifiers: [notifier], groupWaitMs: 30_000, groupIntervalMs: 300_000, repeatIntervalMs: 3_600_000, ...extra });
+  const alerting = createAlerting({
+    groups: rulesFrom(RULES),
+    reads: fakeReads(answer),
+    clock,
+    notifiers: [notifier],
+    groupWaitMs: 30_000,
+    groupIntervalMs: 300_000,
+    repeatIntervalMs: 3_600_000,
+    ...extra,
+  });
   const run = async (ms: number) => {
     for (let t = 0; t < ms; t += 10_000) {
       clock.advance(10_000);
@@ -119,7 +136,12 @@ describe('incidents, notifications and timing', () => {
     world.missing = [{ model: 'm1', replica: 'r3' }];
     world.empty = 0.5;
     await run(40_000);
-    expect(alerting.alerts().map((a) => a.alertname).sort()).toEqual(['QualityNote', 'ReplicaNoData']);
+    expect(
+      alerting
+        .alerts()
+        .map((a) => a.alertname)
+        .sort(),
+    ).toEqual(['QualityNote', 'ReplicaNoData']);
     expect(notifier.batches).toHaveLength(1);
     expect(notifier.batches[0]).toMatchObject({ tier: 'page' });
     expect(notifier.batches[0]!.alerts.map((a) => a.labels.alertname)).toEqual(['ReplicaNoData']);
@@ -159,7 +181,12 @@ describe('incidents, notifications and timing', () => {
     alerting.silences.expire(s.id);
     expect(alerting.silences.list()[0]!.state).toBe('expired');
     await run(300_000);
-    expect(notifier.batches.at(-1)!.alerts.map((a) => a.labels.replica).sort()).toEqual(['r1', 'r2']);
+    expect(
+      notifier.batches
+        .at(-1)!
+        .alerts.map((a) => a.labels.replica)
+        .sort(),
+    ).toEqual(['r1', 'r2']);
     await alerting.stop(100);
   });
 

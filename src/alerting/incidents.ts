@@ -76,7 +76,15 @@ export function createIncidents(o: IncidentOptions): Incidents {
   const groupLabels = (a: Alert): Labels => Object.fromEntries(o.groupBy.map((k) => [k, a.labels[k] ?? '']));
   const log = o.log ?? (() => undefined);
   const logAlert = (inc: Incident, a: Alert, kind: 'alert_firing' | 'alert_resolved' | 'alert_left') =>
-    log({ incident_id: inc.id, kind, alertname: a.alertname, fingerprint: a.fingerprint, severity: a.severity, labels: a.labels, detail: { value: a.value, since: new Date(a.firedAtMs ?? a.activeAtMs).toISOString() } });
+    log({
+      incident_id: inc.id,
+      kind,
+      alertname: a.alertname,
+      fingerprint: a.fingerprint,
+      severity: a.severity,
+      labels: a.labels,
+      detail: { value: a.value, since: new Date(a.firedAtMs ?? a.activeAtMs).toISOString() },
+    });
   const tierOf = (inc: Incident): Tier => ([...inc.alerts.values()].some((a) => a.state === 'firing' && a.severity === 'critical') ? 'page' : 'ticket');
 
   function flush(inc: Incident) {
@@ -84,12 +92,24 @@ export function createIncidents(o: IncidentOptions): Incidents {
     const nowMs = o.clock.now();
     const toSend = [...inc.alerts.values()].filter((a) => a.state === 'firing' || !inc.resolvedSent.has(a.fingerprint));
     const firing = toSend.some((a) => a.state === 'firing');
-    const hash = toSend.map((a) => `${a.fingerprint}:${a.state}`).sort().join('|');
+    const hash = toSend
+      .map((a) => `${a.fingerprint}:${a.state}`)
+      .sort()
+      .join('|');
     let reason: 'new' | 'changed' | 'repeat' | undefined;
     if (toSend.length > 0 && hash !== inc.lastHash) reason = inc.lastNotifiedAtMs === null ? 'new' : 'changed';
     else if (firing && inc.lastNotifiedAtMs !== null && nowMs - inc.lastNotifiedAtMs >= o.repeatIntervalMs) reason = 'repeat';
     if (reason) {
-      o.notify({ kind: 'incident', tier: tierOf(inc), incidentId: inc.id, groupKey: inc.key, groupLabels: inc.groupLabels, status: firing ? 'firing' : 'resolved', reason, alerts: toSend.map(o.toNotification) });
+      o.notify({
+        kind: 'incident',
+        tier: tierOf(inc),
+        incidentId: inc.id,
+        groupKey: inc.key,
+        groupLabels: inc.groupLabels,
+        status: firing ? 'firing' : 'resolved',
+        reason,
+        alerts: toSend.map(o.toNotification),
+      });
       log({ incident_id: inc.id, kind: 'notified', labels: inc.groupLabels, detail: { reason, tier: tierOf(inc), status: firing ? 'firing' : 'resolved' } });
       inc.lastNotifiedAtMs = nowMs;
       inc.lastHash = hash;
@@ -122,7 +142,20 @@ export function createIncidents(o: IncidentOptions): Incidents {
         if (!inc) {
           // A resolved alert alone does not open an incident.
           if (a.state !== 'firing') continue;
-          inc = { id: `inc-${nowMs.toString(36)}-${(++seq).toString(36)}`, key, groupLabels: gl, openedAtMs: nowMs, resolvedAtMs: null, alerts: new Map(), resolvedSent: new Set(), lastNotifiedAtMs: null, lastHash: '', notifications: 0, timer: undefined, logged: new Map() };
+          inc = {
+            id: `inc-${nowMs.toString(36)}-${(++seq).toString(36)}`,
+            key,
+            groupLabels: gl,
+            openedAtMs: nowMs,
+            resolvedAtMs: null,
+            alerts: new Map(),
+            resolvedSent: new Set(),
+            lastNotifiedAtMs: null,
+            lastHash: '',
+            notifications: 0,
+            timer: undefined,
+            logged: new Map(),
+          };
           open.set(key, inc);
           log({ incident_id: inc.id, kind: 'opened', labels: gl, detail: { group_key: key } });
           inc.timer = o.clock.setTimeout(() => flush(inc!), o.groupWaitMs);
@@ -160,7 +193,15 @@ export function createIncidents(o: IncidentOptions): Incidents {
         resolvedAt: inc.resolvedAtMs === null ? null : new Date(inc.resolvedAtMs).toISOString(),
         lastNotifiedAt: inc.lastNotifiedAtMs === null ? null : new Date(inc.lastNotifiedAtMs).toISOString(),
         notifications: inc.notifications,
-        alerts: [...inc.alerts.values()].map((a) => ({ fingerprint: a.fingerprint, alertname: a.alertname, labels: a.labels, severity: a.severity, state: a.state, value: a.value, since: new Date(a.firedAtMs ?? a.activeAtMs).toISOString() })),
+        alerts: [...inc.alerts.values()].map((a) => ({
+          fingerprint: a.fingerprint,
+          alertname: a.alertname,
+          labels: a.labels,
+          severity: a.severity,
+          state: a.state,
+          value: a.value,
+          since: new Date(a.firedAtMs ?? a.activeAtMs).toISOString(),
+        })),
       });
       return [...[...open.values()].map(view), ...closed.map(view).reverse()];
     },

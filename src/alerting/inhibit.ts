@@ -25,7 +25,11 @@ export type Inhibitor = (alerts: readonly Alert[]) => Map<string, string>;
 
 /** Validates the rules (throws invalid_argument on a bad matcher) and returns a function from alerts to inhibited fingerprint → source fingerprint. */
 export function createInhibitor(rules: readonly InhibitRule[]): Inhibitor {
-  const compiled = rules.map((r) => ({ source: compileMatchers(r.source_matchers.map(parseMatcher)), target: compileMatchers(r.target_matchers.map(parseMatcher)), equal: r.equal }));
+  const compiled = rules.map((r) => ({
+    source: compileMatchers(r.source_matchers.map(parseMatcher)),
+    target: compileMatchers(r.target_matchers.map(parseMatcher)),
+    equal: r.equal,
+  }));
   return (alerts) => {
     const out = new Map<string, string>();
     const firing = alerts.filter((a) => a.state === 'firing');

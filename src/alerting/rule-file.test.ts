@@ -11,11 +11,36 @@ describe('rule files', () => {
     const rules = r.groups.flatMap((g) => g.rules);
     const names = rules.map((x) => x.alert);
     // Every signal of the incident catalogue has a detector (bench/fleet/README.md lists the kinds).
-    for (const n of ['ErrorsUp', 'CanaryErrorsUp', 'ErrorsHigh', 'LoadShedding', 'LatencyTailUp', 'CanaryLatencyUp', 'ReplicaSlow', 'QueueBacklog', 'StageSlow', 'ReplicaNoData', 'ReplicaRestarting', 'GpuMemoryFullSoon', 'GpuMemoryNearLimit', 'OutputDistributionShift', 'ConfidenceDrop', 'EmptyResultsUp', 'RefusalsUp', 'FormatErrorsUp', 'GoldenSamplesFailing']) expect(names).toContain(n);
+    for (const n of [
+      'ErrorsUp',
+      'CanaryErrorsUp',
+      'ErrorsHigh',
+      'LoadShedding',
+      'LatencyTailUp',
+      'CanaryLatencyUp',
+      'ReplicaSlow',
+      'QueueBacklog',
+      'StageSlow',
+      'ReplicaNoData',
+      'ReplicaRestarting',
+      'GpuMemoryFullSoon',
+      'GpuMemoryNearLimit',
+      'OutputDistributionShift',
+      'ConfidenceDrop',
+      'EmptyResultsUp',
+      'RefusalsUp',
+      'FormatErrorsUp',
+      'GoldenSamplesFailing',
+    ])
+      expect(names).toContain(n);
     // Statistical detectors, and the crisp resource and golden checks; no fixed thresholds on request metrics, no borrowed SLO.
-    expect(new Set(rules.map((x) => x.condition.kind))).toEqual(new Set(['rate_shift', 'latency_shift', 'distribution_shift', 'resource', 'golden_failure', 'no_data']));
+    expect(new Set(rules.map((x) => x.condition.kind))).toEqual(
+      new Set(['rate_shift', 'latency_shift', 'distribution_shift', 'resource', 'golden_failure', 'no_data']),
+    );
     // rate_limit is the demo's (a tenant's quota is a business decision, demo/rules/spam-filter.yaml).
-    expect(new Set(rules.flatMap((x) => (x.action ? [x.action.type] : [])))).toEqual(new Set(['scale_out', 'switch_route', 'pause_canary', 'rollback', 'adjust_batch']));
+    expect(new Set(rules.flatMap((x) => (x.action ? [x.action.type] : [])))).toEqual(
+      new Set(['scale_out', 'switch_route', 'pause_canary', 'rollback', 'adjust_batch']),
+    );
     // Only user-visible impact with strong evidence pages.
     expect(rules.filter((x) => x.severity === 'critical').map((x) => x.alert)).toEqual(['ErrorsHigh', 'GoldenSamplesFailing']);
   });

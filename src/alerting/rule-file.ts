@@ -41,18 +41,24 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
     if (m === undefined) return;
     const parsed = parseMeasure(m);
     if (typeof parsed === 'string') out.push({ path: 'measure', message: parsed });
-    else if (rateOnly && !RATE_KINDS.has(parsed.kind)) out.push({ path: 'measure', message: `"${m}" is not a proportion: use a rate such as empty_rate, refused_rate, error_rate or below_rate(confidence, 0.6)` });
+    else if (rateOnly && !RATE_KINDS.has(parsed.kind))
+      out.push({
+        path: 'measure',
+        message: `"${m}" is not a proportion: use a rate such as empty_rate, refused_rate, error_rate or below_rate(confidence, 0.6)`,
+      });
   };
   switch (c.kind) {
     case 'threshold':
       measureProblem(c.measure, false);
-      if (c.relative_to && 'peers' in c.relative_to && !c.by.includes(c.relative_to.peers)) out.push({ path: 'relative_to.peers', message: `"${c.relative_to.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
+      if (c.relative_to && 'peers' in c.relative_to && !c.by.includes(c.relative_to.peers))
+        out.push({ path: 'relative_to.peers', message: `"${c.relative_to.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
       break;
     case 'slo_burn_rate':
       (c.windows ?? []).forEach((w, i) => {
         if (durationMs(w.short) >= durationMs(w.long)) out.push({ path: `windows.${i}.short`, message: 'the short window must be shorter than the long one' });
       });
-      if (c.latency && c.bad_statuses.join() !== 'error,timeout') out.push({ path: 'bad_statuses', message: 'give either latency (a latency SLO) or bad_statuses (an error SLO), not both' });
+      if (c.latency && c.bad_statuses.join() !== 'error,timeout')
+        out.push({ path: 'bad_statuses', message: 'give either latency (a latency SLO) or bad_statuses (an error SLO), not both' });
       break;
     case 'quality_change':
       if (c.test === 'proportion') {
@@ -62,7 +68,10 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
       } else {
         if (c.field === undefined) out.push({ path: 'field', message: 'required for test: drift (e.g. confidence, label or features.<name>)' });
         else if (!/^features\.[\w.-]{1,64}$/.test(c.field) && !CATEGORICAL_FIELDS.has(c.field) && !NUMERIC_SET.has(c.field))
-          out.push({ path: 'field', message: `unknown field "${c.field}": expected a numeric event field, label, finish_reason, status, error_type or features.<name>` });
+          out.push({
+            path: 'field',
+            message: `unknown field "${c.field}": expected a numeric event field, label, finish_reason, status, error_type or features.<name>`,
+          });
         if (c.measure !== undefined) out.push({ path: 'measure', message: 'only for test: proportion' });
       }
       break;
@@ -77,7 +86,8 @@ function checkCondition(c: Condition): { path: string; message: string }[] {
       out.push(...checkShift(c));
       break;
     case 'distribution_shift':
-      if (!CATEGORICAL_FIELDS.has(c.field) && !NUMERIC_SET.has(c.field)) out.push({ path: 'field', message: `unknown field "${c.field}": expected label, finish_reason, status, error_type or a numeric event field` });
+      if (!CATEGORICAL_FIELDS.has(c.field) && !NUMERIC_SET.has(c.field))
+        out.push({ path: 'field', message: `unknown field "${c.field}": expected label, finish_reason, status, error_type or a numeric event field` });
       if (c.bins !== undefined && CATEGORICAL_FIELDS.has(c.field)) out.push({ path: 'bins', message: 'only for a numeric field' });
       if (c.by.includes(c.field as never)) out.push({ path: 'by', message: `"${c.field}" is the field whose distribution is tested, not a slice` });
       out.push(...checkHorizon(c.horizon));
@@ -104,13 +114,22 @@ function checkShift(c: RateShiftCondition | LatencyShiftCondition): { path: stri
   c.localize.forEach((d, i) => {
     if (c.by.includes(d)) out.push({ path: `localize.${i}`, message: `"${d}" is already in by: localize names the dimensions a slice is split by` });
   });
-  if ('peers' in c.reference && !c.by.includes(c.reference.peers)) out.push({ path: 'reference.peers', message: `"${c.reference.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
-  if ('peers' in c.reference && c.localize.length > 0) out.push({ path: 'localize', message: 'not with reference.peers: a slice compared with its peers is already localised' });
-  if (c.fallback_peers !== undefined && !c.by.includes(c.fallback_peers)) out.push({ path: 'fallback_peers', message: `"${c.fallback_peers}" must be one of the rule's by dimensions` });
+  if ('peers' in c.reference && !c.by.includes(c.reference.peers))
+    out.push({ path: 'reference.peers', message: `"${c.reference.peers}" must be one of the rule's by dimensions (the peers differ only in it)` });
+  if ('peers' in c.reference && c.localize.length > 0)
+    out.push({ path: 'localize', message: 'not with reference.peers: a slice compared with its peers is already localised' });
+  if (c.fallback_peers !== undefined && !c.by.includes(c.fallback_peers))
+    out.push({ path: 'fallback_peers', message: `"${c.fallback_peers}" must be one of the rule's by dimensions` });
   if (c.fallback_peers !== undefined && 'peers' in c.reference) out.push({ path: 'fallback_peers', message: 'only with a reference window (the own past)' });
-  if (c.share !== undefined && !c.by.includes('model_version')) out.push({ path: 'share', message: 'needs model_version in by (the share is a version\'s share of its model)' });
-  if (c.by.length + (c.localize.length > 0 ? 1 : 0) > 4) out.push({ path: 'localize', message: 'by plus one localize dimension must be at most 4 dimensions (a query groups by at most 4)' });
-  if (c.kind === 'latency_shift' && c.min_ratio * (1 - c.quantile) >= 0.95) out.push({ path: 'min_ratio', message: `min_ratio × (1 − quantile) must be below 0.95: ${c.min_ratio} × ${(1 - c.quantile).toFixed(3)} leaves no room for a change` });
+  if (c.share !== undefined && !c.by.includes('model_version'))
+    out.push({ path: 'share', message: "needs model_version in by (the share is a version's share of its model)" });
+  if (c.by.length + (c.localize.length > 0 ? 1 : 0) > 4)
+    out.push({ path: 'localize', message: 'by plus one localize dimension must be at most 4 dimensions (a query groups by at most 4)' });
+  if (c.kind === 'latency_shift' && c.min_ratio * (1 - c.quantile) >= 0.95)
+    out.push({
+      path: 'min_ratio',
+      message: `min_ratio × (1 − quantile) must be below 0.95: ${c.min_ratio} × ${(1 - c.quantile).toFixed(3)} leaves no room for a change`,
+    });
   return out;
 }
 
@@ -136,7 +155,8 @@ export function parseRuleText(text: string, file: string): LoadedRules {
   };
 
   const zodProblems = (prefix: (string | number)[], error: Parameters<typeof zodIssues>[0]) => {
-    for (const i of zodIssues(error)) problem([...prefix, ...(i.path === '' ? [] : i.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)))], i.message);
+    for (const i of zodIssues(error))
+      problem([...prefix, ...(i.path === '' ? [] : i.path.split('.').map((p) => (/^\d+$/.test(p) ? Number(p) : p)))], i.message);
   };
   const raw = doc.toJS() as unknown;
   // The outer shape first, then every rule on its own: one bad rule does not hide the others' problems.
@@ -168,7 +188,14 @@ export function parseRuleText(text: string, file: string): LoadedRules {
       const rule = checkRule(input, ['groups', gi, 'rules', ri], g.name);
       if (rule) rules.push(rule);
     });
-    groups.push({ name: g.name, file, intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS, ...(g.interval ? {} : { defaultInterval: true }), limit: g.limit, rules });
+    groups.push({
+      name: g.name,
+      file,
+      intervalMs: g.interval ? durationMs(g.interval) : DEFAULT_INTERVAL_MS,
+      ...(g.interval ? {} : { defaultInterval: true }),
+      limit: g.limit,
+      rules,
+    });
   });
   return { groups: problems.length > 0 ? [] : groups, problems: sortProblems(problems) };
 
@@ -180,11 +207,13 @@ export function parseRuleText(text: string, file: string): LoadedRules {
     const condKey = 'expr' in raw && !('condition' in raw) ? 'expr' : 'condition';
     const cond = ConditionSchema.safeParse(raw[condKey]);
     if (cond.success) for (const p of checkCondition(cond.data)) problem([...at, condKey, ...p.path.split('.')], p.message);
-    const strings = (v: unknown): [string, string][] => (typeof v === 'object' && v !== null ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : []);
+    const strings = (v: unknown): [string, string][] =>
+      typeof v === 'object' && v !== null ? Object.entries(v).filter((e): e is [string, string] => typeof e[1] === 'string') : [];
     for (const [k, t] of strings(raw.annotations)) for (const m of checkTemplate(t)) problem([...at, 'annotations', k], m);
     const params = typeof raw.action === 'object' && raw.action !== null ? (raw.action as { params?: unknown }).params : undefined;
     for (const [k, t] of strings(params)) for (const m of checkTemplate(t)) problem([...at, 'action', 'params', k], m);
-    for (const [k] of strings(raw.labels)) if (k === 'alertname' || k === 'severity') problem([...at, 'labels', k], `label "${k}" is set from the rule; remove it here`);
+    for (const [k] of strings(raw.labels))
+      if (k === 'alertname' || k === 'severity') problem([...at, 'labels', k], `label "${k}" is set from the rule; remove it here`);
     const parsed = RuleSchema.safeParse(input);
     if (!parsed.success) {
       zodProblems(at, parsed.error);

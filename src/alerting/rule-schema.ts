@@ -63,7 +63,9 @@ export const ThresholdSchema = z
       .union([
         z.object({ offset: duration, window: duration.optional() }).strict(),
         z.object({ peers: z.enum(GROUP_KEYS), min_peers: z.number().int().min(3).max(1000).default(3) }).strict(),
-        z.object({ baseline: FiltersSchema.refine((f) => Object.keys(f).length > 0, { error: 'give at least one filter, e.g. { route_rule: default }' }) }).strict(),
+        z
+          .object({ baseline: FiltersSchema.refine((f) => Object.keys(f).length > 0, { error: 'give at least one filter, e.g. { route_rule: default }' }) })
+          .strict(),
       ])
       .optional(),
   })
@@ -77,9 +79,15 @@ export const SloBurnRateSchema = z
     /** SLO target, e.g. 0.999: error budget = 1 − objective. */
     objective: z.number().gt(0).lt(1),
     /** Error SLO (default): these statuses are bad. */
-    bad_statuses: z.array(z.enum(STATUSES.filter((x) => x !== 'ok'))).min(1).default([...FAILED_STATUSES]),
+    bad_statuses: z
+      .array(z.enum(STATUSES.filter((x) => x !== 'ok')))
+      .min(1)
+      .default([...FAILED_STATUSES]),
     /** Latency SLO instead: a request slower than threshold_ms is bad. */
-    latency: z.object({ field: z.enum(NUMERIC_FIELDS), threshold_ms: z.number().positive() }).strict().optional(),
+    latency: z
+      .object({ field: z.enum(NUMERIC_FIELDS), threshold_ms: z.number().positive() })
+      .strict()
+      .optional(),
     /** Default by severity: critical → 1h/5m 14.4× and 6h/30m 6×; otherwise 3d/6h 1×. */
     windows: z.array(BurnWindowSchema).min(1).max(4).optional(),
     by,
@@ -252,7 +260,10 @@ const shiftCommon = {
 /** Signals of rate_shift: which requests count as bad. */
 export const RATE_SIGNALS = [...FAILED_STATUSES, 'errors', ...SHED_STATUSES, 'shed', ...RATE_FLAGS] as const;
 /** A named signal, or the share of rows whose field is below a value (low confidence: `{ below: { field: confidence, value: 0.9 } }`). */
-export const RateSignalSchema = z.union([z.enum(RATE_SIGNALS), z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict()]);
+export const RateSignalSchema = z.union([
+  z.enum(RATE_SIGNALS),
+  z.object({ below: z.object({ field: z.enum(NUMERIC_FIELDS), value: z.number() }).strict() }).strict(),
+]);
 export type RateSignal = z.infer<typeof RateSignalSchema>;
 
 /** A rate rose in a slice: sequential likelihood-ratio evidence against the slice's normal rate. */
@@ -288,7 +299,10 @@ export const DistributionShiftSchema = z
     bins: z.union([z.object({ width: z.number().positive() }).strict(), z.object({ per_decade: z.number().int().min(1).max(120) }).strict()]).optional(),
     by,
     filters,
-    reference: z.object({ window: duration.default('60m'), min_count: z.number().int().min(1).default(200) }).strict().default({ window: '60m', min_count: 200 }),
+    reference: z
+      .object({ window: duration.default('60m'), min_count: z.number().int().min(1).default(200) })
+      .strict()
+      .default({ window: '60m', min_count: 200 }),
     horizon: duration.default('60m'),
     fdr: z.number().gt(0).lt(1).default(0.01),
     /** Smallest Jensen–Shannon distance (base 2, 0–1) that matters; Evidently reads ≥ 0.1 as drift. */
@@ -298,7 +312,17 @@ export const DistributionShiftSchema = z
   })
   .strict();
 
-export const ConditionSchema = z.discriminatedUnion('kind', [ThresholdSchema, SloBurnRateSchema, QualityChangeSchema, ResourceConditionSchema, GoldenFailureSchema, NoDataSchema, RateShiftSchema, LatencyShiftSchema, DistributionShiftSchema]);
+export const ConditionSchema = z.discriminatedUnion('kind', [
+  ThresholdSchema,
+  SloBurnRateSchema,
+  QualityChangeSchema,
+  ResourceConditionSchema,
+  GoldenFailureSchema,
+  NoDataSchema,
+  RateShiftSchema,
+  LatencyShiftSchema,
+  DistributionShiftSchema,
+]);
 
 const labelName = z.string().regex(LABEL_NAME_RE, { error: 'expected a label name [a-zA-Z_][a-zA-Z0-9_]*' });
 const paramValue = z.union([z.string().max(1024), z.number(), z.boolean()]);

@@ -28,7 +28,9 @@ beforeAll(async () => {
   // GPU memory every 5 s on two GPUs, some samples missing.
   const samples: ResourceSample[] = [];
   for (let ts = T0; ts < T0 + 100 * MIN; ts += 5000)
-    for (const gpu of ['0', '1']) if ((ts / 5000) % 13 !== 4) samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_used_bytes', value: 1e9 + ((ts / 5000) % 97) * 1e6 + (gpu === '1' ? 5e8 : 0) });
+    for (const gpu of ['0', '1'])
+      if ((ts / 5000) % 13 !== 4)
+        samples.push({ ts, node: 'n1', gpu, metric: 'gpu_memory_used_bytes', value: 1e9 + ((ts / 5000) % 97) * 1e6 + (gpu === '1' ? 5e8 : 0) });
   await store.appendResources(samples);
 });
 
@@ -37,7 +39,17 @@ afterAll(async () => {
 });
 
 const direct = async (nowMs: number, spanMs: number) =>
-  (await store.listEvents({ fromMs: nowMs - spanMs, toMs: nowMs, filters: SPEC.filters, includeProbes: true, columns: ['ts', 'model', 'status'], limit: 10_000, order: 'ts_asc' })).map((r) => `${r.ts} ${r.model} ${r.status}`);
+  (
+    await store.listEvents({
+      fromMs: nowMs - spanMs,
+      toMs: nowMs,
+      filters: SPEC.filters,
+      includeProbes: true,
+      columns: ['ts', 'model', 'status'],
+      limit: 10_000,
+      order: 'ts_asc',
+    })
+  ).map((r) => `${r.ts} ${r.model} ${r.status}`);
 
 describe('series cache rows', () => {
   it('at every minute, live and with read-ahead, the rows of [now − span, now) exactly, with a fraction of the queries', async () => {

@@ -192,7 +192,12 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   };
 
   /** Reads [fromMs, toMs) in chunks and hands each row to `put`. */
-  async function read(spec: SeriesSpec, fromMs: number, toMs: number, put: (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => void): Promise<void> {
+  async function read(
+    spec: SeriesSpec,
+    fromMs: number,
+    toMs: number,
+    put: (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => void,
+  ): Promise<void> {
     for (let a = fromMs; a < toMs; a += chunkMs) {
       const b = Math.min(toMs, a + chunkMs);
       queryCount++;
@@ -211,10 +216,23 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           includeProbes: false,
           limit: MAX_ROWS_PER_READ,
         });
-        if (rows.length >= MAX_ROWS_PER_READ) throw new InferlensError('resource_exhausted', `a detector read ${rows.length} slice-minutes in ${Math.round((b - a) / MINUTE_MS)} minutes: narrow the rule's by or filters`);
+        if (rows.length >= MAX_ROWS_PER_READ)
+          throw new InferlensError(
+            'resource_exhausted',
+            `a detector read ${rows.length} slice-minutes in ${Math.round((b - a) / MINUTE_MS)} minutes: narrow the rule's by or filters`,
+          );
         for (const r of rows) put(Number(r.bucket), sliceOf(r, spec.by), { measures: r });
       } else {
-        const rows = await o.reads.bucketCounts({ fromMs: a, toMs: b, stepMs: MINUTE_MS, filters: spec.filters, groupBy: spec.by, column: spec.column, buckets: spec.buckets, limit: MAX_ROWS_PER_READ });
+        const rows = await o.reads.bucketCounts({
+          fromMs: a,
+          toMs: b,
+          stepMs: MINUTE_MS,
+          filters: spec.filters,
+          groupBy: spec.by,
+          column: spec.column,
+          buckets: spec.buckets,
+          limit: MAX_ROWS_PER_READ,
+        });
         for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { index: r.index, n: r.n });
       }
     }
@@ -244,7 +262,17 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     if (reset) {
       const span = Math.max(spanMs, e?.spanMs ?? 0);
       const cap = Math.ceil((span + ahead) / MINUTE_MS) + 2 + SLACK_MINUTES;
-      e = { spec, slices: new Map(), originMs: floorMinute(nowMs - span), cap, fromMs: floorMinute(nowMs - span), fetchedToMs: nowMs, nowMs, spanMs: span, busy: null };
+      e = {
+        spec,
+        slices: new Map(),
+        originMs: floorMinute(nowMs - span),
+        cap,
+        fromMs: floorMinute(nowMs - span),
+        fetchedToMs: nowMs,
+        nowMs,
+        spanMs: span,
+        busy: null,
+      };
       entries.set(key, e);
     } else if (nowMs === e!.nowMs || (ahead > 0 && nowMs <= e!.fetchedToMs)) {
       e!.nowMs = nowMs;
@@ -314,7 +342,10 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
       const held = total();
       if (held > maxCells) {
         entries.delete(key);
-        throw new InferlensError('resource_exhausted', `the detectors would hold ${held} series cells, more than the bound of ${maxCells}: narrow the rules' by, localize or filters, or shorten their reference windows`);
+        throw new InferlensError(
+          'resource_exhausted',
+          `the detectors would hold ${held} series cells, more than the bound of ${maxCells}: narrow the rules' by, localize or filters, or shorten their reference windows`,
+        );
       }
       return views(entry, nowMs);
     } finally {
@@ -338,7 +369,15 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
    * never starts inside a step bucket), what was held from `again` on is replaced, and the rows in
    * [now − span, now) are answered, oldest first.
    */
-  async function timed<T>(key: string, read: (fromMs: number, toMs: number) => Promise<T[]>, tsOf: (row: T) => number, nowMs: number, spanMs: number, maxRows: number, alignMs = 1): Promise<readonly T[]> {
+  async function timed<T>(
+    key: string,
+    read: (fromMs: number, toMs: number) => Promise<T[]>,
+    tsOf: (row: T) => number,
+    nowMs: number,
+    spanMs: number,
+    maxRows: number,
+    alignMs = 1,
+  ): Promise<readonly T[]> {
     let e = rowEntries.get(key) as RowsEntry<T> | undefined;
     while (e?.busy) {
       await e.busy;
@@ -373,7 +412,10 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           }
           if (entry.rows.length > maxRows) {
             rowEntries.delete(key);
-            throw new InferlensError('resource_exhausted', `a detector would hold more than ${maxRows} rows: narrow its filters, shorten its windows or raise its max_rows`);
+            throw new InferlensError(
+              'resource_exhausted',
+              `a detector would hold more than ${maxRows} rows: narrow its filters, shorten its windows or raise its max_rows`,
+            );
           }
         }
         entry.fetchedToMs = readTo;
@@ -401,7 +443,16 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   const rows = (spec: RowsSpec, nowMs: number, spanMs: number, maxRows: number) =>
     timed(
       `rows ${spanMs} ${JSON.stringify(spec)}`,
-      (fromMs, toMs) => o.reads.events({ fromMs, toMs, filters: spec.filters, includeProbes: spec.includeProbes, columns: ['ts', ...spec.columns], limit: maxRows + 1, order: 'ts_asc' }),
+      (fromMs, toMs) =>
+        o.reads.events({
+          fromMs,
+          toMs,
+          filters: spec.filters,
+          includeProbes: spec.includeProbes,
+          columns: ['ts', ...spec.columns],
+          limit: maxRows + 1,
+          order: 'ts_asc',
+        }),
       (r) => Date.parse(r.ts as string),
       nowMs,
       spanMs,

@@ -27,7 +27,14 @@ export type SilenceState = 'pending' | 'active' | 'expired';
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
 const MatcherInput = z.union([
   z.string().min(1).max(1024),
-  z.object({ name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/), value: z.string().max(1024), isRegex: z.boolean().default(false), isEqual: z.boolean().default(true) }).strict(),
+  z
+    .object({
+      name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/),
+      value: z.string().max(1024),
+      isRegex: z.boolean().default(false),
+      isEqual: z.boolean().default(true),
+    })
+    .strict(),
 ]);
 
 /** The body of `POST /v1/silences`: matchers as `name="v"` strings or Alertmanager objects; endsAt or duration_s. */
@@ -37,7 +44,11 @@ export const SilenceInputSchema = z
     startsAt: rfc3339.optional(),
     endsAt: rfc3339.optional(),
     /** Instead of endsAt: seconds from startsAt. */
-    duration_s: z.number().positive().max(365 * 86_400).optional(),
+    duration_s: z
+      .number()
+      .positive()
+      .max(365 * 86_400)
+      .optional(),
     createdBy: z.string().min(1).max(256),
     comment: z.string().max(4096).default(''),
   })
@@ -135,4 +146,3 @@ export function createSilences(o: SilencesOptions): Silences {
     },
   };
 }
-

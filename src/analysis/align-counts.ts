@@ -25,7 +25,10 @@ export function alignCounts(ref: Counts, cur: Counts, what = 'counts'): AlignedC
   let out: AlignedCounts;
   if (Array.isArray(ref) && Array.isArray(cur)) {
     if (ref.length !== cur.length) {
-      throw new InferlensError('invalid_argument', `${what}: reference has ${ref.length} bins and current ${cur.length}; pass aligned bins or records keyed by category`);
+      throw new InferlensError(
+        'invalid_argument',
+        `${what}: reference has ${ref.length} bins and current ${cur.length}; pass aligned bins or records keyed by category`,
+      );
     }
     out = { labels: null, ref: [...(ref as number[])], cur: [...(cur as number[])] };
   } else if (!Array.isArray(ref) && !Array.isArray(cur)) {

@@ -39,7 +39,7 @@ export function chiSquareTest(refCounts: Counts, curCounts: Counts, alpha = 0.05
     const eRef = (nRef * column) / n;
     const eCur = (nCur * column) / n;
     minExpected = Math.min(minExpected, eRef, eCur);
-    statistic += ((r - eRef) ** 2) / eRef + ((c - eCur) ** 2) / eCur;
+    statistic += (r - eRef) ** 2 / eRef + (c - eCur) ** 2 / eCur;
   });
   const pValue = df < 1 ? 1 : gammainc(statistic / 2, df / 2, true, true);
   const judged = byPValue('chi_square', statistic, pValue, alpha, nRef, nCur);

@@ -32,7 +32,10 @@ describe('correlation', () => {
   it('keeps far-tail p-values (survival function, not 1 − cdf)', () => {
     // x = 1…30, y = x + 0.01·sin(x): scipy.stats.pearsonr → r 0.9999996602605591, p 6.682621050372067e-88
     const x = Array.from({ length: 30 }, (_, i) => i + 1);
-    const p = pearson(x, x.map((v) => v + Math.sin(v) * 0.01));
+    const p = pearson(
+      x,
+      x.map((v) => v + Math.sin(v) * 0.01),
+    );
     expect(p.r).toBeCloseTo(0.9999996602605591, 12);
     expect(p.pValue / 6.682621050372067e-88).toBeCloseTo(1, 6);
     // y = 1…30 with 21 and 22 swapped: scipy.stats.spearmanr → 0.9995550611790878, p 2.910288001852856e-44

@@ -8,7 +8,11 @@ describe('driftTest: numeric', () => {
   it('uses KS up to 1000 reference rows', () => {
     // ref 0…499, cur 100…599: F_ref − F_cur peaks at x = 99…: 100/500 = 0.2
     const ref = range(500, (i) => i);
-    const r = driftTest(ref, ref.map((v) => v + 100), 'numeric');
+    const r = driftTest(
+      ref,
+      ref.map((v) => v + 100),
+      'numeric',
+    );
     expect(r.method).toBe('ks');
     expect(r.threshold).toBe(0.05);
     expect(r.statistic).toBeCloseTo(0.2, 12);
@@ -19,18 +23,39 @@ describe('driftTest: numeric', () => {
   it('uses normed Wasserstein above 1000 rows, threshold 0.1', () => {
     // uniform on [0, 1): sd ≈ 0.2887; a shift of 0.02 → W = 0.02 → 0.0693 < 0.1; 0.05 → 0.173 ≥ 0.1
     const ref = range(2000, (i) => i / 2000);
-    const near = driftTest(ref, ref.map((v) => v + 0.02), 'numeric');
+    const near = driftTest(
+      ref,
+      ref.map((v) => v + 0.02),
+      'numeric',
+    );
     expect(near.method).toBe('wasserstein_normed');
     expect(near.pValue).toBeNull();
     expect(near.statistic).toBeCloseTo(0.02 / Math.sqrt((2000 * 2000 - 1) / 12 / 2000 / 2000), 6);
     expect(near.drift).toBe(false);
-    expect(driftTest(ref, ref.map((v) => v + 0.05), 'numeric').drift).toBe(true);
+    expect(
+      driftTest(
+        ref,
+        ref.map((v) => v + 0.05),
+        'numeric',
+      ).drift,
+    ).toBe(true);
   });
 
   it('answers not_enough_data below 30 rows on either side, naming the method it would use', () => {
-    const r = driftTest(range(29, (i) => i), range(100, (i) => i), 'numeric');
+    const r = driftTest(
+      range(29, (i) => i),
+      range(100, (i) => i),
+      'numeric',
+    );
     expect(r).toMatchObject({ method: 'ks', verdict: 'not_enough_data', drift: false, nRef: 29, nCur: 100, pValue: null });
-    expect(driftTest(range(100, (i) => i), range(10, (i) => i), 'numeric', { minSamples: 5 }).verdict).not.toBe('not_enough_data');
+    expect(
+      driftTest(
+        range(100, (i) => i),
+        range(10, (i) => i),
+        'numeric',
+        { minSamples: 5 },
+      ).verdict,
+    ).not.toBe('not_enough_data');
   });
 });
 

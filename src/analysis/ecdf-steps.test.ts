@@ -10,6 +10,9 @@ describe('ecdfSteps', () => {
     ]);
   });
   it('passes every copy of a tie at once', () => {
-    expect(ecdfSteps([2, 2], [2, 5]).map((s) => [s.value, s.fx, s.fy])).toEqual([[2, 1, 0.5], [5, 1, 1]]);
+    expect(ecdfSteps([2, 2], [2, 5]).map((s) => [s.value, s.fx, s.fy])).toEqual([
+      [2, 1, 0.5],
+      [5, 1, 1],
+    ]);
   });
 });

@@ -38,7 +38,12 @@ describe('histogramQuantile (Prometheus histogram_quantile)', () => {
   });
 
   it('has no answer without observations or without a +Inf bucket', () => {
-    expect(histogramQuantile(0.5, B.map((b) => ({ ...b, count: 0 })))).toBeNull();
+    expect(
+      histogramQuantile(
+        0.5,
+        B.map((b) => ({ ...b, count: 0 })),
+      ),
+    ).toBeNull();
     expect(histogramQuantile(0.5, B.slice(0, 3))).toBeNull();
     expect(histogramQuantile(0.5, [])).toBeNull();
   });
@@ -46,8 +51,20 @@ describe('histogramQuantile (Prometheus histogram_quantile)', () => {
   it('lifts counts that go down to the running maximum; a first bucket at or below 0 answers its bound', () => {
     // 0.25 reads 2 after 0.1 read 3 (summed from mismatched series): treated as 3, so (0.25, 0.5]
     // holds 4 − 3 = 1 and rank 0.875 × 4 = 3.5 is its middle: 0.25 + 0.25 × 0.5 = 0.375 (not 0.4375).
-    expect(histogramQuantile(0.875, [{ le: 0.1, count: 3 }, { le: 0.25, count: 2 }, { le: 0.5, count: 4 }, { le: Infinity, count: 4 }])).toBeCloseTo(0.375, 12);
-    expect(histogramQuantile(0.1, [{ le: -1, count: 5 }, { le: Infinity, count: 10 }])).toBe(-1);
+    expect(
+      histogramQuantile(0.875, [
+        { le: 0.1, count: 3 },
+        { le: 0.25, count: 2 },
+        { le: 0.5, count: 4 },
+        { le: Infinity, count: 4 },
+      ]),
+    ).toBeCloseTo(0.375, 12);
+    expect(
+      histogramQuantile(0.1, [
+        { le: -1, count: 5 },
+        { le: Infinity, count: 10 },
+      ]),
+    ).toBe(-1);
   });
 
   it('reads le labels', () => {

@@ -14,7 +14,10 @@ describe('hodgesLehmann', () => {
     // 1, 3, 6, 10, 15, 21, 28 → D₍24₎ is at k = −3 → 2; by symmetry D₍77₎ = 8. C = ⌊24.07⌋ = 24.
     // numpy: np.sort(np.subtract.outer(y, x).ravel())[[23, 76]] = [2, 8]
     const x = Array.from({ length: 10 }, (_, i) => i + 1);
-    const r = hodgesLehmann(x, x.map((v) => v + 5));
+    const r = hodgesLehmann(
+      x,
+      x.map((v) => v + 5),
+    );
     expect(r).toMatchObject({ shift: 5, lo: 2, hi: 8, confidence: 0.95 });
   });
 

@@ -58,7 +58,17 @@ export { mannKendall } from './mann-kendall.ts';
 export { theilSen } from './theil-sen.ts';
 /** Saturation: throughput not rising while queue time and P99 trend up significantly. */
 export { detectSaturation } from './saturation.ts';
-export type { ReplicaComparisonOptions, ReplicaStages, SlowReplica, StageAttribution, StageAttributionOptions, StageJudgeOptions, StageSamples, StageShift, StageShiftInput } from './stage-attribution.ts';
+export type {
+  ReplicaComparisonOptions,
+  ReplicaStages,
+  SlowReplica,
+  StageAttribution,
+  StageAttributionOptions,
+  StageJudgeOptions,
+  StageSamples,
+  StageShift,
+  StageShiftInput,
+} from './stage-attribution.ts';
 export type { StageRow, StageShare, TailComposition, TailCompositionComparison, TailCompositionOptions, TailShareShift } from './tail-composition.ts';
 export type { MannKendallResult } from './mann-kendall.ts';
 export type { TheilSenResult } from './theil-sen.ts';

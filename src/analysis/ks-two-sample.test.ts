@@ -16,7 +16,8 @@ describe('kolmogorovQ', () => {
   });
 
   it('agrees with the alternating series 2Σ(−1)^{j−1}e^{−2j²λ²} on both sides of 1.18', () => {
-    const series = (l: number): number => 2 * Array.from({ length: 100 }, (_, j) => (j % 2 === 0 ? 1 : -1) * Math.exp(-2 * (j + 1) ** 2 * l * l)).reduce((a, b) => a + b, 0);
+    const series = (l: number): number =>
+      2 * Array.from({ length: 100 }, (_, j) => (j % 2 === 0 ? 1 : -1) * Math.exp(-2 * (j + 1) ** 2 * l * l)).reduce((a, b) => a + b, 0);
     for (const l of [0.8, 1.0, 1.17, 1.19, 1.4]) expect(kolmogorovQ(l)).toBeCloseTo(series(l), 12);
     expect(kolmogorovQ(0)).toBe(1);
   });
@@ -47,8 +48,14 @@ describe('ksTwoSample', () => {
     expect(tied.pValue).toBeCloseTo(0.07936507936507936, 12);
     expect(tied.drift).toBe(false);
     // numpy default_rng(1): round(normal(0, 1, 40), 3) and round(normal(0.5, 1, 25), 3) → D 0.26, p 0.2093834994326415
-    const a = [0.346, 0.822, 0.33, -1.303, 0.905, 0.446, -0.537, 0.581, 0.365, 0.294, 0.028, 0.547, -0.736, -0.163, -0.482, 0.599, 0.04, -0.292, -0.782, -0.257, 0.008, -0.276, 1.294, 1.007, -2.711, -1.889, -0.175, -0.422, 0.214, 0.217, 2.118, -1.112, -0.378, 2.043, 0.647, 0.663, -0.514, -1.648, 0.167, 0.109];
-    const b = [-0.727, -0.183, 0.428, -0.445, 0.402, 0.595, 0.536, -0.006, 1.094, 1.391, 0.821, -0.318, 1.232, -0.001, 1.379, -0.572, 1.414, 0.48, -0.749, 0.186, 0.554, 0.773, -0.482, -0.607, 0.7];
+    const a = [
+      0.346, 0.822, 0.33, -1.303, 0.905, 0.446, -0.537, 0.581, 0.365, 0.294, 0.028, 0.547, -0.736, -0.163, -0.482, 0.599, 0.04, -0.292, -0.782, -0.257, 0.008,
+      -0.276, 1.294, 1.007, -2.711, -1.889, -0.175, -0.422, 0.214, 0.217, 2.118, -1.112, -0.378, 2.043, 0.647, 0.663, -0.514, -1.648, 0.167, 0.109,
+    ];
+    const b = [
+      -0.727, -0.183, 0.428, -0.445, 0.402, 0.595, 0.536, -0.006, 1.094, 1.391, 0.821, -0.318, 1.232, -0.001, 1.379, -0.572, 1.414, 0.48, -0.749, 0.186, 0.554,
+      0.773, -0.482, -0.607, 0.7,
+    ];
     const r = ksTwoSample(a, b);
     expect(r.statistic).toBeCloseTo(0.26, 12);
     expect(r.pValue).toBeCloseTo(0.2093834994326415, 12);
@@ -59,10 +66,16 @@ describe('ksTwoSample', () => {
     // a = i/300 (i < 300), b = i/400 + 0.1 (i < 400): scipy ks_2samp D 0.10333333333333333, p 0.04832862328717208
     // b shifted by 0.3 instead: D 0.30333333333333334, p 2.1029999883114012e−14
     const a = Array.from({ length: 300 }, (_, i) => i / 300);
-    const near = ksTwoSample(a, Array.from({ length: 400 }, (_, i) => i / 400 + 0.1));
+    const near = ksTwoSample(
+      a,
+      Array.from({ length: 400 }, (_, i) => i / 400 + 0.1),
+    );
     expect(near.statistic).toBeCloseTo(0.10333333333333333, 12);
     expect(near.pValue! / 0.04832862328717208).toBeCloseTo(1, 9);
-    const far = ksTwoSample(a, Array.from({ length: 400 }, (_, i) => i / 400 + 0.3));
+    const far = ksTwoSample(
+      a,
+      Array.from({ length: 400 }, (_, i) => i / 400 + 0.3),
+    );
     expect(far.pValue! / 2.1029999883114012e-14).toBeCloseTo(1, 6);
   });
 
@@ -75,7 +88,12 @@ describe('ksTwoSample', () => {
 
   it('detects a shifted sample and not an identical one', () => {
     const a = Array.from({ length: 200 }, (_, i) => i / 200);
-    expect(ksTwoSample(a, a.map((v) => v + 0.3)).drift).toBe(true);
+    expect(
+      ksTwoSample(
+        a,
+        a.map((v) => v + 0.3),
+      ).drift,
+    ).toBe(true);
     expect(ksTwoSample(a, a).pValue).toBe(1);
   });
 

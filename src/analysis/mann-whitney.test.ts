@@ -33,7 +33,10 @@ describe('mannWhitneyU', () => {
   it('matches scipy on a shift of 5 over 1…10', () => {
     // scipy: U_x = 12.5, p = 0.005075392315273923
     const x = Array.from({ length: 10 }, (_, i) => i + 1);
-    const r = mannWhitneyU(x, x.map((v) => v + 5));
+    const r = mannWhitneyU(
+      x,
+      x.map((v) => v + 5),
+    );
     expect(r.uX).toBe(12.5);
     expect(r.pValue).toBeCloseTo(0.005075392315273923, 12);
   });

@@ -32,7 +32,7 @@ export function mannWhitneyU(x: readonly number[], y: readonly number[]): MannWh
   const total = pooled.length;
   let rankSumY = 0;
   let tieSum = 0;
-  for (let i = 0; i < total; ) {
+  for (let i = 0; i < total;) {
     let j = i;
     while (j + 1 < total && (pooled[j + 1] as { v: number }).v === (pooled[i] as { v: number }).v) j++;
     const t = j - i + 1;

@@ -25,7 +25,7 @@ export function minExpectedCount(k1: number, n1: number, k2: number, n2: number)
   if (total === 0) return 0;
   const bad = k1 + k2;
   const good = total - bad;
-  return Math.min(n1, n2) * Math.min(bad, good) / total;
+  return (Math.min(n1, n2) * Math.min(bad, good)) / total;
 }
 
 /** Two-sided test of k₁/n₁ against k₂/n₂: Fisher when an expected count is < 5, else z. */

@@ -116,7 +116,10 @@ export function rankSlices(input: RankSlicesInput): RankedSlice[] {
   for (const s of input.slices) {
     checkCount(s.k, s.n, `rankSlices slice ${JSON.stringify(s.slice)}`);
     if (s.n > total.n || s.k > total.k) {
-      throw new InferlensError('invalid_argument', `rankSlices: slice ${JSON.stringify(s.slice)} (n = ${s.n}, k = ${s.k}) exceeds the total (n = ${total.n}, k = ${total.k}); count slices over the same window as the total`);
+      throw new InferlensError(
+        'invalid_argument',
+        `rankSlices: slice ${JSON.stringify(s.slice)} (n = ${s.n}, k = ${s.k}) exceeds the total (n = ${total.n}, k = ${total.k}); count slices over the same window as the total`,
+      );
     }
   }
 
@@ -188,7 +191,10 @@ export function rankSlices(input: RankSlicesInput): RankedSlice[] {
 
   // Ties (e.g. two slices holding the same requests) break on fewer keys first, then the slice's
   // text, so the order never depends on the order the counts arrived in.
-  const text = (r: RankedSlice) => Object.entries(r.slice).map(([k, v]) => `${k}=${v}`).join(',');
+  const text = (r: RankedSlice) =>
+    Object.entries(r.slice)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(',');
   return rows.sort(
     (a, b) =>
       Number(b.significant) - Number(a.significant) ||

@@ -78,7 +78,10 @@ describe('detectSaturation with a baseline before the window', () => {
   });
 
   it('does not flag a calm window after a saturated baseline', () => {
-    const r = detectSaturation([...Array.from({ length: 10 }, (_, i) => ({ ...busy(i), baseline: true })), ...Array.from({ length: 10 }, (_, i) => ({ ...calm(10 + i), baseline: false }))]);
+    const r = detectSaturation([
+      ...Array.from({ length: 10 }, (_, i) => ({ ...busy(i), baseline: true })),
+      ...Array.from({ length: 10 }, (_, i) => ({ ...calm(10 + i), baseline: false })),
+    ]);
     expect(r.saturated).toBe(false);
   });
 

@@ -98,11 +98,30 @@ export function detectSaturation(points: readonly SaturationPoint[], options: Sa
   const minShedRate = options.minShedRate ?? 0.01;
   const usable = points.filter((p) => [p.t, p.qps, p.queueMs, p.p99Ms].every(Number.isFinite)).sort((a, b) => a.t - b.t);
   const t = usable.map((p) => p.t);
-  const qps = evidence(t, usable.map((p) => p.qps), alpha);
-  const queueMs = evidence(t, usable.map((p) => p.queueMs), alpha);
-  const p99Ms = evidence(t, usable.map((p) => p.p99Ms), alpha);
+  const qps = evidence(
+    t,
+    usable.map((p) => p.qps),
+    alpha,
+  );
+  const queueMs = evidence(
+    t,
+    usable.map((p) => p.queueMs),
+    alpha,
+  );
+  const p99Ms = evidence(
+    t,
+    usable.map((p) => p.p99Ms),
+    alpha,
+  );
   const withShed = usable.filter((p) => Number.isFinite(p.shedRate));
-  const shedRate = withShed.length > 0 ? evidence(withShed.map((p) => p.t), withShed.map((p) => p.shedRate as number), alpha) : null;
+  const shedRate =
+    withShed.length > 0
+      ? evidence(
+          withShed.map((p) => p.t),
+          withShed.map((p) => p.shedRate as number),
+          alpha,
+        )
+      : null;
   const base = usable.filter((p) => p.baseline === true);
   const win = usable.filter((p) => p.baseline !== true);
   const nBaseline = base.length;
@@ -126,7 +145,9 @@ export function detectSaturation(points: readonly SaturationPoint[], options: Sa
     const shedBefore = mean(baseShed);
     if (shedRate?.trend === 'up' && shedNow >= minShedRate && (baseShed.length === 0 || shedNow > shedBefore)) {
       signals.push('shedding');
-      reasons.push(`${pct(shedNow)} of offered requests were rejected or rate-limited${baseShed.length ? ` (${pct(shedBefore)} before)` : ''}, trending up (Mann–Kendall p = ${shedRate.pValue.toPrecision(2)})`);
+      reasons.push(
+        `${pct(shedNow)} of offered requests were rejected or rate-limited${baseShed.length ? ` (${pct(shedBefore)} before)` : ''}, trending up (Mann–Kendall p = ${shedRate.pValue.toPrecision(2)})`,
+      );
     }
   }
   const saturated = signals.length > 0;

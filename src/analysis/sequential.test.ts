@@ -1,6 +1,18 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from './prng.ts';
-import { START_POINTS_PER_DAY, bernoulliMixtureLogLR, binomialUpperTail, dispersion, evidencePValue, logMeanExp, multinomialShiftLogBF, rateAlternatives, rateShift, spreadPValue, wilsonUpper } from './sequential.ts';
+import {
+  START_POINTS_PER_DAY,
+  bernoulliMixtureLogLR,
+  binomialUpperTail,
+  dispersion,
+  evidencePValue,
+  logMeanExp,
+  multinomialShiftLogBF,
+  rateAlternatives,
+  rateShift,
+  spreadPValue,
+  wilsonUpper,
+} from './sequential.ts';
 
 describe('bernoulliMixtureLogLR', () => {
   it('matches the hand-computed mixture of two alternatives', () => {
@@ -152,7 +164,13 @@ describe('binomialUpperTail', () => {
   it('matches the reference value and a direct sum of the pmf', () => {
     // R: pbinom(4, 20, 0.1, lower.tail = FALSE) = 0.04317450
     expect(binomialUpperTail(5, 20, 0.1)).toBeCloseTo(0.0431745, 6);
-    for (const [k, n, p] of [[5, 540, 0.02], [17, 540, 0.02], [1, 3, 0.5], [30, 100, 0.2]] as const) expect(binomialUpperTail(k, n, p)).toBeCloseTo(tailBySum(k, n, p), 9);
+    for (const [k, n, p] of [
+      [5, 540, 0.02],
+      [17, 540, 0.02],
+      [1, 3, 0.5],
+      [30, 100, 0.2],
+    ] as const)
+      expect(binomialUpperTail(k, n, p)).toBeCloseTo(tailBySum(k, n, p), 9);
     expect(binomialUpperTail(0, 10, 0.1)).toBe(1);
     expect(binomialUpperTail(11, 10, 0.1)).toBe(0);
   });

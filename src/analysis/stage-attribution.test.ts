@@ -57,7 +57,9 @@ describe('a stage is named only when it grew significantly and materially', () =
   it('names nothing for ×1.003 on clean traffic, even with a million requests', () => {
     // exec P99 20.00 → 20.06 ms; with n = 10⁶ per window the share above 20.00 moves 1 % → 1.2 %
     // (z ≈ 13, significant), but ×1.003 is below the ×1.1 that matters.
-    const r = judgeStageShifts([{ stage: 'exec_ms', currentMs: 20.06, baselineMs: 20, nCurrent: 1e6, nBaseline: 1e6, aboveCurrent: 12_000, aboveBaseline: 10_000 }]);
+    const r = judgeStageShifts([
+      { stage: 'exec_ms', currentMs: 20.06, baselineMs: 20, nCurrent: 1e6, nBaseline: 1e6, aboveCurrent: 12_000, aboveBaseline: 10_000 },
+    ]);
     expect(r.stages[0]!.pValue).toBeLessThan(1e-20);
     expect(r.stages[0]!.grew).toBe(false);
     expect(r.grewMost).toBeNull();
@@ -85,7 +87,7 @@ describe('a stage is named only when it grew significantly and materially', () =
 });
 
 describe('compareReplicas', () => {
-  it('names the replica whose exec P99 is three times its peers\'', () => {
+  it("names the replica whose exec P99 is three times its peers'", () => {
     // peers of r2: median(21, 20, 19) = 20 → 62/20 = 3.1; batch is the same everywhere.
     const r = compareReplicas([
       { replica: 'r0', n: 500, stagesMs: { exec_ms: 21, batch_ms: 40 } },

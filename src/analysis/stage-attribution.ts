@@ -111,7 +111,10 @@ export function attributeStages(current: StageSamples, baseline: StageSamples, q
   const totalKey = options.totalKey ?? 'total_ms';
   const names = [...new Set([...Object.keys(current), ...Object.keys(baseline)])];
   const inputs = names.map((s) => shiftInput(s, q, current[s] ?? [], baseline[s] ?? []));
-  const judged = judgeStageShifts(inputs.filter((s) => s.stage !== totalKey), options);
+  const judged = judgeStageShifts(
+    inputs.filter((s) => s.stage !== totalKey),
+    options,
+  );
   const totalInput = inputs.find((s) => s.stage === totalKey);
   const total = totalInput ? (judgeStageShifts([totalInput], options).stages[0] as StageShift) : null;
   return { q, stages: judged.stages, total, grewMost: judged.grewMost };
@@ -171,7 +174,10 @@ export function compareReplicas(replicas: readonly ReplicaStages[], options: Rep
     for (const r of judged) {
       const ms = r.stagesMs[stage];
       if (ms == null || !Number.isFinite(ms)) continue;
-      const peers = judged.filter((p) => p !== r).map((p) => p.stagesMs[stage]).filter((v): v is number => v != null && Number.isFinite(v));
+      const peers = judged
+        .filter((p) => p !== r)
+        .map((p) => p.stagesMs[stage])
+        .filter((v): v is number => v != null && Number.isFinite(v));
       if (peers.length < 2) continue;
       const peersMs = median(peers);
       if (!(peersMs > 0)) continue;

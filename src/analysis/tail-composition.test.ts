@@ -31,7 +31,14 @@ describe('tailComposition', () => {
   });
 
   it('skips null stages and rows without a positive total', () => {
-    const c = tailComposition([{ total_ms: 10, exec_ms: 5, batch_ms: null }, { total_ms: null, exec_ms: 99 }, { total_ms: 0, exec_ms: 1 }], 0.5);
+    const c = tailComposition(
+      [
+        { total_ms: 10, exec_ms: 5, batch_ms: null },
+        { total_ms: null, exec_ms: 99 },
+        { total_ms: 0, exec_ms: 1 },
+      ],
+      0.5,
+    );
     expect(c.nRows).toBe(1);
     expect(c.shares.find((s) => s.stage === 'batch_ms')).toEqual({ stage: 'batch_ms', meanShare: NaN, n: 0 });
     expect(c.shares.find((s) => s.stage === 'exec_ms')?.meanShare).toBe(0.5);

@@ -30,7 +30,11 @@ describe('wilson', () => {
   });
 
   it('contains the rate and is symmetric under k ↔ n − k', () => {
-    for (const [k, n] of [[1, 7], [5, 11], [40, 41]] as const) {
+    for (const [k, n] of [
+      [1, 7],
+      [5, 11],
+      [40, 41],
+    ] as const) {
       const a = wilson(k, n);
       const b = wilson(n - k, n);
       expect(a.lo).toBeLessThanOrEqual(a.rate);

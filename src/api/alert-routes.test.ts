@@ -54,7 +54,10 @@ describe('alert routes', () => {
     const { json, alerting } = await setup();
     const alerts = await json('/v1/alerts');
     expect(alerts.status).toBe(200);
-    expect(alerts.body).toMatchObject({ status: 'success', data: [{ alertname: 'Slow', state: 'firing', severity: 'warning', value: 900, labels: { replica: 'r1' } }, { labels: { replica: 'r2' } }] });
+    expect(alerts.body).toMatchObject({
+      status: 'success',
+      data: [{ alertname: 'Slow', state: 'firing', severity: 'warning', value: 900, labels: { replica: 'r1' } }, { labels: { replica: 'r2' } }],
+    });
     expect((await json('/v1/alerts?state=pending')).body.data).toEqual([]);
     const bogus = await json('/v1/alerts?state=bogus');
     expect(bogus.status).toBe(400);
@@ -68,27 +71,57 @@ describe('alert routes', () => {
 
   it('silences: create, list, expire; the silencer is the caller, never a body field; bad input is a 400 with issues', async () => {
     const { json, alerting, audit } = await setup();
-    const created = await json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 3600 }), headers: JSON_HEADERS });
+    const created = await json('/v1/silences', {
+      method: 'POST',
+      body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 3600 }),
+      headers: JSON_HEADERS,
+    });
     expect(created.status).toBe(200);
     const id = (created.body.data as { id: string; createdBy: string }).id;
     expect((created.body.data as { createdBy: string }).createdBy).toBe('anonymous');
-    expect((await json('/v1/silences')).body.data).toMatchObject([{ id, state: 'active', matchers: [{ name: 'replica', value: 'r1', isRegex: false, isEqual: true }] }]);
+    expect((await json('/v1/silences')).body.data).toMatchObject([
+      { id, state: 'active', matchers: [{ name: 'replica', value: 'r1', isRegex: false, isEqual: true }] },
+    ]);
     expect((await json('/v1/alerts')).body.data).toMatchObject([{ silenced_by: [id] }, { silenced_by: [] }]);
     expect((await json(`/v1/silences/${id}`, { method: 'DELETE' })).status).toBe(200);
     expect((await json('/v1/silences')).body.data).toMatchObject([{ id, state: 'expired' }]);
     expect((await json('/v1/silences/nope', { method: 'DELETE' })).status).toBe(404);
-    const forged = await json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 60, createdBy: 'mallory' }), headers: JSON_HEADERS });
+    const forged = await json('/v1/silences', {
+      method: 'POST',
+      body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 60, createdBy: 'mallory' }),
+      headers: JSON_HEADERS,
+    });
     expect(forged.status).toBe(400);
     expect(forged.body.issues).toMatchObject([{ path: 'createdBy' }]);
     expect((await json('/v1/silences', { method: 'POST', body: '{"matchers": []}', headers: JSON_HEADERS })).status).toBe(400);
     expect((await json('/v1/silences', { method: 'POST', body: '{oops', headers: JSON_HEADERS })).status).toBe(400);
     // A silence starting in year 275760 (Date.parse accepts it) was a 500.
-    const far = await json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers: ['replica="r1"'], startsAt: '+275760-09-13T00:00:00.000Z', duration_s: 60 }), headers: JSON_HEADERS });
+    const far = await json('/v1/silences', {
+      method: 'POST',
+      body: JSON.stringify({ matchers: ['replica="r1"'], startsAt: '+275760-09-13T00:00:00.000Z', duration_s: 60 }),
+      headers: JSON_HEADERS,
+    });
     expect(far.status).toBe(400);
     expect(far.body.issues).toMatchObject([{ path: 'startsAt' }]);
-    expect((await json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers: ['replica="r1"'], startsAt: '9999-12-31T00:00:00Z', duration_s: 86_400 * 2 }), headers: JSON_HEADERS })).status).toBe(400);
+    expect(
+      (
+        await json('/v1/silences', {
+          method: 'POST',
+          body: JSON.stringify({ matchers: ['replica="r1"'], startsAt: '9999-12-31T00:00:00Z', duration_s: 86_400 * 2 }),
+          headers: JSON_HEADERS,
+        })
+      ).status,
+    ).toBe(400);
     // text/plain is what a page on another origin can send without a preflight.
-    expect((await json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 60 }), headers: { 'content-type': 'text/plain' } })).status).toBe(415);
+    expect(
+      (
+        await json('/v1/silences', {
+          method: 'POST',
+          body: JSON.stringify({ matchers: ['replica="r1"'], duration_s: 60 }),
+          headers: { 'content-type': 'text/plain' },
+        })
+      ).status,
+    ).toBe(415);
     expect(audit.list({ limit: 10 }, { tenants: null }).map((e) => [e.action, e.principal.id, e.target])).toEqual([
       ['silence.expire', 'anonymous', id],
       ['silence.create', 'anonymous', id],
@@ -134,7 +167,8 @@ describe('alert routes', () => {
     const approved = await json(`/v1/actions/${actions[0]!.id}/approve`, { method: 'POST', body: '{}', headers: JSON_HEADERS, key: acmeOps });
     expect(approved.body.data).toMatchObject({ approved_by: expect.stringMatching(/^operate-acme \([0-9a-f]{12}\)$/) });
 
-    const silence = (matchers: string[], key: string) => json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers, duration_s: 600 }), headers: JSON_HEADERS, key });
+    const silence = (matchers: string[], key: string) =>
+      json('/v1/silences', { method: 'POST', body: JSON.stringify({ matchers, duration_s: 600 }), headers: JSON_HEADERS, key });
     const everything = await silence(['alertname="Slow"'], acmeOps);
     expect(everything.status).toBe(403);
     expect(everything.body.error).toMatch(/tenant="acme"/);

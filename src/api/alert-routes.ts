@@ -6,12 +6,32 @@
  */
 import type { Context } from 'hono';
 import type { Alerting } from '../alerting/index.ts';
-import { AckRequestSchema, AlertsRequestSchema, ApproveRequestSchema, IncidentsRequestSchema, InferlensError, PathIdSchema, RejectRequestSchema, SilenceRequestSchema, decode } from '../schema/index.ts';
+import {
+  AckRequestSchema,
+  AlertsRequestSchema,
+  ApproveRequestSchema,
+  IncidentsRequestSchema,
+  InferlensError,
+  PathIdSchema,
+  RejectRequestSchema,
+  SilenceRequestSchema,
+  decode,
+} from '../schema/index.ts';
 import type { Principal } from '../schema/index.ts';
 import { actionReply, alertReply, historyReply, incidentReply, rulesReply } from './alert-replies.ts';
 import { readJson } from './json-body.ts';
 import type { Route } from './routes.ts';
-import { checkSilenceScope, parseMatchers, scopeActions, scopeAlerts, scopeHistory, scopeIncidents, scopeRules, silenceInScope, silenceTenants } from './tenant-scope.ts';
+import {
+  checkSilenceScope,
+  parseMatchers,
+  scopeActions,
+  scopeAlerts,
+  scopeHistory,
+  scopeIncidents,
+  scopeRules,
+  silenceInScope,
+  silenceTenants,
+} from './tenant-scope.ts';
 
 export interface AlertRoutesDeps {
   alerting: Alerting;
@@ -61,11 +81,24 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         // A scoped caller acknowledges only an incident one of its alerts is in.
         if (!only(await a.incident(id))) throw new InferlensError('not_found', `no incident ${id} in the incident log: GET /v1/incidents?from&to lists them`);
         const acked = await a.acknowledge(id, actorOf(c.var.principal), comment);
-        c.set('audit', { target: id, tenants: c.var.scope.tenants, details: { acknowledged_at: acked.acknowledged_at, acknowledged_by: acked.acknowledged_by, ...(comment && { comment }) } });
+        c.set('audit', {
+          target: id,
+          tenants: c.var.scope.tenants,
+          details: { acknowledged_at: acked.acknowledged_at, acknowledged_by: acked.acknowledged_by, ...(comment && { comment }) },
+        });
         return ok(c, only(acked));
       },
     },
-    { method: 'GET', path: '/v1/silences', access: 'read', handler: (c) => ok(c, a.silences.list().filter((s) => silenceInScope(c.var.scope, s))) },
+    {
+      method: 'GET',
+      path: '/v1/silences',
+      access: 'read',
+      handler: (c) =>
+        ok(
+          c,
+          a.silences.list().filter((s) => silenceInScope(c.var.scope, s)),
+        ),
+    },
     {
       method: 'POST',
       path: '/v1/silences',
@@ -84,7 +117,11 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
           createdBy: actorOf(c.var.principal),
         });
         const tenants = silenceTenants(silence.matchers);
-        c.set('audit', { target: silence.id, tenants: tenants.length ? tenants : null, details: { matchers: silence.matchers, startsAt: silence.startsAt, endsAt: silence.endsAt, comment: silence.comment } });
+        c.set('audit', {
+          target: silence.id,
+          tenants: tenants.length ? tenants : null,
+          details: { matchers: silence.matchers, startsAt: silence.startsAt, endsAt: silence.endsAt, comment: silence.comment },
+        });
         return ok(c, silence);
       },
     },
@@ -103,27 +140,36 @@ export function alertRoutes(deps: AlertRoutesDeps): Route[] {
         return ok(c, silence);
       },
     },
-    { method: 'GET', path: '/v1/actions', access: 'read', handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()).map(actionReply) }) },
-    ...(['approve', 'reject'] as const).map(
-      (verb): Route => ({
-        method: 'POST',
-        path: `/v1/actions/:id/${verb}`,
-        access: 'operate',
-        audit: `action.${verb}`,
-        handler: async (c) => {
-          const id = decode(PathIdSchema, c.req.param('id'), 'action id');
-          const body = await jsonBody(c);
-          const reason = verb === 'reject' ? decode(RejectRequestSchema, body, 'rejection').reason : (decode(ApproveRequestSchema, body, 'approval'), undefined);
-          const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
-          if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
-          const decided = verb === 'approve' ? a.actions.approve(id, actorOf(c.var.principal)) : a.actions.reject(id, actorOf(c.var.principal), reason);
-          const tenant = decided.alert.labels.tenant;
-          const details = { action: decided.action, ...(verb === 'approve' && { params: decided.params }), alert: decided.alert.alertname, state: decided.state, ...(reason ? { reason } : {}) };
-          c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details });
-          return ok(c, actionReply(decided));
-        },
-      }),
-    ),
+    {
+      method: 'GET',
+      path: '/v1/actions',
+      access: 'read',
+      handler: (c) => ok(c, { mode: a.actions.mode(), actions: scopeActions(c.var.scope, a.actions.list()).map(actionReply) }),
+    },
+    ...(['approve', 'reject'] as const).map((verb): Route => ({
+      method: 'POST',
+      path: `/v1/actions/:id/${verb}`,
+      access: 'operate',
+      audit: `action.${verb}`,
+      handler: async (c) => {
+        const id = decode(PathIdSchema, c.req.param('id'), 'action id');
+        const body = await jsonBody(c);
+        const reason = verb === 'reject' ? decode(RejectRequestSchema, body, 'rejection').reason : (decode(ApproveRequestSchema, body, 'approval'), undefined);
+        const action = scopeActions(c.var.scope, a.actions.list()).find((r) => r.id === id);
+        if (!action) throw new InferlensError('not_found', `no action ${id}: GET /v1/actions lists them`);
+        const decided = verb === 'approve' ? a.actions.approve(id, actorOf(c.var.principal)) : a.actions.reject(id, actorOf(c.var.principal), reason);
+        const tenant = decided.alert.labels.tenant;
+        const details = {
+          action: decided.action,
+          ...(verb === 'approve' && { params: decided.params }),
+          alert: decided.alert.alertname,
+          state: decided.state,
+          ...(reason ? { reason } : {}),
+        };
+        c.set('audit', { target: id, tenants: tenant ? [tenant] : null, details });
+        return ok(c, actionReply(decided));
+      },
+    })),
     {
       method: 'GET',
       path: '/v1/rules',

@@ -45,7 +45,15 @@ const noReads = (): Reads => {
   };
 };
 
-export function testApi(o: { routes: Route[][]; reads?: (scope: ReadScope) => Reads; keyring?: Keyring; audit?: AuditLog; sink?: Sink; now?: () => number; allowedHost?: (hostname: string) => boolean }): Api & { audit: AuditLog } {
+export function testApi(o: {
+  routes: Route[][];
+  reads?: (scope: ReadScope) => Reads;
+  keyring?: Keyring;
+  audit?: AuditLog;
+  sink?: Sink;
+  now?: () => number;
+  allowedHost?: (hostname: string) => boolean;
+}): Api & { audit: AuditLog } {
   const audit = o.audit ?? createAuditLog();
   const api = createApi({
     sink: o.sink ?? noSink,

@@ -137,10 +137,27 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         return why === undefined ? c.text('ready') : c.text(`not ready: ${why}`, 503);
       },
     },
-    { method: 'GET', path: '/metrics', access: 'metrics', handler: async (c) => c.body(await o.registry.metrics(), 200, { 'Content-Type': o.registry.contentType }) },
+    {
+      method: 'GET',
+      path: '/metrics',
+      access: 'metrics',
+      handler: async (c) => c.body(await o.registry.metrics(), 200, { 'Content-Type': o.registry.contentType }),
+    },
 
-    { method: 'POST', path: '/v1/events', access: 'ingest', accepts: ROW_TYPES, handler: async (c) => ingestReply(c, await ingestEvents(await writeBody(c), c.req.header('content-type'), sink(c)), 'event') },
-    { method: 'POST', path: '/v1/feedback', access: 'ingest', accepts: ROW_TYPES, handler: async (c) => ingestReply(c, await ingestFeedback(await writeBody(c), c.req.header('content-type'), sink(c)), 'feedback') },
+    {
+      method: 'POST',
+      path: '/v1/events',
+      access: 'ingest',
+      accepts: ROW_TYPES,
+      handler: async (c) => ingestReply(c, await ingestEvents(await writeBody(c), c.req.header('content-type'), sink(c)), 'event'),
+    },
+    {
+      method: 'POST',
+      path: '/v1/feedback',
+      access: 'ingest',
+      accepts: ROW_TYPES,
+      handler: async (c) => ingestReply(c, await ingestFeedback(await writeBody(c), c.req.header('content-type'), sink(c)), 'feedback'),
+    },
     {
       method: 'POST',
       path: '/v1/resources',
@@ -149,20 +166,23 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
       handler: async (c) => ingestReply(c, await ingestResources(await writeBody(c), c.req.header('content-type'), sink(c)), 'resource sample'),
     },
     // OTLP/HTTP: the reply is the OTLP partial-success message in the request's encoding.
-    ...(['traces', 'metrics'] as const).map(
-      (signal): Route => ({
-        method: 'POST',
-        path: `/v1/${signal}`,
-        access: 'ingest',
-        accepts: ['application/json', 'application/x-protobuf', 'application/protobuf'],
-        handler: async (c) => {
-          const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c), otlpMetrics);
-          return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
-        },
-      }),
-    ),
+    ...(['traces', 'metrics'] as const).map((signal): Route => ({
+      method: 'POST',
+      path: `/v1/${signal}`,
+      access: 'ingest',
+      accepts: ['application/json', 'application/x-protobuf', 'application/protobuf'],
+      handler: async (c) => {
+        const reply = await handleOtlp(signal, await writeBody(c), c.req.header('content-type') ?? '', sink(c), otlpMetrics);
+        return c.body(reply.body as Uint8Array<ArrayBuffer>, 200, { 'Content-Type': reply.contentType });
+      },
+    })),
 
-    { method: 'GET', path: '/v1/requests/:id', access: 'read', handler: async (c) => ok(c, await c.var.reads.queries.request(decode(RequestIdSchema, c.req.param('id'), 'request id'))) },
+    {
+      method: 'GET',
+      path: '/v1/requests/:id',
+      access: 'read',
+      handler: async (c) => ok(c, await c.var.reads.queries.request(decode(RequestIdSchema, c.req.param('id'), 'request id'))),
+    },
     {
       method: 'GET',
       path: '/v1/labels/:dimension',
@@ -171,7 +191,8 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         const q = decode(LabelsRequestSchema, { ...c.req.query(), dimension: c.req.param('dimension') }, 'labels request');
         const toMs = q.to ?? now();
         const fromMs = q.from ?? toMs - 86_400_000;
-        if (!(toMs > fromMs)) throw new InferlensError('invalid_argument', 'to: must be after from', { issues: [{ path: 'to', message: 'must be after from' }] });
+        if (!(toMs > fromMs))
+          throw new InferlensError('invalid_argument', 'to: must be after from', { issues: [{ path: 'to', message: 'must be after from' }] });
         return ok(c, await c.var.reads.queries.labels(q.dimension, fromMs, toMs, q.limit));
       },
     },
@@ -185,7 +206,12 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
     readPost('/v1/resources/quantiles', ResourceQuantilesRequestSchema, 'resource quantiles request', (q, r) => r.queries.resourceQuantiles(q)),
     readPost('/v1/analysis/capacity', CapacityRequestSchema, 'capacity request', (q, r) => r.queries.capacity(q)),
     // Scrape targets are infrastructure, like resource samples: a tenant-scoped reader sees none.
-    { method: 'GET', path: '/v1/scrape/targets', access: 'read', handler: (c) => ok(c, { targets: c.var.scope.tenants === null ? targetsPage(o.scrapeTargets?.() ?? []) : [] }) },
+    {
+      method: 'GET',
+      path: '/v1/scrape/targets',
+      access: 'read',
+      handler: (c) => ok(c, { targets: c.var.scope.tenants === null ? targetsPage(o.scrapeTargets?.() ?? []) : [] }),
+    },
 
     // The dashboard's session: who is signed in (401 when nobody is and keys are required).
     {
@@ -196,7 +222,13 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         const p = c.get('principal');
         if (!p) throw new InferlensError('unauthenticated', 'not signed in: POST /v1/session with {"key": "<API key>"}');
         const s = c.get('session');
-        const reply: SessionReply = { principal: p, via: c.get('via') ?? 'anonymous', keys_required: o.keyring.enabled(), csrf_token: s?.csrfToken ?? null, expires_at: s ? new Date(s.expiresMs).toISOString() : null };
+        const reply: SessionReply = {
+          principal: p,
+          via: c.get('via') ?? 'anonymous',
+          keys_required: o.keyring.enabled(),
+          csrf_token: s?.csrfToken ?? null,
+          expires_at: s ? new Date(s.expiresMs).toISOString() : null,
+        };
         return ok(c, reply);
       },
     },
@@ -213,8 +245,20 @@ function coreRoutes(o: ApiOptions, sessions: Sessions, audit: AuditLog, now: () 
         c.set('principal', p);
         c.set('via', 'session');
         c.set('audit', { target: p.id });
-        setCookie(c, SESSION_COOKIE, s.id, { httpOnly: true, sameSite: 'Strict', path: '/', maxAge: Math.floor(sessionTtlMs / 1000), secure: new URL(c.req.url).protocol === 'https:' });
-        const reply: SessionReply = { principal: p, via: 'session', keys_required: true, csrf_token: s.csrfToken, expires_at: new Date(s.expiresMs).toISOString() };
+        setCookie(c, SESSION_COOKIE, s.id, {
+          httpOnly: true,
+          sameSite: 'Strict',
+          path: '/',
+          maxAge: Math.floor(sessionTtlMs / 1000),
+          secure: new URL(c.req.url).protocol === 'https:',
+        });
+        const reply: SessionReply = {
+          principal: p,
+          via: 'session',
+          keys_required: true,
+          csrf_token: s.csrfToken,
+          expires_at: new Date(s.expiresMs).toISOString(),
+        };
         return ok(c, reply);
       },
     },
@@ -285,7 +329,10 @@ export function createApi(o: ApiOptions): Api {
     use(async (c, next) => {
       const host = c.req.header('host') ?? new URL(c.req.url).host;
       if (!allowed(hostnameOf(host))) {
-        throw new InferlensError('permission_denied', `this server does not answer to Host "${host.slice(0, 100)}": open it by its own address (server.allowed_hosts lists more names)`);
+        throw new InferlensError(
+          'permission_denied',
+          `this server does not answer to Host "${host.slice(0, 100)}": open it by its own address (server.allowed_hosts lists more names)`,
+        );
       }
       await next();
     });
@@ -294,7 +341,8 @@ export function createApi(o: ApiOptions): Api {
   const deps = { keyring: o.keyring, sessions, audit, reads: o.reads, logger: o.logger, now };
   // A route of another role is not registered at all: it answers 404.
   const core = o.core ?? { ingest: true, reads: true };
-  const served = (r: Route) => (r.access === 'ingest' ? core.ingest : r.access === 'public' || r.access === 'metrics' ? !r.path.startsWith('/v1/') || core.reads : core.reads);
+  const served = (r: Route) =>
+    r.access === 'ingest' ? core.ingest : r.access === 'public' || r.access === 'metrics' ? !r.path.startsWith('/v1/') || core.reads : core.reads;
   const routes: Route[] = [...coreRoutes(o, sessions, audit, now).filter(served), ...(o.routes ?? []).flat()];
   if (o.uiDir) routes.push(uiRoute(o.uiDir));
   const seen = new Set<string>();
@@ -311,9 +359,14 @@ export function createApi(o: ApiOptions): Api {
   for (const mount of o.mounts ?? []) mount(app);
   for (const r of routes.filter((x) => x.path === '*')) register(r);
 
-  const undeclared = app.routes.filter((r) => !(r.method === 'ALL' && middleware.has(r.handler as MiddlewareHandler<ApiEnv>)) && !seen.has(keyOf(r.method, r.path)));
+  const undeclared = app.routes.filter(
+    (r) => !(r.method === 'ALL' && middleware.has(r.handler as MiddlewareHandler<ApiEnv>)) && !seen.has(keyOf(r.method, r.path)),
+  );
   if (undeclared.length > 0) {
-    throw new InferlensError('internal', `routes without a declared access (add them to a route table in src/api with access public/ingest/read/operate/admin/metrics): ${[...new Set(undeclared.map((r) => `${r.method} ${r.path}`))].join(', ')}`);
+    throw new InferlensError(
+      'internal',
+      `routes without a declared access (add them to a route table in src/api with access public/ingest/read/operate/admin/metrics): ${[...new Set(undeclared.map((r) => `${r.method} ${r.path}`))].join(', ')}`,
+    );
   }
   return { app, routes };
 }

@@ -31,11 +31,16 @@ export function backtestRoutes(o: BacktestRoutesOptions): Route[] {
       // Not a change of state, but an operator's use of the server's cores: recorded who ran it.
       audit: 'rules.backtest',
       handler: async (c) => {
-        if (running) throw new InferlensError('resource_exhausted', 'a backtest is already running on this server; try again when it ends', { retryAfterS: 10 });
+        if (running)
+          throw new InferlensError('resource_exhausted', 'a backtest is already running on this server; try again when it ends', { retryAfterS: 10 });
         running = true;
         try {
           const req = parseBacktestRequest(await readJson(c, o.maxBodyBytes ?? 4 * 1024 * 1024));
-          const data: BacktestReply = await backtestRequest(req, { reads: c.var.reads.typed, defaultGroups: o.defaultGroups, ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }) });
+          const data: BacktestReply = await backtestRequest(req, {
+            reads: c.var.reads.typed,
+            defaultGroups: o.defaultGroups,
+            ...(o.maxSeriesCells !== undefined && { maxSeriesCells: o.maxSeriesCells }),
+          });
           c.set('audit', { details: { from: req.from, to: req.to } });
           return c.json({ status: 'success', data });
         } finally {

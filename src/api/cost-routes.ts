@@ -18,7 +18,11 @@ export function costRoutes(prices: CostPrices): Route[] {
       method: 'POST',
       path: '/v1/cost',
       access: 'read',
-      handler: async (c) => c.json({ status: 'success', data: await c.var.reads.queries.cost(decode(CostRequestSchema, await readJson(c, MAX_BODY_BYTES), 'cost request'), prices) }),
+      handler: async (c) =>
+        c.json({
+          status: 'success',
+          data: await c.var.reads.queries.cost(decode(CostRequestSchema, await readJson(c, MAX_BODY_BYTES), 'cost request'), prices),
+        }),
     },
   ];
 }

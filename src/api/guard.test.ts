@@ -25,7 +25,8 @@ afterEach(() => {
 
 describe('state changes from another origin (an open server: no keys)', () => {
   const { app } = testApi({ routes: [ROUTES] });
-  const change = (headers: Record<string, string>, body: string | undefined = '{}') => app.request('/v1/test/change', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
+  const change = (headers: Record<string, string>, body: string | undefined = '{}') =>
+    app.request('/v1/test/change', { method: 'POST', headers, ...(body !== undefined ? { body } : {}) });
 
   it('refuses the bodies a page can send without a CORS preflight', async () => {
     for (const type of ['text/plain', 'text/plain;charset=UTF-8', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x']) {
@@ -100,7 +101,9 @@ describe('keys and dashboard sessions', () => {
     const denied = await app.request('/v1/test/change', { method: 'POST', body: '{}', headers: { ...JSON_TYPE, authorization: `Bearer ${reader.key}` } });
     expect(denied.status).toBe(403);
     expect(((await denied.json()) as { error: string }).error).toBe('key "bob" has role read; POST /v1/test/change needs operate');
-    expect((await app.request('/v1/test/change', { method: 'POST', body: '{}', headers: { ...JSON_TYPE, authorization: `Bearer ${ops.key}` } })).status).toBe(200);
+    expect((await app.request('/v1/test/change', { method: 'POST', body: '{}', headers: { ...JSON_TYPE, authorization: `Bearer ${ops.key}` } })).status).toBe(
+      200,
+    );
   });
 
   it('signs in to an HttpOnly SameSite=Strict cookie; changes need its CSRF token; signs out', async () => {
@@ -108,7 +111,9 @@ describe('keys and dashboard sessions', () => {
     expect((await app.request('/v1/session')).status).toBe(401);
     expect((await app.request('/v1/session', { method: 'POST', body: JSON.stringify({ key: 'ilk_000000000000_nope' }), headers: JSON_TYPE })).status).toBe(401);
     // Signing in is a state change too: not from a form.
-    expect((await app.request('/v1/session', { method: 'POST', body: `key=${ops.key}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415);
+    expect(
+      (await app.request('/v1/session', { method: 'POST', body: `key=${ops.key}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status,
+    ).toBe(415);
     const signIn = await app.request('/v1/session', { method: 'POST', body: JSON.stringify({ key: ops.key }), headers: JSON_TYPE });
     expect(signIn.status).toBe(200);
     const setCookie = signIn.headers.get('set-cookie')!;
@@ -122,7 +127,8 @@ describe('keys and dashboard sessions', () => {
 
     const session = (await (await app.request('/v1/session', { headers: { cookie } })).json()) as { data: unknown };
     expect(session.data).toMatchObject({ principal: { name: 'alice', role: 'operate' }, via: 'session', csrf_token: token });
-    const change = (headers: Record<string, string>) => app.request('/v1/test/change', { method: 'POST', body: '{}', headers: { ...JSON_TYPE, cookie, ...headers } });
+    const change = (headers: Record<string, string>) =>
+      app.request('/v1/test/change', { method: 'POST', body: '{}', headers: { ...JSON_TYPE, cookie, ...headers } });
     expect((await change({})).status).toBe(403);
     expect((await change({ 'x-csrf-token': token.slice(0, -1) + (token.endsWith('A') ? 'B' : 'A') })).status).toBe(403);
     expect((await change({ 'x-csrf-token': token })).status).toBe(200);

@@ -26,7 +26,17 @@ const sha256 = (s: string): Buffer => createHash('sha256').update(s, 'utf8').dig
 export function generateKey(o: { name: string; role: Role; tenants?: readonly string[] | null; nowMs: number }): { key: string; record: KeyRecord } {
   const id = randomBytes(6).toString('hex');
   const key = `ilk_${id}_${randomBytes(32).toString('base64url')}`;
-  return { key, record: { id, name: o.name, role: o.role, tenants: o.tenants && o.tenants.length > 0 ? [...o.tenants] : null, sha256: sha256(key).toString('hex'), created_at: new Date(o.nowMs).toISOString() } };
+  return {
+    key,
+    record: {
+      id,
+      name: o.name,
+      role: o.role,
+      tenants: o.tenants && o.tenants.length > 0 ? [...o.tenants] : null,
+      sha256: sha256(key).toString('hex'),
+      created_at: new Date(o.nowMs).toISOString(),
+    },
+  };
 }
 
 /** Reads a keys file; a missing file is no keys. Throws invalid_argument naming the file and every problem. */
@@ -39,7 +49,13 @@ export function readKeysFile(file: string): KeyRecord[] {
     throw new InferlensError('invalid_argument', `keys file ${file}: not valid JSON: ${(e as Error).message}`);
   }
   const r = KeysFileSchema.safeParse(doc);
-  if (!r.success) throw new InferlensError('invalid_argument', `keys file ${file}: ${zodIssues(r.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+  if (!r.success)
+    throw new InferlensError(
+      'invalid_argument',
+      `keys file ${file}: ${zodIssues(r.error)
+        .map((i) => `${i.path}: ${i.message}`)
+        .join('; ')}`,
+    );
   return r.data.keys;
 }
 

@@ -4,7 +4,14 @@
  * success envelope; errors are InferlensErrors turned into statuses by the app's one handler.
  */
 import type { Context } from 'hono';
-import { FeedbackQualityRequestSchema, GoldenResultsRequestSchema, InferlensError, DriftRequestSchema, QualitySummaryRequestSchema, decode } from '../schema/index.ts';
+import {
+  FeedbackQualityRequestSchema,
+  GoldenResultsRequestSchema,
+  InferlensError,
+  DriftRequestSchema,
+  QualitySummaryRequestSchema,
+  decode,
+} from '../schema/index.ts';
 import { parseYamlOffThread, readBody } from '../ingest/index.ts';
 import { readJson } from './json-body.ts';
 import { GOLDEN_LIMITS, driftQuery, feedbackQuality, goldenDocs, goldenResults, qualitySummary } from '../quality/index.ts';
@@ -45,9 +52,25 @@ export function qualityRoutes(deps: QualityRouteDeps): Route[] {
   };
   const summaryOptions = { modelTypes: deps.modelTypes ?? {}, ...(deps.lowConfidence !== undefined ? { lowConfidence: deps.lowConfidence } : {}) };
   return [
-    { method: 'POST', path: '/v1/quality/summary', access: 'read', handler: async (c) => ok(c, await qualitySummary(c.var.reads.quality, decode(QualitySummaryRequestSchema, await json(c), 'quality summary request'), summaryOptions)) },
-    { method: 'POST', path: '/v1/quality/drift', access: 'read', handler: async (c) => ok(c, await driftQuery(c.var.reads.quality, decode(DriftRequestSchema, await json(c), 'drift request'))) },
-    { method: 'POST', path: '/v1/quality/feedback', access: 'read', handler: async (c) => ok(c, await feedbackQuality(c.var.reads.quality, decode(FeedbackQualityRequestSchema, await json(c), 'feedback quality request'))) },
+    {
+      method: 'POST',
+      path: '/v1/quality/summary',
+      access: 'read',
+      handler: async (c) =>
+        ok(c, await qualitySummary(c.var.reads.quality, decode(QualitySummaryRequestSchema, await json(c), 'quality summary request'), summaryOptions)),
+    },
+    {
+      method: 'POST',
+      path: '/v1/quality/drift',
+      access: 'read',
+      handler: async (c) => ok(c, await driftQuery(c.var.reads.quality, decode(DriftRequestSchema, await json(c), 'drift request'))),
+    },
+    {
+      method: 'POST',
+      path: '/v1/quality/feedback',
+      access: 'read',
+      handler: async (c) => ok(c, await feedbackQuality(c.var.reads.quality, decode(FeedbackQualityRequestSchema, await json(c), 'feedback quality request'))),
+    },
 
     { method: 'GET', path: '/v1/golden/sets', access: 'read', handler: (c) => ok(c, { sets: deps.golden.list().map(describeSet) }) },
     {
@@ -63,7 +86,11 @@ export function qualityRoutes(deps: QualityRouteDeps): Route[] {
         if (sets.length === 0) throw new InferlensError('invalid_argument', 'no golden set in the body');
         // All or none: every set is checked, and they are saved together, before any is registered.
         const registered = deps.golden.registerAll(sets);
-        c.set('audit', { target: registered.map((s) => s.name).join(', '), tenants: null, details: { sets: registered.map((s) => ({ name: s.name, samples: s.samples.length })) } });
+        c.set('audit', {
+          target: registered.map((s) => s.name).join(', '),
+          tenants: null,
+          details: { sets: registered.map((s) => ({ name: s.name, samples: s.samples.length })) },
+        });
         return ok(c, { sets: registered.map(describeSet) });
       },
     },
@@ -78,6 +105,11 @@ export function qualityRoutes(deps: QualityRouteDeps): Route[] {
         return ok(c, await deps.probes.runOnce());
       },
     },
-    { method: 'GET', path: '/v1/golden/results', access: 'read', handler: async (c) => ok(c, await goldenResults(c.var.reads.quality, decode(GoldenResultsRequestSchema, c.req.query(), 'golden results request'))) },
+    {
+      method: 'GET',
+      path: '/v1/golden/results',
+      access: 'read',
+      handler: async (c) => ok(c, await goldenResults(c.var.reads.quality, decode(GoldenResultsRequestSchema, c.req.query(), 'golden results request'))),
+    },
   ];
 }

@@ -26,7 +26,15 @@ describe('POST /v1/compare', () => {
     ]);
     try {
       const app = appWith(store);
-      const res = await post(app, JSON.stringify({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }));
+      const res = await post(
+        app,
+        JSON.stringify({
+          baseline: { filters: { model: 'm', model_version: 'v1' } },
+          candidate: { filters: { model: 'm', model_version: 'v2' } },
+          from: '2026-01-01T00:00:00Z',
+          to: '2026-01-01T01:00:00Z',
+        }),
+      );
       expect(res.status).toBe(200);
       const body = (await res.json()) as { status: string; data: Record<string, unknown> };
       expect(body.status).toBe('success');
@@ -42,7 +50,11 @@ describe('POST /v1/compare', () => {
     const app = appWith(store);
     const bad = await post(app, JSON.stringify({ baseline: {}, candidate: {} }));
     expect(bad.status).toBe(400);
-    expect(await bad.json()).toMatchObject({ status: 'error', error_type: 'invalid_argument', issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }] });
+    expect(await bad.json()).toMatchObject({
+      status: 'error',
+      error_type: 'invalid_argument',
+      issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }],
+    });
     const junk = await post(app, '{');
     expect(junk.status).toBe(400);
     expect(((await junk.json()) as { error: string }).error).toMatch(/not valid JSON/);
@@ -60,7 +72,18 @@ describe('POST /v1/compare', () => {
     for (const v of ['v1', 'v2']) {
       for (let i = 0; i < 150; i++) {
         const id = `${v}-${i}`;
-        events.push(JSON.stringify({ ts: t0 + 1000 + i * 10, request_id: id, model: 'm', model_version: v, tenant: v === 'v1' && i % 2 ? 'b' : 'a', total_ms: 10 + (i % 7), status: 'ok', label: 'spam' }));
+        events.push(
+          JSON.stringify({
+            ts: t0 + 1000 + i * 10,
+            request_id: id,
+            model: 'm',
+            model_version: v,
+            tenant: v === 'v1' && i % 2 ? 'b' : 'a',
+            total_ms: 10 + (i % 7),
+            status: 'ok',
+            label: 'spam',
+          }),
+        );
         const right = v === 'v1' ? i < 120 : i < 75;
         feedback.push({ ts: t0 + 5000 + i, request_id: id, kind: 'label', value: right ? 'spam' : 'ham' });
       }
@@ -69,14 +92,32 @@ describe('POST /v1/compare', () => {
     await store.appendFeedback(feedback);
     try {
       const app = appWith(store);
-      const res = await post(app, JSON.stringify({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T01:00:00Z' }));
-      const data = ((await res.json()) as { data: { verdict: string; warnings: string[]; evidence: { metric: string; baseline: number; candidate: number; classification: string; n: { baseline: number } }[] } }).data;
+      const res = await post(
+        app,
+        JSON.stringify({
+          baseline: { filters: { model: 'm', model_version: 'v1' } },
+          candidate: { filters: { model: 'm', model_version: 'v2' } },
+          from: '2026-01-01T00:00:00Z',
+          to: '2026-01-01T01:00:00Z',
+        }),
+      );
+      const data = (
+        (await res.json()) as {
+          data: {
+            verdict: string;
+            warnings: string[];
+            evidence: { metric: string; baseline: number; candidate: number; classification: string; n: { baseline: number } }[];
+          };
+        }
+      ).data;
       const hit = data.evidence.find((r) => r.metric === 'feedback_hit_rate')!;
       expect(hit).toMatchObject({ baseline: 0.8, candidate: 0.5, classification: 'low', n: { baseline: 150, candidate: 150 } });
       expect(data.verdict).toBe('rollback');
       // Tenant mix: {a: 75, b: 75} vs {a: 150}: Jensen–Shannon distance √(JS) = 0.5579 (base 2).
       expect(data.warnings).toHaveLength(1);
-      expect(data.warnings[0]).toMatch(/^the two sides serve different tenant mixes \(Jensen–Shannon distance 0\.56; baseline a 50 %, b 50 %; candidate a 100 %\)/);
+      expect(data.warnings[0]).toMatch(
+        /^the two sides serve different tenant mixes \(Jensen–Shannon distance 0\.56; baseline a 50 %, b 50 %; candidate a 100 %\)/,
+      );
     } finally {
       await store.close();
     }

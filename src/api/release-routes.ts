@@ -17,7 +17,11 @@ export function releaseRoutes(): Route[] {
       method: 'POST',
       path: '/v1/compare',
       access: 'read',
-      handler: async (c) => c.json({ status: 'success', data: await c.var.reads.comparer.compare(decode(CompareRequestSchema, await readJson(c, MAX_BODY_BYTES), 'compare request')) }),
+      handler: async (c) =>
+        c.json({
+          status: 'success',
+          data: await c.var.reads.comparer.compare(decode(CompareRequestSchema, await readJson(c, MAX_BODY_BYTES), 'compare request')),
+        }),
     },
   ];
 }

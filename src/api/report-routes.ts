@@ -28,12 +28,26 @@ export function reportReads(reads: Reads, scope: ReadScope, alerting?: Alerting)
   return {
     aggregate: (spec) => queries.aggregate(spec),
     resources: async (spec) =>
-      (await queries.resources({ fromMs: spec.fromMs, toMs: spec.toMs, stepMs: spec.stepMs, metrics: [...spec.metrics], filters: { ...spec.filters }, group_by: [...spec.groupBy] } as Parameters<typeof queries.resources>[0])).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
+      (
+        await queries.resources({
+          fromMs: spec.fromMs,
+          toMs: spec.toMs,
+          stepMs: spec.stepMs,
+          metrics: [...spec.metrics],
+          filters: { ...spec.filters },
+          group_by: [...spec.groupBy],
+        } as Parameters<typeof queries.resources>[0])
+      ).rows.map(({ bucket, ...r }) => ({ ...r, bucketMs: Date.parse(bucket) })),
     cost: (req, prices) => queries.cost(req, prices),
     comparer: reads.comparer,
     errorSlices: (req) => queries.errorSlices(req),
     quality: reads.quality,
-    ...(alerting && { history: async (fromMs: number, toMs: number) => scopeHistory(scope, await alerting.history(fromMs, toMs)), rules: () => alerting.rules(), typed: reads.typed, groups: () => alerting.groups() }),
+    ...(alerting && {
+      history: async (fromMs: number, toMs: number) => scopeHistory(scope, await alerting.history(fromMs, toMs)),
+      rules: () => alerting.rules(),
+      typed: reads.typed,
+      groups: () => alerting.groups(),
+    }),
   };
 }
 
@@ -46,7 +60,8 @@ export function reportRoutes(d: ReportRoutesDeps): Route[] {
   const waiting: (() => void)[] = [];
   const slot = async (): Promise<() => void> => {
     if (running >= REPORT_CONCURRENCY) {
-      if (waiting.length >= REPORT_QUEUE) throw new InferlensError('resource_exhausted', `${REPORT_QUEUE} reviews are already waiting on this server; try again shortly`, { retryAfterS: 10 });
+      if (waiting.length >= REPORT_QUEUE)
+        throw new InferlensError('resource_exhausted', `${REPORT_QUEUE} reviews are already waiting on this server; try again shortly`, { retryAfterS: 10 });
       await new Promise<void>((r) => waiting.push(r));
     }
     running++;
@@ -72,7 +87,13 @@ export function reportRoutes(d: ReportRoutesDeps): Route[] {
         }
         if (q.format === 'md') return c.body(reportMarkdown(report), 200, { 'Content-Type': 'text/markdown; charset=utf-8' });
         // No script and nothing from elsewhere: the page is its own styles and inline SVG.
-        if (q.format === 'html') return c.body(reportHtml(report), 200, { 'Content-Type': 'text/html; charset=utf-8', 'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'", 'X-Content-Type-Options': 'nosniff', 'Referrer-Policy': 'no-referrer' });
+        if (q.format === 'html')
+          return c.body(reportHtml(report), 200, {
+            'Content-Type': 'text/html; charset=utf-8',
+            'Content-Security-Policy': "default-src 'none'; style-src 'unsafe-inline'",
+            'X-Content-Type-Options': 'nosniff',
+            'Referrer-Policy': 'no-referrer',
+          });
         return c.json({ status: 'success', data: report });
       },
     },

@@ -77,7 +77,14 @@ export interface Route {
 
 export const JSON_TYPES = ['application/json'] as const;
 /** Row bodies: a JSON array or object, or NDJSON under any of its names. */
-export const ROW_TYPES = ['application/json', 'application/x-ndjson', 'application/ndjson', 'application/jsonl', 'application/x-jsonlines', 'application/jsonlines'] as const;
+export const ROW_TYPES = [
+  'application/json',
+  'application/x-ndjson',
+  'application/ndjson',
+  'application/jsonl',
+  'application/x-jsonlines',
+  'application/jsonlines',
+] as const;
 
 /** A state change: any method but GET, except the read-only POSTs (queries and analyses). */
 export function changesState(r: Pick<Route, 'method' | 'access'>): boolean {
@@ -128,7 +135,8 @@ function identify(c: Context, d: GuardDeps, strict: boolean): Caller | undefined
     const m = /^Bearer\s+(\S{1,512})$/i.exec(auth.trim());
     const p = m ? d.keyring.authenticate(m[1]!) : undefined;
     if (p) return { principal: p, via: 'key' };
-    if (strict) throw new InferlensError('unauthenticated', 'wrong or revoked API key: send Authorization: Bearer <key> with a key from `inferlens keys create`');
+    if (strict)
+      throw new InferlensError('unauthenticated', 'wrong or revoked API key: send Authorization: Bearer <key> with a key from `inferlens keys create`');
     return undefined;
   }
   const sid = getCookie(c, SESSION_COOKIE);
@@ -144,7 +152,10 @@ function identify(c: Context, d: GuardDeps, strict: boolean): Caller | undefined
 function checkStateChange(c: Context, route: Route, caller: Caller | undefined): void {
   const site = c.req.header('sec-fetch-site');
   if (site !== undefined && site !== 'same-origin' && site !== 'none') {
-    throw new InferlensError('permission_denied', `cross-site request refused (Sec-Fetch-Site: ${site}): state changes come from the dashboard's own origin or from API clients`);
+    throw new InferlensError(
+      'permission_denied',
+      `cross-site request refused (Sec-Fetch-Site: ${site}): state changes come from the dashboard's own origin or from API clients`,
+    );
   }
   const origin = c.req.header('origin');
   if (origin !== undefined) {
@@ -154,17 +165,22 @@ function checkStateChange(c: Context, route: Route, caller: Caller | undefined):
     } catch {
       host = null;
     }
-    if (host === null || host !== (c.req.header('host') ?? new URL(c.req.url).host)) throw new InferlensError('permission_denied', `cross-origin request refused (Origin: ${origin.slice(0, 200)})`);
+    if (host === null || host !== (c.req.header('host') ?? new URL(c.req.url).host))
+      throw new InferlensError('permission_denied', `cross-origin request refused (Origin: ${origin.slice(0, 200)})`);
   }
   const mime = mimeOf(c.req.header('content-type'));
   const hasBody = c.req.method === 'POST' || (c.req.header('content-length') ?? '0') !== '0' || c.req.header('transfer-encoding') !== undefined;
   const accepts = route.accepts ?? JSON_TYPES;
   if (hasBody && !accepts.includes(mime)) {
-    throw new InferlensError('unsupported_media_type', `${c.req.method} ${route.path} takes Content-Type ${accepts.join(' or ')}${mime ? `, not ${mime}` : ' (none was sent)'}`);
+    throw new InferlensError(
+      'unsupported_media_type',
+      `${c.req.method} ${route.path} takes Content-Type ${accepts.join(' or ')}${mime ? `, not ${mime}` : ' (none was sent)'}`,
+    );
   }
   if (caller?.via === 'session') {
     const token = c.req.header(CSRF_HEADER) ?? '';
-    if (!sameToken(token, caller.session!.csrfToken)) throw new InferlensError('permission_denied', `missing or wrong ${CSRF_HEADER} header: the dashboard sends the token of its session with every change`);
+    if (!sameToken(token, caller.session!.csrfToken))
+      throw new InferlensError('permission_denied', `missing or wrong ${CSRF_HEADER} header: the dashboard sends the token of its session with every change`);
   }
 }
 
@@ -175,9 +191,16 @@ export function guard(route: Route, d: GuardDeps): MiddlewareHandler<ApiEnv> {
     const caller = identify(c, d, route.access !== 'public');
     if (state) checkStateChange(c, route, caller);
     if (route.access !== 'public') {
-      if (!caller) throw new InferlensError('unauthenticated', 'this server needs an API key: send Authorization: Bearer <key> (create one with `inferlens keys create`), or sign in on the dashboard');
+      if (!caller)
+        throw new InferlensError(
+          'unauthenticated',
+          'this server needs an API key: send Authorization: Bearer <key> (create one with `inferlens keys create`), or sign in on the dashboard',
+        );
       if (!roleAllows(caller.principal.role, route.access)) {
-        throw new InferlensError('permission_denied', `key "${caller.principal.name}" has role ${caller.principal.role}; ${route.method} ${route.path} needs ${route.access}`);
+        throw new InferlensError(
+          'permission_denied',
+          `key "${caller.principal.name}" has role ${caller.principal.role}; ${route.method} ${route.path} needs ${route.access}`,
+        );
       }
     }
     if (caller) {

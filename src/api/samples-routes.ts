@@ -20,7 +20,11 @@ export function samplesRoutes(): Route[] {
       method: 'POST',
       path: '/v1/samples/search',
       access: 'read',
-      handler: async (c) => c.json({ status: 'success', data: await c.var.reads.queries.samples(decode(SampleSearchRequestSchema, await readJson(c, MAX_BODY_BYTES), 'sample search')) }),
+      handler: async (c) =>
+        c.json({
+          status: 'success',
+          data: await c.var.reads.queries.samples(decode(SampleSearchRequestSchema, await readJson(c, MAX_BODY_BYTES), 'sample search')),
+        }),
     },
   ];
 }

@@ -41,7 +41,13 @@ export function createSessions(o: SessionsOptions): Sessions {
     create(principal) {
       const t = now();
       while (items.size >= max) items.delete(items.keys().next().value!);
-      const s: Session = { id: randomBytes(32).toString('base64url'), principal, csrfToken: randomBytes(32).toString('base64url'), createdMs: t, expiresMs: t + o.ttlMs };
+      const s: Session = {
+        id: randomBytes(32).toString('base64url'),
+        principal,
+        csrfToken: randomBytes(32).toString('base64url'),
+        createdMs: t,
+        expiresMs: t + o.ttlMs,
+      };
       items.set(s.id, s);
       return s;
     },

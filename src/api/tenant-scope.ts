@@ -57,10 +57,17 @@ export function scopeActions(scope: ReadScope, actions: readonly ActionRecord[])
 }
 
 /** Rules with their pending/firing counts recomputed from the alerts the scope sees. */
-export function scopeRules(scope: ReadScope, groups: readonly RuleGroupView[], visible: readonly Pick<AlertView, 'group' | 'alertname' | 'state'>[]): RuleGroupView[] {
+export function scopeRules(
+  scope: ReadScope,
+  groups: readonly RuleGroupView[],
+  visible: readonly Pick<AlertView, 'group' | 'alertname' | 'state'>[],
+): RuleGroupView[] {
   if (scope.tenants === null) return [...groups];
   const count = (group: string, alert: string, state: string) => visible.filter((a) => a.group === group && a.alertname === alert && a.state === state).length;
-  return groups.map((g) => ({ ...g, rules: g.rules.map((r) => ({ ...r, alerts: { pending: count(g.name, r.alert, 'pending'), firing: count(g.name, r.alert, 'firing') } })) }));
+  return groups.map((g) => ({
+    ...g,
+    rules: g.rules.map((r) => ({ ...r, alerts: { pending: count(g.name, r.alert, 'pending'), firing: count(g.name, r.alert, 'firing') } })),
+  }));
 }
 
 /** The tenants a silence names with `tenant="…"` equality matchers. */
@@ -82,13 +89,18 @@ export function parseMatchers(input: readonly (string | Matcher)[]): Matcher[] {
 /** A tenant-scoped key may silence only its tenants: the silence must name one with `tenant="…"`. */
 export function checkSilenceScope(scope: ReadScope, matchers: readonly Matcher[]): void {
   if (silenceInScope(scope, { matchers })) return;
-  throw new InferlensError('permission_denied', `this key may silence only its tenants (${scope.tenants!.join(', ')}): add a matcher tenant="${scope.tenants![0]}"`, {
-    issues: [{ path: 'matchers', message: `needs tenant="…" naming one of ${scope.tenants!.join(', ')}` }],
-  });
+  throw new InferlensError(
+    'permission_denied',
+    `this key may silence only its tenants (${scope.tenants!.join(', ')}): add a matcher tenant="${scope.tenants![0]}"`,
+    {
+      issues: [{ path: 'matchers', message: `needs tenant="…" naming one of ${scope.tenants!.join(', ')}` }],
+    },
+  );
 }
 
 /** Maps the indexes of a sub-batch's issues back to the batch. */
-const remap = (issues: readonly RowIssue[] | undefined, positions: readonly number[]): RowIssue[] => (issues ?? []).map((r) => ({ ...r, index: positions[r.index] ?? r.index }));
+const remap = (issues: readonly RowIssue[] | undefined, positions: readonly number[]): RowIssue[] =>
+  (issues ?? []).map((r) => ({ ...r, index: positions[r.index] ?? r.index }));
 
 /**
  * A sink for a tenant-scoped writer: event rows must carry one of its tenants (others are
@@ -101,7 +113,11 @@ export function scopedSink(sink: Sink, tenants: readonly string[] | null): Sink 
   if (tenants === null) return sink;
   const list = tenants.join(', ');
   const refuseAll = (n: number, what: string): RowIssue[] =>
-    Array.from({ length: n }, (_, index) => ({ index, path: '', message: `${what} carry no tenant: this key may write only tenants ${list}; send them with an unscoped ingest key` }));
+    Array.from({ length: n }, (_, index) => ({
+      index,
+      path: '',
+      message: `${what} carry no tenant: this key may write only tenants ${list}; send them with an unscoped ingest key`,
+    }));
   return {
     admit: () => sink.admit(),
     async writeEvents(rows: readonly unknown[], _options?: WriteOptions): Promise<IngestReply> {
@@ -113,7 +129,12 @@ export function scopedSink(sink: Sink, tenants: readonly string[] | null): Sink 
         if (typeof tenant === 'string' && tenants.includes(tenant)) {
           keep.push(row);
           positions.push(i);
-        } else refused.push({ index: i, path: 'tenant', message: `this key may write only tenants ${list}${typeof tenant === 'string' ? `, not "${tenant.slice(0, 64)}"` : ': set tenant on every row'}` });
+        } else
+          refused.push({
+            index: i,
+            path: 'tenant',
+            message: `this key may write only tenants ${list}${typeof tenant === 'string' ? `, not "${tenant.slice(0, 64)}"` : ': set tenant on every row'}`,
+          });
       });
       const reply = keep.length > 0 ? await sink.writeEvents(keep) : { accepted: 0, rejected: [] };
       const out: IngestReply = { accepted: reply.accepted, rejected: [...refused, ...remap(reply.rejected, positions)].sort((a, b) => a.index - b.index) };

@@ -67,7 +67,9 @@ async function viaDataDir(dir: string, req: BacktestRequest): Promise<BacktestRe
   try {
     store = await createDuckDBStore({ path: file });
   } catch (e) {
-    throw new InferlensError('unavailable', `cannot open ${file}: ${(e as Error).message} — if a server is running on it, backtest through it with --url`, { cause: e });
+    throw new InferlensError('unavailable', `cannot open ${file}: ${(e as Error).message} — if a server is running on it, backtest through it with --url`, {
+      cause: e,
+    });
   }
   try {
     return await backtestRequest(req, { reads: typedReads(store), defaultGroups: () => loadRuleFiles([DEFAULT_RULE_PACK]).groups });
@@ -79,12 +81,20 @@ async function viaDataDir(dir: string, req: BacktestRequest): Promise<BacktestRe
 async function viaServer(url: string, req: BacktestRequest, apiKey?: string): Promise<BacktestReport> {
   let res: Response;
   try {
-    res = await fetch(`${url.replace(/\/+$/, '')}/v1/rules/backtest`, { method: 'POST', headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) }, body: JSON.stringify(req) });
+    res = await fetch(`${url.replace(/\/+$/, '')}/v1/rules/backtest`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...(apiKey && { authorization: `Bearer ${apiKey}` }) },
+      body: JSON.stringify(req),
+    });
   } catch (e) {
-    throw new InferlensError('unavailable', `no inferlens server answers at ${url} (${(e as Error).message}); start one with \`inferlens serve\` or give --data DIR`);
+    throw new InferlensError(
+      'unavailable',
+      `no inferlens server answers at ${url} (${(e as Error).message}); start one with \`inferlens serve\` or give --data DIR`,
+    );
   }
   const answer = (await res.json().catch(() => ({}))) as { status?: string; data?: BacktestReport; error?: string };
-  if (answer.status !== 'success' || !answer.data) throw new InferlensError(res.status === 404 ? 'not_found' : 'invalid_argument', `backtest failed (${res.status}): ${answer.error ?? 'no answer'}`);
+  if (answer.status !== 'success' || !answer.data)
+    throw new InferlensError(res.status === 404 ? 'not_found' : 'invalid_argument', `backtest failed (${res.status}): ${answer.error ?? 'no answer'}`);
   return answer.data;
 }
 
@@ -95,7 +105,9 @@ const hhmm = (s: string | null) => (s === null ? '-' : s.slice(11, 19));
 /** The report as lines a person reads. */
 export function formatReport(r: BacktestReport): string[] {
   const lines: string[] = [];
-  lines.push(`backtest ${r.from} … ${r.to}: ${r.evaluations} group evaluations in ${r.stats.seconds.toFixed(1)} s (${r.stats.queries} queries, at most ${r.stats.peak_series_cells} series cells)`);
+  lines.push(
+    `backtest ${r.from} … ${r.to}: ${r.evaluations} group evaluations in ${r.stats.seconds.toFixed(1)} s (${r.stats.queries} queries, at most ${r.stats.peak_series_cells} series cells)`,
+  );
   lines.push('');
   lines.push(
     formatTable(
@@ -140,7 +152,13 @@ export function formatReport(r: BacktestReport): string[] {
     if (Object.keys(s.per_kind).length > 1)
       lines.push(
         formatTable(
-          Object.entries(s.per_kind).map(([kind, k]) => ({ kind, incidents: k.incidents, raised: k.detected, 'top-1': pct(k.top1), 'median delay': num(k.median_delay_intervals, 1) })),
+          Object.entries(s.per_kind).map(([kind, k]) => ({
+            kind,
+            incidents: k.incidents,
+            raised: k.detected,
+            'top-1': pct(k.top1),
+            'median delay': num(k.median_delay_intervals, 1),
+          })),
         ),
       );
   }

@@ -62,7 +62,11 @@ export function registerDemoCommand(program: Command, run?: (options: DemoOption
     .option('-d, --data <dir>', 'data folder (default ./data); the ground truth goes to <dir>/scenario-ground-truth.json')
     .option('--backfill <span>', 'history to write first: auto (24h when the store is empty), off, or a span such as 24h', backfillSpan, 'auto')
     .option('--backfill-only', 'write the history and exit')
-    .addOption(new Option('--scenario <name>', 'incidents: full (40-min cycle), quick (all six in ~5 min), clean (none), custom (--incidents)').choices(['full', 'quick', 'clean', 'custom']).default('full'))
+    .addOption(
+      new Option('--scenario <name>', 'incidents: full (40-min cycle), quick (all six in ~5 min), clean (none), custom (--incidents)')
+        .choices(['full', 'quick', 'clean', 'custom'])
+        .default('full'),
+    )
     .option('--incidents <list>', `with --scenario custom: comma-separated, from ${INCIDENT_KINDS.join(', ')}`, incidentList)
     .option('--rate <req/s>', 'daily mean request rate', positive('rate'), 4)
     .option('--duration <span>', 'stop by itself after this long, e.g. 10m', duration('duration'))

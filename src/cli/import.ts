@@ -55,7 +55,12 @@ export async function importFile(file: string, o: ImportOptions): Promise<Import
   let read = 0;
   raw.on('data', (c) => (read += c.length));
   const stream: Readable = file.endsWith('.gz') ? raw.pipe(createGunzip()) : raw;
-  const bar = o.quiet ? undefined : new cliProgress.SingleBar({ format: 'import [{bar}] {percentage}% | {value}/{total} bytes | {accepted} accepted, {rejected} rejected', hideCursor: true }, cliProgress.Presets.shades_classic);
+  const bar = o.quiet
+    ? undefined
+    : new cliProgress.SingleBar(
+        { format: 'import [{bar}] {percentage}% | {value}/{total} bytes | {accepted} accepted, {rejected} rejected', hideCursor: true },
+        cliProgress.Presets.shades_classic,
+      );
   bar?.start(total, 0, { accepted: 0, rejected: 0 });
   const result: ImportResult = { accepted: 0, rejected: 0, batches: 0, reasons: [] };
   const reasons = new Map<string, { rows: Set<number>; firstLine: number }>();
@@ -91,7 +96,9 @@ export async function importFile(file: string, o: ImportOptions): Promise<Import
   await flush();
   bar?.update(total, { accepted: result.accepted, rejected: result.rejected });
   bar?.stop();
-  result.reasons = [...reasons.entries()].map(([reason, e]) => ({ reason, rows: e.rows.size, firstLine: e.firstLine })).sort((a, b) => b.rows - a.rows || a.firstLine - b.firstLine);
+  result.reasons = [...reasons.entries()]
+    .map(([reason, e]) => ({ reason, rows: e.rows.size, firstLine: e.firstLine }))
+    .sort((a, b) => b.rows - a.rows || a.firstLine - b.firstLine);
   return result;
 }
 
@@ -105,6 +112,7 @@ const MAX_REASONS = 10;
  */
 export function printImport(r: ImportResult, out: (line: string) => void): void {
   out(`imported ${r.accepted} events in ${r.batches} requests; ${r.rejected} ${r.rejected === 1 ? 'row' : 'rows'} rejected`);
-  for (const x of r.reasons.slice(0, MAX_REASONS)) out(`  ${x.rows} ${x.rows === 1 ? 'row ' : 'rows'}  line ${x.firstLine}${x.rows > 1 ? ' (first)' : ''}: ${x.reason}`);
+  for (const x of r.reasons.slice(0, MAX_REASONS))
+    out(`  ${x.rows} ${x.rows === 1 ? 'row ' : 'rows'}  line ${x.firstLine}${x.rows > 1 ? ' (first)' : ''}: ${x.reason}`);
   if (r.reasons.length > MAX_REASONS) out(`  … ${r.reasons.length - MAX_REASONS} more reasons`);
 }

@@ -25,7 +25,9 @@ export async function keysFileOf(o: FileFlags, env: Record<string, string | unde
     if (o.data !== undefined) flags.storage = { dataDir: o.data };
     if (o.keysFile !== undefined) flags.server = { keysFile: o.keysFile };
   }
-  const file = keysFilePath(loadConfig({ ...(o.config ? { file: o.config } : {}), env, flags, onDeprecated: (d) => console.error(`warning: ${deprecationMessage(d)}`) }));
+  const file = keysFilePath(
+    loadConfig({ ...(o.config ? { file: o.config } : {}), env, flags, onDeprecated: (d) => console.error(`warning: ${deprecationMessage(d)}`) }),
+  );
   if (!file) throw new InferlensError('invalid_argument', 'the data folder is :memory: and no server.keys_file is set: there is no keys file to write');
   return file;
 }
@@ -40,17 +42,33 @@ export function registerKeysCommand(program: Command, env: Record<string, string
   const keys = program.command('keys').description('create, list and revoke API keys (stored hashed in the keys file)');
   withFileOptions(keys.command('create'))
     .description('create a key and print it once')
-    .addOption(new Option('--role <role>', 'ingest | read | operate (read + silences, approvals, golden sets) | admin | metrics').choices([...ROLES]).makeOptionMandatory())
-    .option('--tenant <name>', 'limit the key to this tenant (repeatable): it reads and writes only these tenants', (v: string, acc: string[]) => [...acc, v], [] as string[])
+    .addOption(
+      new Option('--role <role>', 'ingest | read | operate (read + silences, approvals, golden sets) | admin | metrics')
+        .choices([...ROLES])
+        .makeOptionMandatory(),
+    )
+    .option(
+      '--tenant <name>',
+      'limit the key to this tenant (repeatable): it reads and writes only these tenants',
+      (v: string, acc: string[]) => [...acc, v],
+      [] as string[],
+    )
     .option('--name <name>', 'a name shown in the audit log and on the dashboard')
     .action(async (o: FileFlags & { role: Role; tenant: string[]; name?: string }) => {
       if (o.tenant.some((t) => t.length === 0 || t.length > 256)) throw new InvalidArgumentError('--tenant must be 1–256 characters');
       const { generateKey, readKeysFile, writeKeysFile } = await import('../api/index.ts');
       const file = await keysFileOf(o, env);
       const existing = readKeysFile(file);
-      const { key, record } = generateKey({ name: o.name ?? `${o.role}${o.tenant.length ? `-${o.tenant.join('+')}` : ''}`, role: o.role, tenants: o.tenant, nowMs: Date.now() });
+      const { key, record } = generateKey({
+        name: o.name ?? `${o.role}${o.tenant.length ? `-${o.tenant.join('+')}` : ''}`,
+        role: o.role,
+        tenants: o.tenant,
+        nowMs: Date.now(),
+      });
       writeKeysFile(file, [...existing, record]);
-      console.error(`created key ${record.id} "${record.name}" (role ${record.role}${record.tenants ? `, tenants ${record.tenants.join(', ')}` : ', every tenant'}) in ${file}; it is shown once:`);
+      console.error(
+        `created key ${record.id} "${record.name}" (role ${record.role}${record.tenants ? `, tenants ${record.tenants.join(', ')}` : ', every tenant'}) in ${file}; it is shown once:`,
+      );
       console.log(key);
     });
   withFileOptions(keys.command('list'))
@@ -58,7 +76,13 @@ export function registerKeysCommand(program: Command, env: Record<string, string
     .action(async (o: FileFlags) => {
       const { readKeysFile } = await import('../api/index.ts');
       const file = await keysFileOf(o, env);
-      const rows = readKeysFile(file).map((k) => ({ id: k.id, name: k.name, role: k.role, tenants: k.tenants ? k.tenants.join(',') : '*', created: k.created_at ?? '' }));
+      const rows = readKeysFile(file).map((k) => ({
+        id: k.id,
+        name: k.name,
+        role: k.role,
+        tenants: k.tenants ? k.tenants.join(',') : '*',
+        created: k.created_at ?? '',
+      }));
       console.log(rows.length ? formatTable(rows) : `no keys in ${file}`);
     });
   withFileOptions(keys.command('revoke <id>'))

@@ -8,5 +8,8 @@ export function serverUnreachable(url: string, e: unknown): Error {
   const cause = e instanceof Error && e.cause instanceof Error ? e.cause : undefined;
   const code = (cause as { code?: string } | undefined)?.code;
   const why = code ? ` (${code})` : cause ? ` (${cause.message})` : '';
-  return new Error(`no inferlens server answered at ${url}${why}: start one with \`inferlens serve\` (or \`npm start\` for the demo), or point --url / INFERLENS_URL at yours`, { cause: e });
+  return new Error(
+    `no inferlens server answered at ${url}${why}: start one with \`inferlens serve\` (or \`npm start\` for the demo), or point --url / INFERLENS_URL at yours`,
+    { cause: e },
+  );
 }

@@ -32,7 +32,9 @@ describe('rules test', () => {
   });
 
   it('fails with a diff on a wrong expectation', async () => {
-    const text = readFileSync(join(FIX, 'errors.test.yaml'), 'utf8').replace('rule_files: [errors.yaml]', `rule_files: [${join(FIX, 'errors.yaml')}]`).replace('tenant: globex, severity', 'tenant: acme, severity');
+    const text = readFileSync(join(FIX, 'errors.test.yaml'), 'utf8')
+      .replace('rule_files: [errors.yaml]', `rule_files: [${join(FIX, 'errors.yaml')}]`)
+      .replace('tenant: globex, severity', 'tenant: acme, severity');
     const file = join(tmp, 'wrong.test.yaml');
     writeFileSync(file, text);
     const r = await rulesTest(file);

@@ -43,7 +43,12 @@ export interface RulesCheckResult {
 /** Validates rule files; lists every problem. */
 export function rulesCheck(files: readonly string[]): RulesCheckResult {
   const r = loadRuleFiles(files);
-  return { ok: r.problems.length === 0, problems: r.problems.map(formatProblem), groups: r.groups.length, rules: r.groups.reduce((a, g) => a + g.rules.length, 0) };
+  return {
+    ok: r.problems.length === 0,
+    problems: r.problems.map(formatProblem),
+    groups: r.groups.length,
+    rules: r.groups.reduce((a, g) => a + g.rules.length, 0),
+  };
 }
 
 const duration = z.string().refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 30s, 5m, 1h' });
@@ -51,11 +56,16 @@ const Generated = z.object({ every: duration, from: duration.default('0s'), to: 
 const TestFileSchema = z
   .object({
     rule_files: z.array(z.string()).min(1),
-    start: z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' }).default('2025-01-01T00:00:00Z'),
+    start: z
+      .string()
+      .refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' })
+      .default('2025-01-01T00:00:00Z'),
     evaluation_interval: duration.default('30s'),
     /** First evaluation (default 0): skip quiet history; start before any alert's `for` must begin. */
     evaluate_from: duration.default('0s'),
-    input_events: z.array(z.union([Generated.extend({ event: z.record(z.string(), z.unknown()) }).strict(), z.object({ file: z.string() }).strict()])).default([]),
+    input_events: z
+      .array(z.union([Generated.extend({ event: z.record(z.string(), z.unknown()) }).strict(), z.object({ file: z.string() }).strict()]))
+      .default([]),
     input_resources: z
       .array(
         Generated.extend({
@@ -72,7 +82,11 @@ const TestFileSchema = z
           .object({
             eval_time: duration,
             alertname: z.string().min(1),
-            exp_alerts: z.array(z.object({ exp_labels: z.record(z.string(), z.string()).default({}), exp_annotations: z.record(z.string(), z.string()).optional() }).strict()).default([]),
+            exp_alerts: z
+              .array(
+                z.object({ exp_labels: z.record(z.string(), z.string()).default({}), exp_annotations: z.record(z.string(), z.string()).optional() }).strict(),
+              )
+              .default([]),
           })
           .strict(),
       )
@@ -109,8 +123,14 @@ function compareCase(exp: { exp_labels: Record<string, string>; exp_annotations?
     return { labels, annotations: a.annotations };
   });
   const expRows: Got[] = exp.map((e) => ({ labels: e.exp_labels, annotations: e.exp_annotations ?? {} }));
-  const want = canonical(expRows, expRows.map(() => wantAnn));
-  const have = canonical(gotRows, gotRows.map(() => wantAnn));
+  const want = canonical(
+    expRows,
+    expRows.map(() => wantAnn),
+  );
+  const have = canonical(
+    gotRows,
+    gotRows.map(() => wantAnn),
+  );
   if (JSON.stringify(want) === JSON.stringify(have)) return undefined;
   const lines = [...want.filter((w) => !have.includes(w)).map((w) => `  - exp ${w}`), ...have.filter((h) => !want.includes(h)).map((h) => `  + got ${h}`)];
   return lines.join('\n');
@@ -128,7 +148,13 @@ export async function rulesTest(testFile: string): Promise<RulesTestResult> {
     return { ok: false, problems: [`${testFile}: ${(e as Error).message}`], cases: [] };
   }
   if (typeof raw === 'object' && raw !== null && 'groups' in raw && !('alert_rule_test' in raw))
-    return { ok: false, problems: [`${testFile}: this is a rule file; \`rules test\` takes a test file (rule_files, input_events, alert_rule_test: see \`inferlens rules test --help\`). To validate a rule file, run \`inferlens rules check ${testFile}\`.`], cases: [] };
+    return {
+      ok: false,
+      problems: [
+        `${testFile}: this is a rule file; \`rules test\` takes a test file (rule_files, input_events, alert_rule_test: see \`inferlens rules test --help\`). To validate a rule file, run \`inferlens rules check ${testFile}\`.`,
+      ],
+      cases: [],
+    };
   const parsed = TestFileSchema.safeParse(raw);
   if (!parsed.success) return { ok: false, problems: zodIssues(parsed.error).map((i) => `${testFile}: ${i.path}: ${i.message}`), cases: [] };
   const t = parsed.data;
@@ -169,7 +195,11 @@ export async function rulesTest(testFile: string): Promise<RulesTestResult> {
     for (let ts = at(g.from); ts < at(g.to); ts += every, k++) {
       const s = ResourceSampleSchema.safeParse({ ...g.sample, ts, value: g.value + k * g.step_increase });
       if (!s.success) {
-        problems.push(`input_resources.${gi}: ${zodIssues(s.error).map((i) => `${i.path}: ${i.message}`).join('; ')}`);
+        problems.push(
+          `input_resources.${gi}: ${zodIssues(s.error)
+            .map((i) => `${i.path}: ${i.message}`)
+            .join('; ')}`,
+        );
         break;
       }
       samples.push(s.data);

@@ -33,24 +33,49 @@ describe('loadConfig', () => {
     writeFileSync(file, 'role: ingest\nstorage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    cluster: prod\n');
     const c = loadConfig({ file, env: { INFERLENS_CLICKHOUSE_PASSWORD: 'secret' } });
     expect(c.role).toBe('ingest');
-    expect(c.storage.clickhouse).toMatchObject({ url: 'http://ch:8123', cluster: 'prod', database: 'inferlens', username: 'default', password: 'secret', insertQuorum: 'auto' });
+    expect(c.storage.clickhouse).toMatchObject({
+      url: 'http://ch:8123',
+      cluster: 'prod',
+      database: 'inferlens',
+      username: 'default',
+      password: 'secret',
+      insertQuorum: 'auto',
+    });
     writeFileSync(file, 'storage:\n  backend: clickhouse\n  clickhouse:\n    url: http://ch:8123\n    password: oops\n    database: "bad name"\n');
     expect(() => loadConfig({ file })).toThrow(/password: set it in the environment[\s\S]*storage.clickhouse.database/);
   });
   it("refuses one backend's settings under the other: they would be read by nothing", () => {
-    expect(() => loadConfig({ flags: { storage: { clickhouse: { url: 'http://ch:8123' } } } })).toThrow(/storage.clickhouse.url: storage.clickhouse.url is read only with storage.backend clickhouse \(the backend is duckdb\)/);
-    expect(() => loadConfig({ env: { INFERLENS_STORAGE_BACKEND: 'duckdb' }, flags: { storage: { clickhouse: { chdbPath: '/tmp/ch', cluster: 'prod' } } } })).toThrow(/clickhouse.chdb_path[\s\S]*clickhouse.cluster/);
-    expect(() => loadConfig({ flags: { storage: { backend: 'clickhouse', threads: 4, clickhouse: { url: 'http://ch:8123' } } } })).toThrow(/storage.threads: storage.threads sets DuckDB threads/);
+    expect(() => loadConfig({ flags: { storage: { clickhouse: { url: 'http://ch:8123' } } } })).toThrow(
+      /storage.clickhouse.url: storage.clickhouse.url is read only with storage.backend clickhouse \(the backend is duckdb\)/,
+    );
+    expect(() =>
+      loadConfig({ env: { INFERLENS_STORAGE_BACKEND: 'duckdb' }, flags: { storage: { clickhouse: { chdbPath: '/tmp/ch', cluster: 'prod' } } } }),
+    ).toThrow(/clickhouse.chdb_path[\s\S]*clickhouse.cluster/);
+    expect(() => loadConfig({ flags: { storage: { backend: 'clickhouse', threads: 4, clickhouse: { url: 'http://ch:8123' } } } })).toThrow(
+      /storage.threads: storage.threads sets DuckDB threads/,
+    );
     expect(() => loadConfig({ flags: { storage: { backend: 'sqlite' as 'duckdb' } } })).toThrow(/storage.backend/);
     expect(loadConfig({ flags: { storage: { backend: 'clickhouse', clickhouse: { url: 'http://ch:8123' } } } }).storage.backend).toBe('clickhouse');
   });
   it('reads cost prices from YAML, and names a bad currency or a negative price', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
     const file = join(dir, 'c.yaml');
-    writeFileSync(file, 'cost:\n  currency: EUR\n  gpu_hour:\n    - { pool: a100, price: 3.6 }\n    - { gpu_model: NVIDIA H100 80GB HBM3, price: 7.2 }\n  tokens:\n    gpt-hosted: { input: 2, output: 8 }\n');
-    expect(loadConfig({ file }).cost).toEqual({ currency: 'EUR', gpuHour: [{ pool: 'a100', price: 3.6 }, { gpuModel: 'NVIDIA H100 80GB HBM3', price: 7.2 }], tokens: { 'gpt-hosted': { input: 2, output: 8 } } });
+    writeFileSync(
+      file,
+      'cost:\n  currency: EUR\n  gpu_hour:\n    - { pool: a100, price: 3.6 }\n    - { gpu_model: NVIDIA H100 80GB HBM3, price: 7.2 }\n  tokens:\n    gpt-hosted: { input: 2, output: 8 }\n',
+    );
+    expect(loadConfig({ file }).cost).toEqual({
+      currency: 'EUR',
+      gpuHour: [
+        { pool: 'a100', price: 3.6 },
+        { gpuModel: 'NVIDIA H100 80GB HBM3', price: 7.2 },
+      ],
+      tokens: { 'gpt-hosted': { input: 2, output: 8 } },
+    });
     expect(loadConfig().cost).toEqual({ currency: 'USD', gpuHour: [], tokens: {} });
-    expect(() => loadConfig({ flags: { cost: { currency: 'euro', gpuHour: [{ price: -1 }] } } })).toThrow(/cost.currency: expected an ISO 4217 code[\s\S]*cost.gpu_hour.0.price/);
+    expect(() => loadConfig({ flags: { cost: { currency: 'euro', gpuHour: [{ price: -1 }] } } })).toThrow(
+      /cost.currency: expected an ISO 4217 code[\s\S]*cost.gpu_hour.0.price/,
+    );
   });
   it('reads snake_case keys, and the camelCase ones of the last release with one deprecation each', () => {
     const dir = mkdtempSync(join(tmpdir(), 'cfg-'));
@@ -75,7 +100,11 @@ describe('loadConfig', () => {
     expect(c.storage).toMatchObject({ retentionDays: 3, rollupIntervalMs: 5000 });
     expect(c.pipeline).toMatchObject({ maxQueueRows: 5000 });
     expect(c.capture).toMatchObject({ riskTags: ['pii'], firstPerVersion: 3 });
-    expect(c.alerting).toMatchObject({ groupWaitMs: 1000, inhibitRules: [{ source_matchers: ['severity="page"'], target_matchers: ['severity="ticket"'] }], receivers: [{ name: 'w', timeoutMs: 500 }] });
+    expect(c.alerting).toMatchObject({
+      groupWaitMs: 1000,
+      inhibitRules: [{ source_matchers: ['severity="page"'], target_matchers: ['severity="ticket"'] }],
+      receivers: [{ name: 'w', timeoutMs: 500 }],
+    });
     expect(c.quality).toMatchObject({ lowConfidence: 0.8, modelTypes: { spamFilter: 'classifier' } });
     expect(c.cost).toMatchObject({ gpuHour: [{ gpuModel: 'H100', price: 2 }], tokens: { myModel: { input: 1, output: 0 } } });
 
@@ -91,7 +120,9 @@ describe('loadConfig', () => {
       { old: 'cost.gpuHour', now: 'cost.gpu_hour' },
       { old: 'cost.gpu_hour[0].gpuModel', now: 'cost.gpu_hour[0].gpu_model' },
     ]);
-    expect(deprecationMessage(old[0]!)).toBe('config key storage.retentionDays is deprecated: write storage.retention_days (config keys are snake_case; the camelCase spelling is read until the next release)');
+    expect(deprecationMessage(old[0]!)).toBe(
+      'config key storage.retentionDays is deprecated: write storage.retention_days (config keys are snake_case; the camelCase spelling is read until the next release)',
+    );
     // A camelCase key the schema never had (its key is snake_case) is unknown, not deprecated.
     writeFileSync(file, 'alerting:\n  inhibitRules: [ { sourceMatchers: [ a=b ], target_matchers: [ c=d ] } ]\n');
     expect(() => loadConfig({ file })).toThrow(/alerting.inhibit_rules.0: Unrecognized key: "sourceMatchers"/);

@@ -29,20 +29,37 @@ const AlertingSchema = z
     /** Load the built-in rule pack (rules/default.yaml). */
     defaultRules: z.boolean().default(true),
     ruleFiles: z.array(z.string().min(1)).max(100).default([]),
-    groupBy: z.array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/)).max(10).default(['model', 'pool']),
+    groupBy: z
+      .array(z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/))
+      .max(10)
+      .default(['model', 'pool']),
     groupWaitMs: z.number().int().min(0).default(30_000),
     groupIntervalMs: z.number().int().min(1000).default(300_000),
     repeatIntervalMs: z.number().int().min(60_000).default(14_400_000),
     resendDelayMs: z.number().int().min(1000).default(60_000),
     externalUrl: httpUrl.optional(),
     inhibitRules: z
-      .array(z.object({ source_matchers: z.array(z.string()).min(1), target_matchers: z.array(z.string()).min(1), equal: z.array(z.string()).default([]) }).strict())
+      .array(
+        z.object({ source_matchers: z.array(z.string()).min(1), target_matchers: z.array(z.string()).min(1), equal: z.array(z.string()).default([]) }).strict(),
+      )
       .max(100)
       .optional(),
     receivers: z
       .array(
         z.discriminatedUnion('type', [
-          z.object({ type: z.literal('webhook'), name: z.string().min(1).max(64), url: httpUrl, secret: z.string().min(16).optional(), tiers: z.array(z.enum(['page', 'ticket'])).min(1).default(['page', 'ticket']), ...delivery }).strict(),
+          z
+            .object({
+              type: z.literal('webhook'),
+              name: z.string().min(1).max(64),
+              url: httpUrl,
+              secret: z.string().min(16).optional(),
+              tiers: z
+                .array(z.enum(['page', 'ticket']))
+                .min(1)
+                .default(['page', 'ticket']),
+              ...delivery,
+            })
+            .strict(),
           z.object({ type: z.literal('alertmanager'), name: z.string().min(1).max(64).default('alertmanager'), url: httpUrl, ...delivery }).strict(),
         ]),
       )
@@ -79,7 +96,12 @@ export const ConfigSchema = z
       .object({
         host: z.string().default('127.0.0.1'),
         port: z.number().int().min(0).max(65535).default(7070),
-        maxBodyBytes: z.number().int().min(1024).max(1024 * MiB).default(16 * MiB),
+        maxBodyBytes: z
+          .number()
+          .int()
+          .min(1024)
+          .max(1024 * MiB)
+          .default(16 * MiB),
         /**
          * API keys as stored records (hashes, never keys): `inferlens keys create` writes them to
          * the keys file; records copied here work the same. No key at all: the server is open,
@@ -96,7 +118,12 @@ export const ConfigSchema = z
          */
         allowedHosts: z.array(z.string().min(1).max(253)).max(100).optional(),
         /** How long a dashboard sign-in lasts. */
-        sessionTtlMs: z.number().int().min(60_000).max(30 * 86_400_000).default(12 * 3_600_000),
+        sessionTtlMs: z
+          .number()
+          .int()
+          .min(60_000)
+          .max(30 * 86_400_000)
+          .default(12 * 3_600_000),
       })
       .strict()
       .prefault({}),
@@ -111,7 +138,10 @@ export const ConfigSchema = z
         /** How often closed minutes are rolled up, and how long after its end a minute is. */
         rollupIntervalMs: z.number().int().min(1000).default(15_000),
         rollupLagMs: z.number().int().min(0).max(3_600_000).default(60_000),
-        memoryLimit: z.string().regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i).default('1GB'),
+        memoryLimit: z
+          .string()
+          .regex(/^\d+(\.\d+)?\s*(KB|MB|GB|KiB|MiB|GiB)$/i)
+          .default('1GB'),
         threads: z.number().int().min(1).max(256).optional(),
         /** The ClickHouse backend (docs/clickhouse.md): a server over HTTP, or chdb in-process for local use. */
         clickhouse: z
@@ -120,12 +150,18 @@ export const ConfigSchema = z
             url: httpUrl.optional(),
             /** Instead of a URL: a folder for ClickHouse in-process (the chdb package; local use, tests). */
             chdbPath: z.string().min(1).optional(),
-            database: z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'expected letters, digits and _' }).default('inferlens'),
+            database: z
+              .string()
+              .regex(/^[A-Za-z_][A-Za-z0-9_]{0,63}$/, { error: 'expected letters, digits and _' })
+              .default('inferlens'),
             username: z.string().min(1).default('default'),
             /** Only from the environment: INFERLENS_CLICKHOUSE_PASSWORD. */
             password: z.string().optional(),
             /** Cluster name (remote_servers): replicated tables with Distributed ones in front (docs/clickhouse.md). */
-            cluster: z.string().regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, { error: 'expected letters, digits, _ . and -' }).optional(),
+            cluster: z
+              .string()
+              .regex(/^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/, { error: 'expected letters, digits, _ . and -' })
+              .optional(),
             /** On a cluster: replicas that must hold a part before an insert is acknowledged ('auto': a majority). */
             insertQuorum: z.union([z.literal('auto'), z.number().int().min(1).max(16)]).default('auto'),
             requestTimeoutMs: z.number().int().min(1000).max(600_000).default(30_000),
@@ -139,13 +175,29 @@ export const ConfigSchema = z
           // Settings of the other backend would be read by nothing: a URL without the backend set
           // would silently store in a DuckDB file.
           for (const key of ['url', 'chdbPath', 'cluster'] as const)
-            if (s.clickhouse[key] !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', key], message: `storage.clickhouse.${key} is read only with storage.backend clickhouse (the backend is ${s.backend})` });
+            if (s.clickhouse[key] !== undefined)
+              ctx.addIssue({
+                code: 'custom',
+                path: ['clickhouse', key],
+                message: `storage.clickhouse.${key} is read only with storage.backend clickhouse (the backend is ${s.backend})`,
+              });
           return;
         }
-        if (s.threads !== undefined) ctx.addIssue({ code: 'custom', path: ['threads'], message: 'storage.threads sets DuckDB threads: it is read only with storage.backend duckdb' });
+        if (s.threads !== undefined)
+          ctx.addIssue({ code: 'custom', path: ['threads'], message: 'storage.threads sets DuckDB threads: it is read only with storage.backend duckdb' });
         const { url, chdbPath } = s.clickhouse;
-        if ((url === undefined) === (chdbPath === undefined)) ctx.addIssue({ code: 'custom', path: ['clickhouse'], message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdb_path (in-process)' });
-        if (chdbPath !== undefined && s.clickhouse.cluster !== undefined) ctx.addIssue({ code: 'custom', path: ['clickhouse', 'cluster'], message: 'a cluster needs storage.clickhouse.url: the in-process engine is one node' });
+        if ((url === undefined) === (chdbPath === undefined))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clickhouse'],
+            message: 'storage.backend clickhouse needs exactly one of storage.clickhouse.url (a server) or storage.clickhouse.chdb_path (in-process)',
+          });
+        if (chdbPath !== undefined && s.clickhouse.cluster !== undefined)
+          ctx.addIssue({
+            code: 'custom',
+            path: ['clickhouse', 'cluster'],
+            message: 'a cluster needs storage.clickhouse.url: the in-process engine is one node',
+          });
       })
       .prefault({}),
     /**
@@ -168,10 +220,16 @@ export const ConfigSchema = z
     capture: CapturePolicySchema.prefault({}),
     /** This node's name in resource samples (default: the host name). */
     node: z.string().min(1).max(256).default(hostname()),
-    scrape: z.object({ targets: z.array(ScrapeTargetSchema).max(1000).default([]) }).strict().prefault({}),
+    scrape: z
+      .object({ targets: z.array(ScrapeTargetSchema).max(1000).default([]) })
+      .strict()
+      .prefault({}),
     collectors: z
       .object({
-        host: z.object({ enabled: z.boolean().default(true), intervalMs: z.number().int().min(1000).default(15_000) }).strict().prefault({}),
+        host: z
+          .object({ enabled: z.boolean().default(true), intervalMs: z.number().int().min(1000).default(15_000) })
+          .strict()
+          .prefault({}),
         gpu: z
           .object({
             enabled: z.boolean().default(true),
@@ -205,15 +263,29 @@ export const ConfigSchema = z
     cost: z
       .object({
         /** ISO 4217 code the prices are in. */
-        currency: z.string().regex(/^[A-Z]{3}$/, { error: 'expected an ISO 4217 code such as USD or EUR' }).default('USD'),
+        currency: z
+          .string()
+          .regex(/^[A-Z]{3}$/, { error: 'expected an ISO 4217 code such as USD or EUR' })
+          .default('USD'),
         /** Price of one GPU-hour; the first entry whose pool and gpuModel (the GPU's `gpu_model` label) match; neither: every GPU. */
         gpuHour: z
-          .array(z.object({ pool: z.string().min(1).max(256).optional(), gpuModel: z.string().min(1).max(256).optional(), price: z.number().nonnegative().finite() }).strict())
+          .array(
+            z
+              .object({
+                pool: z.string().min(1).max(256).optional(),
+                gpuModel: z.string().min(1).max(256).optional(),
+                price: z.number().nonnegative().finite(),
+              })
+              .strict(),
+          )
           .max(1000)
           .default([]),
         /** Hosted models: price per 1 M input and output tokens, by model name. */
         tokens: z
-          .record(z.string().min(1).max(256), z.object({ input: z.number().nonnegative().finite().default(0), output: z.number().nonnegative().finite().default(0) }).strict())
+          .record(
+            z.string().min(1).max(256),
+            z.object({ input: z.number().nonnegative().finite().default(0), output: z.number().nonnegative().finite().default(0) }).strict(),
+          )
           .default({}),
       })
       .strict()
@@ -231,9 +303,24 @@ export const ConfigSchema = z
             z
               .object({
                 name: z.string().min(1).max(64),
-                period: z.string().refine((s) => { const ms = parseDurationMs(s); return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000; }, { error: 'expected a period between 1h and 90d such as 24h or 7d' }),
-                every: z.string().refine((s) => { const ms = parseDurationMs(s); return ms !== undefined && ms >= 3_600_000; }, { error: 'expected a duration of at least 1h such as 24h or 7d' }),
-                offset: z.string().refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 0s, 9h or 4d' }).default('0s'),
+                period: z.string().refine(
+                  (s) => {
+                    const ms = parseDurationMs(s);
+                    return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
+                  },
+                  { error: 'expected a period between 1h and 90d such as 24h or 7d' },
+                ),
+                every: z.string().refine(
+                  (s) => {
+                    const ms = parseDurationMs(s);
+                    return ms !== undefined && ms >= 3_600_000;
+                  },
+                  { error: 'expected a duration of at least 1h such as 24h or 7d' },
+                ),
+                offset: z
+                  .string()
+                  .refine((s) => parseDurationMs(s) !== undefined, { error: 'expected a duration such as 0s, 9h or 4d' })
+                  .default('0s'),
                 receivers: z.array(z.string().min(1).max(64)).min(1).max(20),
               })
               .strict(),
@@ -253,10 +340,20 @@ export const ConfigSchema = z
     const webhooks = new Set(c.alerting.receivers.filter((r) => r.type === 'webhook').map((r) => r.name));
     c.reports.schedules.forEach((sch, i) =>
       sch.receivers.forEach((name, j) => {
-        if (!webhooks.has(name)) ctx.addIssue({ code: 'custom', path: ['reports', 'schedules', i, 'receivers', j], message: `no webhook receiver "${name}" in alerting.receivers (${[...webhooks].join(', ') || 'none configured'})` });
+        if (!webhooks.has(name))
+          ctx.addIssue({
+            code: 'custom',
+            path: ['reports', 'schedules', i, 'receivers', j],
+            message: `no webhook receiver "${name}" in alerting.receivers (${[...webhooks].join(', ') || 'none configured'})`,
+          });
       }),
     );
-    if (c.role !== 'all' && c.storage.backend !== 'clickhouse') ctx.addIssue({ code: 'custom', path: ['role'], message: `role ${c.role} needs storage.backend clickhouse: a DuckDB file belongs to one process, so it runs as role all` });
+    if (c.role !== 'all' && c.storage.backend !== 'clickhouse')
+      ctx.addIssue({
+        code: 'custom',
+        path: ['role'],
+        message: `role ${c.role} needs storage.backend clickhouse: a DuckDB file belongs to one process, so it runs as role all`,
+      });
   });
 
 export type Config = z.infer<typeof ConfigSchema>;
@@ -339,7 +436,8 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
         for (const d of found) o.onDeprecated?.(d);
       }
       const storage = (doc as Obj | null)?.storage as Obj | undefined;
-      if ((storage?.clickhouse as Obj | undefined)?.password !== undefined) problems.push(`${o.file}: storage.clickhouse.password: set it in the environment (INFERLENS_CLICKHOUSE_PASSWORD), not in a file`);
+      if ((storage?.clickhouse as Obj | undefined)?.password !== undefined)
+        problems.push(`${o.file}: storage.clickhouse.password: set it in the environment (INFERLENS_CLICKHOUSE_PASSWORD), not in a file`);
     } catch (e) {
       problems.push(`${o.file}: ${(e as Error).message}`);
     }
@@ -352,7 +450,15 @@ export function loadConfig(o: LoadConfigOptions = {}): Config {
       const n = Number(raw);
       if (!Number.isFinite(n)) problems.push(`${name}: expected a number, got "${raw}"`);
       else setPath(envLayer, spec.path, n);
-    } else if (spec.type === 'list') setPath(envLayer, spec.path, raw.split(',').map((s) => s.trim()).filter(Boolean));
+    } else if (spec.type === 'list')
+      setPath(
+        envLayer,
+        spec.path,
+        raw
+          .split(',')
+          .map((s) => s.trim())
+          .filter(Boolean),
+      );
     else setPath(envLayer, spec.path, raw);
   }
   layered = merge(merge(layered, envLayer), (o.flags ?? {}) as Obj);

@@ -22,10 +22,5 @@ export function postableAlert(a: AlertNotification) {
 
 export function createAlertmanagerNotifier(o: AlertmanagerOptions): Notifier & { idle(): Promise<void> } {
   const url = o.url.replace(/\/+$/, '') + '/api/v2/alerts';
-  return createHttpNotifier(
-    o.name ?? 'alertmanager',
-    'alerts',
-    (batch) => ({ url, body: JSON.stringify(batch.alerts.map(postableAlert)) }),
-    o,
-  );
+  return createHttpNotifier(o.name ?? 'alertmanager', 'alerts', (batch) => ({ url, body: JSON.stringify(batch.alerts.map(postableAlert)) }), o);
 }

@@ -12,7 +12,9 @@ export type DeliveryOptions = Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | '
 };
 
 /** The queue settings a receiver's options carry (those given). */
-export function queueSettings(o: DeliveryOptions): Partial<Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | 'maxAttempts' | 'initialBackoffMs' | 'maxBackoffMs' | 'timers' | 'random'>> {
+export function queueSettings(
+  o: DeliveryOptions,
+): Partial<Pick<DeliveryQueueOptions<unknown>, 'maxQueue' | 'maxAttempts' | 'initialBackoffMs' | 'maxBackoffMs' | 'timers' | 'random'>> {
   return {
     ...(o.maxQueue !== undefined && { maxQueue: o.maxQueue }),
     ...(o.maxAttempts !== undefined && { maxAttempts: o.maxAttempts }),

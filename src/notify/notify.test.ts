@@ -48,7 +48,16 @@ const batch = (n = 1): NotificationBatch => ({
   status: 'firing',
   reason: 'new',
   alerts: [
-    { status: 'firing', labels: { alertname: 'A', model: 'm1', severity: 'critical' }, annotations: { summary: 's' }, startsAt: '2025-01-01T00:00:00.000Z', endsAt: '2025-01-01T00:04:00.000Z', generatorURL: 'http://x/', fingerprint: 'f', value: 1 },
+    {
+      status: 'firing',
+      labels: { alertname: 'A', model: 'm1', severity: 'critical' },
+      annotations: { summary: 's' },
+      startsAt: '2025-01-01T00:00:00.000Z',
+      endsAt: '2025-01-01T00:04:00.000Z',
+      generatorURL: 'http://x/',
+      fingerprint: 'f',
+      value: 1,
+    },
   ],
 });
 
@@ -74,7 +83,15 @@ describe('webhook notifier', () => {
     expect(verifySignature('s3cret', got.body, got.headers[SIGNATURE_HEADER.toLowerCase()] as string)).toBe(true);
     expect(verifySignature('wrong', got.body, got.headers[SIGNATURE_HEADER.toLowerCase()] as string)).toBe(false);
     const body = JSON.parse(got.body) as Record<string, unknown>;
-    expect(body).toMatchObject({ version: '4', status: 'firing', receiver: 'webhook', groupLabels: { model: 'm1' }, commonLabels: { alertname: 'A', model: 'm1', severity: 'critical' }, externalURL: 'http://inferlens:7070', inferlens: { incidentId: 'inc-1', tier: 'page' } });
+    expect(body).toMatchObject({
+      version: '4',
+      status: 'firing',
+      receiver: 'webhook',
+      groupLabels: { model: 'm1' },
+      commonLabels: { alertname: 'A', model: 'm1', severity: 'critical' },
+      externalURL: 'http://inferlens:7070',
+      inferlens: { incidentId: 'inc-1', tier: 'page' },
+    });
     expect(n.stats()).toMatchObject({ sentTotal: 1, failedTotal: 0, droppedTotal: 0 });
     await n.stop(100);
   });

@@ -38,10 +38,19 @@ export function createReportWebhook(o: DeliveryOptions & { name: string; url: st
   const queue = createDeliveryQueue<ReportMessage>({
     deliver: async (m, signal) => {
       const body = JSON.stringify(reportPayload(m, o.name));
-      expectSuccess(o.url, await postJson(o.url, body, { timeoutMs, signal, ...(o.secret ? { headers: { [SIGNATURE_HEADER]: signBody(o.secret, body) } } : {}) }));
+      expectSuccess(
+        o.url,
+        await postJson(o.url, body, { timeoutMs, signal, ...(o.secret ? { headers: { [SIGNATURE_HEADER]: signBody(o.secret, body) } } : {}) }),
+      );
     },
     ...queueSettings(o),
     onGiveUp: (err) => o.logger?.warn({ receiver: o.name, err: (err as Error).message }, 'scheduled review dropped after retries'),
   });
-  return { name: o.name, send: (m) => queue.push(m), stop: (deadlineMs = 5_000) => queue.stop(deadlineMs), idle: () => queue.idle(), stats: () => ({ name: o.name, ...queue.stats() }) };
+  return {
+    name: o.name,
+    send: (m) => queue.push(m),
+    stop: (deadlineMs = 5_000) => queue.stop(deadlineMs),
+    idle: () => queue.idle(),
+    stats: () => ({ name: o.name, ...queue.stats() }),
+  };
 }

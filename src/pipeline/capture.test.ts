@@ -8,20 +8,39 @@ import type { CapturePolicyInput } from './capture.ts';
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const HOUR = 3_600_000;
 
-
 function policy(config: CapturePolicyInput, o: { rng?: () => number; clock?: { t: number }; lowConfidence?: number } = {}) {
   const registry = new Registry();
   const clock = o.clock ?? { t: T0 };
-  const p = createCapturePolicy({ config, registry, rng: o.rng ?? (() => 0.999), now: () => clock.t, ...(o.lowConfidence !== undefined ? { lowConfidence: o.lowConfidence } : {}) });
-  const metric = async (name: string) => Object.fromEntries((await registry.getSingleMetric(name)!.get()).values.map((v) => [String(v.labels.reason ?? v.labels.kind), v.value]));
+  const p = createCapturePolicy({
+    config,
+    registry,
+    rng: o.rng ?? (() => 0.999),
+    now: () => clock.t,
+    ...(o.lowConfidence !== undefined ? { lowConfidence: o.lowConfidence } : {}),
+  });
+  const metric = async (name: string) =>
+    Object.fromEntries((await registry.getSingleMetric(name)!.get()).values.map((v) => [String(v.labels.reason ?? v.labels.kind), v.value]));
   return { p, registry, clock, metric };
 }
 
-const ev = (o: Partial<EventInput> = {}): EventInput => ({ ts: T0, model: 'm', model_version: 'v1', tenant: 'big', status: 'ok', confidence: 0.9, input: 'x'.repeat(100), output: 'ok', ...o });
+const ev = (o: Partial<EventInput> = {}): EventInput => ({
+  ts: T0,
+  model: 'm',
+  model_version: 'v1',
+  tenant: 'big',
+  status: 'ok',
+  confidence: 0.9,
+  input: 'x'.repeat(100),
+  output: 'ok',
+  ...o,
+});
 
 describe('capture policy', () => {
   it('keeps what it promises under a scripted stream, with the reasons why', () => {
-    const { p } = policy({ firstPerVersion: 3, edgeInputs: { minSeen: 50 }, longTail: { share: 0.05, minRequests: 100 }, baselineRate: 0.01 }, { lowConfidence: 0.5 });
+    const { p } = policy(
+      { firstPerVersion: 3, edgeInputs: { minSeen: 50 }, longTail: { share: 0.05, minRequests: 100 }, baselineRate: 0.01 },
+      { lowConfidence: 0.5 },
+    );
     const reasons = (e: EventInput) => p.sample(e)?.reasons ?? null;
     // Warm-up: 200 ordinary requests (input 90–110 characters) of one tenant. The first 3 of m/v1 are kept.
     const warm = Array.from({ length: 200 }, (_, i) => reasons(ev({ input: 'x'.repeat(90 + (i % 21)) })));
@@ -46,7 +65,12 @@ describe('capture policy', () => {
     // A rare tenant: 1 of ~214 requests in the window, below 5 %.
     expect(reasons(ev({ tenant: 'tiny' }))).toEqual(['long_tail_tenant']);
     // Several rules at once, in priority order.
-    expect(reasons(ev({ status: 'error', confidence: 0.1, risk_tags: ['pii'], tenant: 'tiny' }))).toEqual(['error', 'low_confidence', 'risk_tag', 'long_tail_tenant']);
+    expect(reasons(ev({ status: 'error', confidence: 0.1, risk_tags: ['pii'], tenant: 'tiny' }))).toEqual([
+      'error',
+      'low_confidence',
+      'risk_tag',
+      'long_tail_tenant',
+    ]);
     // Outside every rule: not kept. No payload: nothing to keep, even for an error. Probes: never.
     expect(reasons(ev())).toBeNull();
     expect(reasons(ev({ status: 'error', input: null, output: null }))).toBeNull();
@@ -61,7 +85,18 @@ describe('capture policy', () => {
 
   it('redacts, cuts long text, maps dimensions and records weight 1 for rule hits', () => {
     const { p } = policy({ firstPerVersion: 0, maxTextChars: 64 });
-    const s = p.sample(ev({ request_id: 'r1', tenant: 't9', status: 'error', error_type: 'internal', input: 'mail jane@example.com please', output: 'y'.repeat(100), risk_tags: ['pii'] }), (d, v) => (d === 'tenant' ? '__other__' : v));
+    const s = p.sample(
+      ev({
+        request_id: 'r1',
+        tenant: 't9',
+        status: 'error',
+        error_type: 'internal',
+        input: 'mail jane@example.com please',
+        output: 'y'.repeat(100),
+        risk_tags: ['pii'],
+      }),
+      (d, v) => (d === 'tenant' ? '__other__' : v),
+    );
     expect(s).toEqual({
       ts: T0,
       request_id: 'r1',
@@ -172,7 +207,13 @@ describe('capture policy', () => {
 
   it('has safe defaults and rejects bad config with the path', () => {
     const d = CapturePolicySchema.parse({});
-    expect(d).toMatchObject({ enabled: true, redact: true, baselineRate: 0.01, firstPerVersion: 20, quota: { perSlice: 50, maxPerWindow: 1000, windowMs: HOUR } });
+    expect(d).toMatchObject({
+      enabled: true,
+      redact: true,
+      baselineRate: 0.01,
+      firstPerVersion: 20,
+      quota: { perSlice: 50, maxPerWindow: 1000, windowMs: HOUR },
+    });
     const r = CapturePolicySchema.safeParse({ baselineRate: 2, quota: { perSlice: 0 } });
     expect(r.success).toBe(false);
     expect(r.error!.issues.map((i) => i.path.join('.')).sort()).toEqual(['baselineRate', 'quota.perSlice']);

@@ -163,9 +163,24 @@ export function createCapturePolicy(o: CapturePolicyOptions): CapturePolicy {
   const now = o.now ?? Date.now;
   const riskSet: ReadonlySet<string> = new Set(cfg.riskTags);
 
-  const kept = new Counter({ name: 'inferlens_capture_kept_total', help: 'Samples kept, by their first reason.', labelNames: ['reason'], registers: [o.registry] });
-  const dropped = new Counter({ name: 'inferlens_capture_dropped_total', help: 'Samples a rule wanted but a quota refused, by their first reason.', labelNames: ['reason'], registers: [o.registry] });
-  const redactions = new Counter({ name: 'inferlens_capture_redactions_total', help: 'PII replaced in captured text, by kind.', labelNames: ['kind'], registers: [o.registry] });
+  const kept = new Counter({
+    name: 'inferlens_capture_kept_total',
+    help: 'Samples kept, by their first reason.',
+    labelNames: ['reason'],
+    registers: [o.registry],
+  });
+  const dropped = new Counter({
+    name: 'inferlens_capture_dropped_total',
+    help: 'Samples a rule wanted but a quota refused, by their first reason.',
+    labelNames: ['reason'],
+    registers: [o.registry],
+  });
+  const redactions = new Counter({
+    name: 'inferlens_capture_redactions_total',
+    help: 'PII replaced in captured text, by kind.',
+    labelNames: ['kind'],
+    registers: [o.registry],
+  });
 
   // Trackers.
   const versionsSeen = new Map<string, number>();
@@ -218,7 +233,8 @@ export function createCapturePolicy(o: CapturePolicyOptions): CapturePolicy {
 
     if (cfg.edgeInputs.enabled && ev.input != null) {
       let q = lengths.get(model);
-      if (!q) remember(lengths, model, (q = { low: new P2Quantile(cfg.edgeInputs.lowQuantile), high: new P2Quantile(cfg.edgeInputs.highQuantile) }), cfg.maxTracked);
+      if (!q)
+        remember(lengths, model, (q = { low: new P2Quantile(cfg.edgeInputs.lowQuantile), high: new P2Quantile(cfg.edgeInputs.highQuantile) }), cfg.maxTracked);
       const len = ev.input.length;
       // Judged against the inputs seen before this one. Lengths are whole numbers and the estimate
       // interpolates between them (P99 of 90…110 reads 109.8), so compare with the whole number

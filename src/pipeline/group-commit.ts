@@ -103,9 +103,23 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     registers: [registry],
     collect: () => waitGauge.set(cost.waitMs(queued) / 1000),
   });
-  const failingGauge = new Gauge({ name: 'inferlens_store_write_failing', help: '1 while store writes fail for a storage reason (disk full, I/O), else 0.', registers: [registry] });
-  const writeSeconds = new Histogram({ name: 'inferlens_store_write_duration_seconds', help: 'Duration of one store transaction.', buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5], registers: [registry] });
-  const batchRows = new Histogram({ name: 'inferlens_store_write_batch_rows', help: 'Rows per store transaction.', buckets: [1, 10, 100, 1000, 5000, 20000, 50000, 100000], registers: [registry] });
+  const failingGauge = new Gauge({
+    name: 'inferlens_store_write_failing',
+    help: '1 while store writes fail for a storage reason (disk full, I/O), else 0.',
+    registers: [registry],
+  });
+  const writeSeconds = new Histogram({
+    name: 'inferlens_store_write_duration_seconds',
+    help: 'Duration of one store transaction.',
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+    registers: [registry],
+  });
+  const batchRows = new Histogram({
+    name: 'inferlens_store_write_batch_rows',
+    help: 'Rows per store transaction.',
+    buckets: [1, 10, 100, 1000, 5000, 20000, 50000, 100000],
+    registers: [registry],
+  });
 
   const queue: Job[] = [];
   let queued = 0;
@@ -120,7 +134,8 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
 
   /** The retryable error a failed write answers with; records a storage failure for `writeFailure()`. */
   function storageFailed(e: unknown): InferlensError {
-    const err = e instanceof InferlensError ? e : new InferlensError('unavailable', 'the store could not write this batch; retry later', { cause: e, retryAfterS: 2 });
+    const err =
+      e instanceof InferlensError ? e : new InferlensError('unavailable', 'the store could not write this batch; retry later', { cause: e, retryAfterS: 2 });
     if (err.code === 'unavailable' && !stopping) {
       if (failure === undefined) logger.error({ err: e }, 'store writes fail');
       failure = err.message;
@@ -146,12 +161,18 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     if (queued === 0) return; // a write alone waits only for itself
     if (queued + rows > options.maxQueueRows) {
       dropped.inc({ reason: 'queue_full' }, rows);
-      throw new InferlensError('resource_exhausted', `write queue is full (${queued} rows waiting, limit ${options.maxQueueRows}); retry after the delay`, { retryAfterS: retryAfterS() });
+      throw new InferlensError('resource_exhausted', `write queue is full (${queued} rows waiting, limit ${options.maxQueueRows}); retry after the delay`, {
+        retryAfterS: retryAfterS(),
+      });
     }
     const aheadMs = cost.waitMs(queued);
     if (aheadMs > maxWaitMs) {
       dropped.inc({ reason: 'queue_wait' }, rows);
-      throw new InferlensError('resource_exhausted', `the store is behind: these rows would wait about ${(aheadMs / 1000).toFixed(1)} s (limit ${maxWaitMs / 1000} s); retry after the delay`, { retryAfterS: retryAfterS() });
+      throw new InferlensError(
+        'resource_exhausted',
+        `the store is behind: these rows would wait about ${(aheadMs / 1000).toFixed(1)} s (limit ${maxWaitMs / 1000} s); retry after the delay`,
+        { retryAfterS: retryAfterS() },
+      );
     }
   }
 
@@ -249,10 +270,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
 
   async function writeBatch(b: EventBatch): Promise<void> {
     try {
-      await store.appendEvents(
-        b.parts.length === 1 ? b.parts[0]!.lines : b.parts.flatMap((p) => p.lines),
-        { minTsMs: b.minTsMs, maxTsMs: b.maxTsMs },
-      );
+      await store.appendEvents(b.parts.length === 1 ? b.parts[0]!.lines : b.parts.flatMap((p) => p.lines), { minTsMs: b.minTsMs, maxTsMs: b.maxTsMs });
       storageWorks();
       for (const p of b.parts) p.done([]);
       return;
@@ -292,10 +310,12 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     }
     const lines = p.events.map(options.reserialise);
     const refused = await appendIsolating(lines.length, (idx) =>
-      store.appendEvents(
-        idx.map((i) => lines[i]!),
-        timeRange(idx.map((i) => p.events[i]!)),
-      ).then(() => undefined),
+      store
+        .appendEvents(
+          idx.map((i) => lines[i]!),
+          timeRange(idx.map((i) => p.events[i]!)),
+        )
+        .then(() => undefined),
     );
     if (refused.length > 0) {
       dropped.inc({ reason: 'store_refused' }, refused.length);
@@ -313,7 +333,11 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
       if (queued === 0) return;
       if (queued >= options.maxQueueRows || cost.waitMs(queued) > maxWaitMs) {
         dropped.inc({ reason: 'shed' });
-        throw new InferlensError('resource_exhausted', `the store is behind (${queued} rows waiting, about ${(cost.waitMs(queued) / 1000).toFixed(1)} s): retry after the delay`, { retryAfterS: retryAfterS() });
+        throw new InferlensError(
+          'resource_exhausted',
+          `the store is behind (${queued} rows waiting, about ${(cost.waitMs(queued) / 1000).toFixed(1)} s): retry after the delay`,
+          { retryAfterS: retryAfterS() },
+        );
       }
     },
 

@@ -29,7 +29,11 @@ export const MAX_ISOLATION_APPENDS = 128;
  * the indexes of the rows to store. A storage failure (not a refusal) is thrown: the caller
  * answers it as retryable, and rows stored before it stay stored (appends are idempotent).
  */
-export async function appendIsolating(count: number, append: (indexes: readonly number[]) => Promise<void>, maxAppends = MAX_ISOLATION_APPENDS): Promise<RefusedRow[]> {
+export async function appendIsolating(
+  count: number,
+  append: (indexes: readonly number[]) => Promise<void>,
+  maxAppends = MAX_ISOLATION_APPENDS,
+): Promise<RefusedRow[]> {
   const refused: RefusedRow[] = [];
   let appends = 0;
   const all = Array.from({ length: count }, (_, i) => i);
@@ -52,7 +56,8 @@ export async function appendIsolating(count: number, append: (indexes: readonly 
     const mid = rows.length >> 1;
     for (const half of [rows.slice(0, mid), rows.slice(mid)]) {
       if (appends >= maxAppends) {
-        for (const index of half) refused.push({ index, message: 'not stored: the store refused several rows of this batch; fix the other rejected rows and send it again' });
+        for (const index of half)
+          refused.push({ index, message: 'not stored: the store refused several rows of this batch; fix the other rejected rows and send it again' });
         continue;
       }
       appends++;

@@ -56,7 +56,10 @@ export class P2Quantile {
       const d = this.want[i]! - n[i]!;
       if ((d >= 1 && n[i + 1]! - n[i]! > 1) || (d <= -1 && n[i - 1]! - n[i]! < -1)) {
         const s = Math.sign(d);
-        const parabolic = q[i]! + (s / (n[i + 1]! - n[i - 1]!)) * ((n[i]! - n[i - 1]! + s) * ((q[i + 1]! - q[i]!) / (n[i + 1]! - n[i]!)) + (n[i + 1]! - n[i]! - s) * ((q[i]! - q[i - 1]!) / (n[i]! - n[i - 1]!)));
+        const parabolic =
+          q[i]! +
+          (s / (n[i + 1]! - n[i - 1]!)) *
+            ((n[i]! - n[i - 1]! + s) * ((q[i + 1]! - q[i]!) / (n[i + 1]! - n[i]!)) + (n[i + 1]! - n[i]! - s) * ((q[i]! - q[i - 1]!) / (n[i]! - n[i - 1]!)));
         if (q[i - 1]! < parabolic && parabolic < q[i + 1]!) q[i] = parabolic;
         else q[i] = q[i]! + (s * (q[i + s]! - q[i]!)) / (n[i + s]! - n[i]!);
         n[i]! += s;

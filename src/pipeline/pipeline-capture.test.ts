@@ -19,7 +19,17 @@ afterEach(() => store.close());
 function make(config: CapturePolicyInput, cardinalityCap = 100) {
   const registry = new Registry();
   const capture = createCapturePolicy({ config, registry, rng: () => 0.999, now: () => NOW });
-  return createPipeline({ store, logger: pino({ level: 'silent' }), registry, now: () => NOW, retentionDays: 7, cardinalityCap, maxQueueRows: 10_000, maxBatchRows: 1000, capture });
+  return createPipeline({
+    store,
+    logger: pino({ level: 'silent' }),
+    registry,
+    now: () => NOW,
+    retentionDays: 7,
+    cardinalityCap,
+    maxQueueRows: 10_000,
+    maxBatchRows: 1000,
+    capture,
+  });
 }
 
 const range = { fromMs: NOW - 60_000, toMs: NOW + 60_000, filters: {} };
@@ -28,7 +38,17 @@ describe('pipeline capture', () => {
   it('stores kept payloads redacted in samples and strips every payload from events', async () => {
     const p = make({ firstPerVersion: 0 });
     const rows = [
-      { ts: NOW - 1000, request_id: 'e1', model: 'm', model_version: 'v1', status: 'error', error_type: 'internal', input: 'write to jane@example.com', output: 'boom', risk_tags: ['pii'] },
+      {
+        ts: NOW - 1000,
+        request_id: 'e1',
+        model: 'm',
+        model_version: 'v1',
+        status: 'error',
+        error_type: 'internal',
+        input: 'write to jane@example.com',
+        output: 'boom',
+        risk_tags: ['pii'],
+      },
       { ts: NOW - 900, request_id: 'o1', model: 'm', model_version: 'v1', status: 'ok', input: 'plain secret text', output: 'fine' },
       { ts: NOW - 800, request_id: 'n1', model: 'm', status: 'ok' },
     ];
@@ -45,7 +65,16 @@ describe('pipeline capture', () => {
     }
     const samples = await store.listSamples({ ...range, limit: 10 });
     expect(samples).toHaveLength(1);
-    expect(samples[0]).toMatchObject({ request_id: 'e1', reasons: ['error', 'risk_tag'], risk_tags: ['pii'], sample_weight: 1, input: 'write to [EMAIL]', output: 'boom', status: 'error', error_type: 'internal' });
+    expect(samples[0]).toMatchObject({
+      request_id: 'e1',
+      reasons: ['error', 'risk_tag'],
+      risk_tags: ['pii'],
+      sample_weight: 1,
+      input: 'write to [EMAIL]',
+      output: 'boom',
+      status: 'error',
+      error_type: 'internal',
+    });
   });
 
   it('records samples under the capped dimension values, like the events', async () => {
@@ -68,7 +97,16 @@ describe('pipeline capture', () => {
   });
 
   it('uses the default policy when none is given', async () => {
-    const p = createPipeline({ store, logger: pino({ level: 'silent' }), registry: new Registry(), now: () => NOW, retentionDays: 7, cardinalityCap: 100, maxQueueRows: 10_000, maxBatchRows: 1000 });
+    const p = createPipeline({
+      store,
+      logger: pino({ level: 'silent' }),
+      registry: new Registry(),
+      now: () => NOW,
+      retentionDays: 7,
+      cardinalityCap: 100,
+      maxQueueRows: 10_000,
+      maxBatchRows: 1000,
+    });
     await p.writeEvents([{ ts: NOW - 1000, request_id: 'd', model: 'm', status: 'timeout', input: 'call +1 415 555 2671' }]);
     const [s] = await store.listSamples({ ...range, limit: 10 });
     expect(s).toMatchObject({ request_id: 'd', input: 'call [PHONE]' });

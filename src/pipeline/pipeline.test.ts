@@ -17,12 +17,24 @@ beforeEach(async () => {
 afterEach(() => store.close());
 
 const make = (o: Partial<Parameters<typeof createPipeline>[0]> = {}) =>
-  createPipeline({ store, logger: pino({ level: 'silent' }), registry: new Registry(), now: () => NOW, retentionDays: 7, cardinalityCap: 100, maxQueueRows: 10_000, maxBatchRows: 1000, ...o });
+  createPipeline({
+    store,
+    logger: pino({ level: 'silent' }),
+    registry: new Registry(),
+    now: () => NOW,
+    retentionDays: 7,
+    cardinalityCap: 100,
+    maxQueueRows: 10_000,
+    maxBatchRows: 1000,
+    ...o,
+  });
 
 describe('pipeline', () => {
   it('group-commits concurrent writes and resolves each after its rows are stored', async () => {
     const p = make();
-    const writes = Array.from({ length: 20 }, (_, w) => p.writeEvents(Array.from({ length: 50 }, (_, i) => ({ ts: NOW - 1000, request_id: `w${w}-${i}`, model: 'm', status: 'ok' }))));
+    const writes = Array.from({ length: 20 }, (_, w) =>
+      p.writeEvents(Array.from({ length: 50 }, (_, i) => ({ ts: NOW - 1000, request_id: `w${w}-${i}`, model: 'm', status: 'ok' }))),
+    );
     const replies = await Promise.all(writes);
     expect(replies.every((r) => r.accepted === 50)).toBe(true);
     expect((await store.stats()).events).toBe(1000);
@@ -70,7 +82,9 @@ function refusingLinesWith(inner: Store, marker: string): Store {
   return {
     ...inner,
     appendEvents: (ls, hint) =>
-      ls.some((l) => l.includes(marker)) ? Promise.reject(new InferlensError('invalid_argument', 'the store cannot hold this row: Conversion Error: a value out of range')) : inner.appendEvents(ls, hint),
+      ls.some((l) => l.includes(marker))
+        ? Promise.reject(new InferlensError('invalid_argument', 'the store cannot hold this row: Conversion Error: a value out of range'))
+        : inner.appendEvents(ls, hint),
   };
 }
 
@@ -81,7 +95,10 @@ describe('pipeline isolation', () => {
     const dup = `{"ts":${NOW - 1000},"request_id":"dup","model":"m","tenant":"first","tenant":"last","status":"ok"}`;
     const writes = Array.from({ length: 10 }, (_, w) => {
       const ls = w === 3 ? [dup] : lines(Array.from({ length: 20 }, (_, i) => row(`w${w}-${i}`)));
-      return p.writeEvents(ls.map((l) => JSON.parse(l) as unknown), { lines: ls });
+      return p.writeEvents(
+        ls.map((l) => JSON.parse(l) as unknown),
+        { lines: ls },
+      );
     });
     const replies = await Promise.all(writes);
     expect(replies.map((r) => r.accepted)).toEqual([20, 20, 20, 1, 20, 20, 20, 20, 20, 20]);
@@ -112,7 +129,10 @@ describe('pipeline isolation', () => {
     let full = true;
     let probeOk = false;
     let clock = 0;
-    const failing: Store = { ...store, appendEvents: (ls, hint) => (full ? Promise.reject(new InferlensError('unavailable', 'the disk … is full')) : store.appendEvents(ls, hint)) };
+    const failing: Store = {
+      ...store,
+      appendEvents: (ls, hint) => (full ? Promise.reject(new InferlensError('unavailable', 'the disk … is full')) : store.appendEvents(ls, hint)),
+    };
     const p = make({ store: failing, monotonicNow: () => clock, probeStorage: async () => void (probeOk || (await Promise.reject(new Error('ENOSPC')))) });
     expect(await p.writeFailure()).toBeUndefined();
     await expect(p.writeEvents([row('a')])).rejects.toMatchObject({ code: 'unavailable', message: 'the disk … is full' });

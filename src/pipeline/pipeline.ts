@@ -10,7 +10,17 @@
 import type { Logger } from 'pino';
 import type { Registry } from 'prom-client';
 import { Counter } from 'prom-client';
-import { DIMENSIONS, EVENT_FIELD_NAMES, FeedbackSchema, READ_RESOURCE_METRICS, ResourceSampleSchema, checkEvent, outsideWindow, tsMillis, zodIssues } from '../schema/index.ts';
+import {
+  DIMENSIONS,
+  EVENT_FIELD_NAMES,
+  FeedbackSchema,
+  READ_RESOURCE_METRICS,
+  ResourceSampleSchema,
+  checkEvent,
+  outsideWindow,
+  tsMillis,
+  zodIssues,
+} from '../schema/index.ts';
 import type { Dimension, EventInput, Feedback, IngestReply, ResourceSample, RowIssue } from '../schema/index.ts';
 import type { Store } from '../store/index.ts';
 import type { Sink, WriteOptions } from './sink.ts';
@@ -79,9 +89,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
   const monotonicNow = options.monotonicNow ?? (() => performance.now());
   const limiter = new CardinalityLimiter(options.cardinalityCap);
 
-  const rowsTotal = new Counter({ name: 'inferlens_ingest_rows_total', help: 'Rows received, by kind and outcome.', labelNames: ['kind', 'outcome'], registers: [registry] });
+  const rowsTotal = new Counter({
+    name: 'inferlens_ingest_rows_total',
+    help: 'Rows received, by kind and outcome.',
+    labelNames: ['kind', 'outcome'],
+    registers: [registry],
+  });
   const dropped = new Counter({ name: 'inferlens_ingest_dropped_total', help: 'Rows not stored, by reason.', labelNames: ['reason'], registers: [registry] });
-  const overflow = new Counter({ name: 'inferlens_pipeline_cardinality_overflow_total', help: 'Dimension values replaced by __other__ because the cap was reached.', labelNames: ['dimension'], registers: [registry] });
+  const overflow = new Counter({
+    name: 'inferlens_pipeline_cardinality_overflow_total',
+    help: 'Dimension values replaced by __other__ because the cap was reached.',
+    labelNames: ['dimension'],
+    registers: [registry],
+  });
   const writer = createGroupCommit({
     store,
     logger,
@@ -98,7 +118,11 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
   const requestMetrics = createRequestMetrics(registry);
   const capture = options.capture ?? createCapturePolicy({ registry, now });
-  const samplesRefused = new Counter({ name: 'inferlens_capture_write_dropped_total', help: 'Kept samples not stored because the write queue was full or the write failed.', registers: [registry] });
+  const samplesRefused = new Counter({
+    name: 'inferlens_capture_write_dropped_total',
+    help: 'Kept samples not stored because the write queue was full or the write failed.',
+    registers: [registry],
+  });
 
   /** Queues kept samples behind the events; a refused or failed sample write is counted, never fails the request. */
   async function writeSamples(samples: SampleRow[]): Promise<void> {
@@ -271,8 +295,19 @@ export function createPipeline(options: PipelineOptions): Pipeline {
 
     writeResources(samples: readonly unknown[]) {
       // Stored, but nothing built in reads them: said in the reply, counted.
-      return writeRows<ResourceSample>('resource', samples, ResourceSampleSchema, (ok) => store.appendResources(ok), (s) =>
-        READ_METRICS.has(s.metric) ? undefined : { path: 'metric', message: `"${s.metric}" is stored, but no analysis or view reads it; the names read are ${READ_RESOURCE_METRICS.join(', ')}`, count: 'unknown_metric' },
+      return writeRows<ResourceSample>(
+        'resource',
+        samples,
+        ResourceSampleSchema,
+        (ok) => store.appendResources(ok),
+        (s) =>
+          READ_METRICS.has(s.metric)
+            ? undefined
+            : {
+                path: 'metric',
+                message: `"${s.metric}" is stored, but no analysis or view reads it; the names read are ${READ_RESOURCE_METRICS.join(', ')}`,
+                count: 'unknown_metric',
+              },
       );
     },
 

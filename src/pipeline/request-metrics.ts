@@ -33,7 +33,11 @@ export function createRequestMetrics(registry: Registry, maxSeries = 500): Reque
   // cost ~10 % of the ingest thread when done per event.
   // An event without a version gets no model_version label at all (absent, not ""), as Prometheus
   // treats an empty label as no label and exporters leave it out.
-  type Children = { duration: ReturnType<typeof duration.labels>; byStatus: Map<string, ReturnType<typeof requests.labels>>; labels: { model: string; model_version?: string } };
+  type Children = {
+    duration: ReturnType<typeof duration.labels>;
+    byStatus: Map<string, ReturnType<typeof requests.labels>>;
+    labels: { model: string; model_version?: string };
+  };
   const series = new Map<string, Children>();
   const seriesFor = (e: EventInput): Children => {
     const version = e.model_version ?? '';

@@ -40,7 +40,11 @@ export function createRollupMaintainer(o: RollupMaintainerOptions): RollupMainta
         const t0 = Date.now();
         try {
           const r = await o.store.maintainRollup(now() - o.lagMs);
-          if (r.minutes > 10) o.logger.info({ minutes: r.minutes, watermark: r.watermarkMs === null ? null : new Date(r.watermarkMs).toISOString(), ms: Date.now() - t0 }, 'rollup caught up');
+          if (r.minutes > 10)
+            o.logger.info(
+              { minutes: r.minutes, watermark: r.watermarkMs === null ? null : new Date(r.watermarkMs).toISOString(), ms: Date.now() - t0 },
+              'rollup caught up',
+            );
           return r;
         } finally {
           running = undefined;

@@ -65,14 +65,23 @@ describe('drift query', () => {
   it('compares one version with another over the same window', async () => {
     await store.appendEvents(rows(T0, spread(0.5), 'v1', (i) => (i < 100 ? 'a' : 'b')));
     await store.appendEvents(rows(T0, spread(0.25), 'v2', (i) => (i < 100 ? 'a' : 'b')));
-    const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), filters: { model_version: 'v2' }, reference: { kind: 'version', model_version: 'v1' }, fields: ['confidence', 'label'] });
+    const r = await drift(reads, {
+      from: iso(T0),
+      to: iso(T0 + HOUR),
+      filters: { model_version: 'v2' },
+      reference: { kind: 'version', model_version: 'v1' },
+      fields: ['confidence', 'label'],
+    });
     expect(r.reference.filters).toEqual({ model_version: 'v1' });
     expect(r.fields[0]!.test.verdict).toBe('drift');
     // Two labels, same split 100/100 → z-test, z = 0, p = 1.
     expect(r.fields[1]!.test).toMatchObject({ method: 'z', statistic: 0, p_value: 1, verdict: 'no_drift' });
     // BH over the two p-values (tiny, 1): q of the larger stays 1.
     expect(r.fields[1]!.q_value).toBe(1);
-    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'version', model_version: 'v1' } })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'filters.model_version' }] });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'version', model_version: 'v1' } })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      issues: [{ path: 'filters.model_version' }],
+    });
   });
 
   it('says not_enough_data below the minimum sample size, for the test and PSI', async () => {
@@ -86,8 +95,13 @@ describe('drift query', () => {
   });
 
   it('pinned reference windows and bad input', async () => {
-    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0), to: iso(T0 - 1) } })).rejects.toMatchObject({ code: 'invalid_argument' });
-    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['latency'] })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'fields.0' }] });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0), to: iso(T0 - 1) } })).rejects.toMatchObject({
+      code: 'invalid_argument',
+    });
+    await expect(drift(reads, { from: iso(T0), to: iso(T0 + HOUR), fields: ['latency'] })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      issues: [{ path: 'fields.0' }],
+    });
     const r = await drift(reads, { from: iso(T0), to: iso(T0 + HOUR), reference: { kind: 'window', from: iso(T0 - 3 * HOUR), to: iso(T0 - 2 * HOUR) } });
     expect(r.reference).toMatchObject({ from: iso(T0 - 3 * HOUR), to: iso(T0 - 2 * HOUR) });
   });

@@ -19,7 +19,6 @@ import type { DriftField, DriftReply, DriftRequest, Filters } from '../schema/in
 import type { QualityReads } from './reads.ts';
 import { specOf } from './reads.ts';
 
-
 export const MAX_NUMERIC_ROWS = 20_000;
 export const STRATA = 20;
 export const MAX_CATEGORICAL_ROWS = 200_000;
@@ -54,7 +53,16 @@ const iso = (ms: number) => new Date(ms).toISOString();
 /** Raw numeric values of a field in a window, bounded; stratified in time when there are more. */
 export async function numericValues(reads: QualityReads, w: Window, field: DriftField): Promise<{ values: number[]; sampled: boolean }> {
   const list = (fromMs: number, toMs: number, limit: number) =>
-    reads.events({ fromMs, toMs, filters: w.filters, columns: [field], minValue: { column: field, value: NOT_NULL_BOUND }, limit, includeProbes: false, order: 'ts_asc' });
+    reads.events({
+      fromMs,
+      toMs,
+      filters: w.filters,
+      columns: [field],
+      minValue: { column: field, value: NOT_NULL_BOUND },
+      limit,
+      includeProbes: false,
+      order: 'ts_asc',
+    });
   const pick = (rows: readonly Record<string, unknown>[]) => rows.map((r) => r[field]).filter((v): v is number => typeof v === 'number' && Number.isFinite(v));
   const rows = await list(w.fromMs, w.toMs, MAX_NUMERIC_ROWS + 1);
   if (rows.length <= MAX_NUMERIC_ROWS) return { values: pick(rows), sampled: false };
@@ -103,9 +111,13 @@ export function referenceWindow(cur: Window, ref: DriftRequest['reference']): Wi
       return { fromMs: ref.fromMs, toMs: ref.toMs, filters: cur.filters };
     case 'version':
       if (cur.filters.model_version === undefined) {
-        throw new InferlensError('invalid_argument', "filters.model_version: required with reference kind 'version' (the version to compare against the reference version)", {
-          issues: [{ path: 'filters.model_version', message: "required with reference kind 'version'" }],
-        });
+        throw new InferlensError(
+          'invalid_argument',
+          "filters.model_version: required with reference kind 'version' (the version to compare against the reference version)",
+          {
+            issues: [{ path: 'filters.model_version', message: "required with reference kind 'version'" }],
+          },
+        );
       }
       return { fromMs: cur.fromMs, toMs: cur.toMs, filters: { ...cur.filters, model_version: ref.model_version } };
   }

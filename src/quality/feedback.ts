@@ -8,8 +8,6 @@ import type { FeedbackQualityRequest, FeedbackReply, FeedbackRowReply, Filters }
 import type { FeedbackStatsQuery, FeedbackStatsRow, QualityReads } from './reads.ts';
 import { isoBucket } from './reads.ts';
 
-
-
 /** Runs the join and flattens each group for the API. */
 export async function feedbackQuality(reads: QualityReads, o: FeedbackQualityRequest): Promise<FeedbackReply> {
   const { fromMs, toMs, stepMs } = o;

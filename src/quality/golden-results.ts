@@ -3,7 +3,13 @@
  * and which golden samples fail, from the probe events the runner recorded. Reads at most
  * MAX_PROBE_ROWS probe events, newest first (`truncated` says when there were more).
  */
-import type { FailingSampleReply as FailingSample, GoldenResultsReply, GoldenResultsRequest, GoldenVersionReply as VersionResult, PassCount } from '../schema/index.ts';
+import type {
+  FailingSampleReply as FailingSample,
+  GoldenResultsReply,
+  GoldenResultsRequest,
+  GoldenVersionReply as VersionResult,
+  PassCount,
+} from '../schema/index.ts';
 import type { QualityReads } from './reads.ts';
 
 export const MAX_PROBE_ROWS = 20_000;
@@ -68,11 +74,18 @@ export async function goldenResults(reads: QualityReads, o: GoldenResultsRequest
       .sort((a, b) => String(a.model).localeCompare(String(b.model)) || String(a.model_version).localeCompare(String(b.model_version)))
       .map(({ byBucket, ...v }) => {
         const out: VersionResult = { ...v, pass_rate: rate(v) };
-        if (stepMs !== undefined) out.buckets = [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ bucket: new Date(b).toISOString(), ...c, pass_rate: rate(c) }));
+        if (stepMs !== undefined)
+          out.buckets = [...byBucket.entries()].sort((a, b) => a[0] - b[0]).map(([b, c]) => ({ bucket: new Date(b).toISOString(), ...c, pass_rate: rate(c) }));
         return out;
       }),
     failing: [...samples.values()]
       .filter((s) => s.fails > 0)
-      .sort((a, b) => b.fails - a.fails || a.golden_set.localeCompare(b.golden_set) || a.golden_id.localeCompare(b.golden_id) || String(a.model_version).localeCompare(String(b.model_version))),
+      .sort(
+        (a, b) =>
+          b.fails - a.fails ||
+          a.golden_set.localeCompare(b.golden_set) ||
+          a.golden_id.localeCompare(b.golden_id) ||
+          String(a.model_version).localeCompare(String(b.model_version)),
+      ),
   };
 }

@@ -36,7 +36,9 @@ describe('golden checkers', () => {
     expect(checker('regex', '^\\d{3}-\\d{4}$')('555-1234').pass).toBe(true);
     expect(checker('regex', '^\\d{3}-\\d{4}$')('555-12345').pass).toBe(false);
     expect(checker({ kind: 'regex', flags: 'i' }, '^yes')('YES, sure').pass).toBe(true);
-    expect(() => checker('regex', '(')).toThrow(expect.objectContaining({ code: 'invalid_argument', issues: [expect.objectContaining({ path: 'samples.0.expected' })] }));
+    expect(() => checker('regex', '(')).toThrow(
+      expect.objectContaining({ code: 'invalid_argument', issues: [expect.objectContaining({ path: 'samples.0.expected' })] }),
+    );
   });
 
   it('json_schema (ajv): objects and JSON strings; a bad schema is a field error', () => {
@@ -61,7 +63,15 @@ describe('golden checkers', () => {
 
   it('rejects bad sets with field paths', () => {
     expect(() => compileGoldenSet({ name: 'bad name!', samples: [] })).toThrow(expect.objectContaining({ code: 'invalid_argument' }));
-    expect(() => compileGoldenSet({ name: 's', samples: [{ id: 'a', input: 1, expected: 1 }, { id: 'a', input: 2, expected: 2 }] })).toThrow(/samples\.1\.id: duplicate id "a"/);
+    expect(() =>
+      compileGoldenSet({
+        name: 's',
+        samples: [
+          { id: 'a', input: 1, expected: 1 },
+          { id: 'a', input: 2, expected: 2 },
+        ],
+      }),
+    ).toThrow(/samples\.1\.id: duplicate id "a"/);
     expect(() => compileGoldenSet({ name: 's', checker: 'fuzzy', samples: [{ id: 'a', input: 1, expected: 1 }] })).toThrow(/checker/);
   });
 });
@@ -124,7 +134,9 @@ describe('golden set uploads are bounded and all-or-none', () => {
     expect(() => compileGoldenSet(set('deep', JSON.parse('['.repeat(2000) + ']'.repeat(2000))))).toThrow(
       expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(/samples\.0\.input(\.0)+: nested deeper than 32/) }),
     );
-    expect(() => compileGoldenSet(set('wide', Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, i]))))).toThrow(/samples\.0\.input: more than 1000 entries/);
+    expect(() => compileGoldenSet(set('wide', Object.fromEntries(Array.from({ length: 1001 }, (_, i) => [`k${i}`, i]))))).toThrow(
+      /samples\.0\.input: more than 1000 entries/,
+    );
     expect(() => checkGoldenBounds(Array.from({ length: 900 }, () => Array.from({ length: 120 }, () => 1)))).toThrow(/more than 100000 values/);
   });
 
@@ -140,7 +152,11 @@ describe('golden set uploads are bounded and all-or-none', () => {
       expect(readFileSync(file, 'utf8')).toBe(before);
       // A later registration works, and a restart sees exactly what was registered.
       reg.register(set('third'));
-      expect(createGoldenRegistry({ file }).list().map((s) => s.name)).toEqual(['first', 'third']);
+      expect(
+        createGoldenRegistry({ file })
+          .list()
+          .map((s) => s.name),
+      ).toEqual(['first', 'third']);
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

@@ -46,7 +46,8 @@ export const GOLDEN_LIMITS = {
 export function checkGoldenBounds(value: unknown, what = 'golden set'): void {
   let nodes = 0;
   const stack: { v: unknown; path: string; depth: number }[] = [{ v: value, path: '', depth: 1 }];
-  const bad = (path: string, message: string) => new InferlensError('invalid_argument', `${what}: ${path || '(root)'}: ${message}`, { issues: [{ path, message }] });
+  const bad = (path: string, message: string) =>
+    new InferlensError('invalid_argument', `${what}: ${path || '(root)'}: ${message}`, { issues: [{ path, message }] });
   while (stack.length > 0) {
     const { v, path, depth } = stack.pop()!;
     if (++nodes > GOLDEN_LIMITS.maxNodes) throw bad(path, `more than ${GOLDEN_LIMITS.maxNodes} values in all`);
@@ -64,7 +65,15 @@ const CheckerObjectSchema = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exact') }).strict(),
   z.object({ kind: z.literal('label_equals'), field: z.string().min(1).max(64).default('label') }).strict(),
   z.object({ kind: z.literal('contains'), ignore_case: z.boolean().default(false) }).strict(),
-  z.object({ kind: z.literal('regex'), flags: z.string().regex(/^[imsu]*$/, { error: 'flags may use i, m, s, u' }).default('') }).strict(),
+  z
+    .object({
+      kind: z.literal('regex'),
+      flags: z
+        .string()
+        .regex(/^[imsu]*$/, { error: 'flags may use i, m, s, u' })
+        .default(''),
+    })
+    .strict(),
   z.object({ kind: z.literal('json_schema') }).strict(),
   z.object({ kind: z.literal('numeric_tolerance'), abs: z.number().min(0).default(0), rel: z.number().min(0).default(0) }).strict(),
 ]);
@@ -126,7 +135,7 @@ export interface CompiledSet {
 
 const ajv = new Ajv({ allErrors: false, strict: false });
 
-const asText = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+const asText = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
 const toNumber = (v: unknown): number => (typeof v === 'number' ? v : typeof v === 'string' && v.trim() !== '' ? Number(v) : NaN);
 
 /** Compiles one checker against its expected value; throws invalid_argument (with `path`) when it cannot. */
@@ -304,7 +313,10 @@ export function createGoldenRegistry(options: GoldenRegistryOptions = {}): Golde
       renameSync(tmp, options.file);
     } catch (e) {
       rmSync(tmp, { force: true });
-      throw new InferlensError('unavailable', `the golden sets could not be saved (${(e as Error).message}); nothing was changed: retry later`, { cause: e, retryAfterS: 5 });
+      throw new InferlensError('unavailable', `the golden sets could not be saved (${(e as Error).message}); nothing was changed: retry later`, {
+        cause: e,
+        retryAfterS: 5,
+      });
     }
   };
   const registerAll = (inputs: readonly unknown[]): CompiledSet[] => {

@@ -12,7 +12,18 @@ export { driftQuery } from './drift.ts';
 /** `POST /v1/quality/feedback`: hit rate, accuracy, rating, conversion and click rate, plus orphan feedback. */
 export { feedbackQuality } from './feedback.ts';
 /** Golden sets: schema, checkers, YAML parsing and the in-memory registry persisted to a YAML file. */
-export { GoldenSetSchema, CHECKER_KINDS, GOLDEN_LIMITS, checkGoldenBounds, compileChecker, compileGoldenSet, parseGoldenYaml, goldenYamlDocs, goldenDocs, createGoldenRegistry } from './golden.ts';
+export {
+  GoldenSetSchema,
+  CHECKER_KINDS,
+  GOLDEN_LIMITS,
+  checkGoldenBounds,
+  compileChecker,
+  compileGoldenSet,
+  parseGoldenYaml,
+  goldenYamlDocs,
+  goldenDocs,
+  createGoldenRegistry,
+} from './golden.ts';
 export type { GoldenSet, GoldenSetInput, Checker, CheckResult, CompiledSet, CompiledSample, GoldenRegistry, GoldenRegistryOptions } from './golden.ts';
 /** The scheduled probe runner that records golden checks as probe events. */
 export { createProbeRunner, ProbeTargetSchema, ProbeScheduleSchema } from './probe-runner.ts';

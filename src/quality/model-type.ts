@@ -42,7 +42,13 @@ export const MAX_MODELS = 50;
  * The models in the window with their type. Presence of a numeric field is read as a non-null
  * max(); of a categorical field as a non-null group; of `refused` as a non-null refused_rate.
  */
-export async function detectModelTypes(reads: QualityReads, fromMs: number, toMs: number, filters: Filters, declared: Readonly<Record<string, ModelType>>): Promise<ModelTypeInfo[]> {
+export async function detectModelTypes(
+  reads: QualityReads,
+  fromMs: number,
+  toMs: number,
+  filters: Filters,
+  declared: Readonly<Record<string, ModelType>>,
+): Promise<ModelTypeInfo[]> {
   const numeric = ['output_tokens', 'ttft_ms', 'tpot_ms', 'confidence', 'score'] as const;
   const base = await reads.aggregate(specOf(fromMs, toMs, filters, ['n', ...numeric.map((f) => `max(${f})`), 'refused_rate'], { groupBy: ['model'] }));
   const labels = await reads.aggregate(specOf(fromMs, toMs, filters, ['n'], { groupBy: ['model', 'label'] }));

@@ -35,7 +35,9 @@ function startModelServer(): Promise<{ server: Server; url: string; bodies: unkn
       res.writeHead(200, { 'content-type': 'application/json' }).end(JSON.stringify({ label, confidence: 0.9 }));
     });
   });
-  return new Promise((resolve) => server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies })));
+  return new Promise((resolve) =>
+    server.listen(0, '127.0.0.1', () => resolve({ server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, bodies })),
+  );
 }
 
 const SETS = parseGoldenYaml(`
@@ -76,7 +78,9 @@ describe('probe runner', () => {
   afterEach(() => store.close());
 
   const targets = (base: string) =>
-    ['v1', 'v2', 'v3'].map((v) => ProbeTargetSchema.parse({ model: 'spam', model_version: v, url: `${base}/${v}`, body: { text: '{{input}}', note: 'probe {{id}} of {{model_version}}' } }));
+    ['v1', 'v2', 'v3'].map((v) =>
+      ProbeTargetSchema.parse({ model: 'spam', model_version: v, url: `${base}/${v}`, body: { text: '{{input}}', note: 'probe {{id}} of {{model_version}}' } }),
+    );
 
   it('reports the pass rate per version and the failing samples', async () => {
     let t = T0 + 1000;
@@ -86,7 +90,15 @@ describe('probe runner', () => {
     expect(model.bodies).toContainEqual({ text: 'win money now', note: 'probe g1 of v2' });
 
     // Probes stay out of user-traffic aggregates.
-    const spec = { fromMs: T0, toMs: T0 + MIN, filters: {}, groupBy: [], includeProbes: false, limit: 10, measures: [{ name: 'count', measure: { kind: 'count' as const } }] };
+    const spec = {
+      fromMs: T0,
+      toMs: T0 + MIN,
+      filters: {},
+      groupBy: [],
+      includeProbes: false,
+      limit: 10,
+      measures: [{ name: 'count', measure: { kind: 'count' as const } }],
+    };
     expect(await reads.aggregate(spec)).toEqual([{ count: 0 }]);
     expect(await reads.aggregate({ ...spec, includeProbes: true })).toEqual([{ count: 6 }]);
 
@@ -111,9 +123,22 @@ describe('probe runner', () => {
     const closed = createServer();
     const port = await new Promise<number>((r) => closed.listen(0, '127.0.0.1', () => r((closed.address() as AddressInfo).port)));
     await new Promise<void>((r) => closed.close(() => r()));
-    const runner = createProbeRunner({ sets: () => SETS, targets: [ProbeTargetSchema.parse({ model: 'spam', model_version: 'gone', url: `http://127.0.0.1:${port}/`, timeout_ms: 2000 })], sink, intervalMs: 60_000, now: () => T0 });
+    const runner = createProbeRunner({
+      sets: () => SETS,
+      targets: [ProbeTargetSchema.parse({ model: 'spam', model_version: 'gone', url: `http://127.0.0.1:${port}/`, timeout_ms: 2000 })],
+      sink,
+      intervalMs: 60_000,
+      now: () => T0,
+    });
     expect(await runner.runOnce()).toMatchObject({ calls: 2, passed: 0, errors: 2, written: 2 });
-    const rows = await reads.events({ fromMs: T0, toMs: T0 + 1, filters: { probe: 'true' }, includeProbes: true, columns: ['status', 'error_type', 'attributes'], limit: 10 });
+    const rows = await reads.events({
+      fromMs: T0,
+      toMs: T0 + 1,
+      filters: { probe: 'true' },
+      includeProbes: true,
+      columns: ['status', 'error_type', 'attributes'],
+      limit: 10,
+    });
     expect(rows.map((e) => [e.status, e.error_type, e.attributes?.golden_pass])).toEqual([
       ['error', 'other', 'false'],
       ['error', 'other', 'false'],
@@ -134,7 +159,11 @@ describe('probe runner', () => {
   });
 
   it('fills body templates and reads output paths', () => {
-    expect(renderTemplate({ a: '{{input}}', b: ['x {{input}} {{model}}'], c: 3 }, { input: { q: 1 }, id: 'i', model: 'm', model_version: 'v' })).toEqual({ a: { q: 1 }, b: ['x {"q":1} m'], c: 3 });
+    expect(renderTemplate({ a: '{{input}}', b: ['x {{input}} {{model}}'], c: 3 }, { input: { q: 1 }, id: 'i', model: 'm', model_version: 'v' })).toEqual({
+      a: { q: 1 },
+      b: ['x {"q":1} m'],
+      c: 3,
+    });
     expect(atPath({ choices: [{ text: 'hi' }] }, 'choices.0.text')).toBe('hi');
     expect(atPath({ a: 1 }, 'a.b')).toBeUndefined();
   });

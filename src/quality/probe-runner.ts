@@ -88,7 +88,7 @@ export function renderTemplate(template: unknown, vars: { input: unknown; id: st
     if (template === '{{input}}') return vars.input;
     return template.replace(/\{\{(input|id|model|model_version)\}\}/g, (_, k: string) => {
       const v = vars[k as keyof typeof vars];
-      return typeof v === 'string' ? v : JSON.stringify(v) ?? '';
+      return typeof v === 'string' ? v : (JSON.stringify(v) ?? '');
     });
   }
   if (Array.isArray(template)) return template.map((t) => renderTemplate(t, vars));
@@ -128,11 +128,22 @@ export function createProbeRunner(o: ProbeRunnerOptions): ProbeRunner {
   let running: Promise<ProbeRunSummary> | undefined;
   let started = false;
 
-  async function probe(target: ProbeTarget, set: CompiledSet, sample: CompiledSample): Promise<{ event: Record<string, unknown>; pass: boolean; error: boolean }> {
+  async function probe(
+    target: ProbeTarget,
+    set: CompiledSet,
+    sample: CompiledSample,
+  ): Promise<{ event: Record<string, unknown>; pass: boolean; error: boolean }> {
     const vars = { input: sample.input, id: sample.id, model: target.model, model_version: target.model_version };
     const ts = now();
     const t0 = performance.now();
-    const event: Record<string, unknown> = { ts, request_id: `probe-${randomUUID()}`, model: target.model, model_version: target.model_version, entry: 'golden_probe', probe: true };
+    const event: Record<string, unknown> = {
+      ts,
+      request_id: `probe-${randomUUID()}`,
+      model: target.model,
+      model_version: target.model_version,
+      entry: 'golden_probe',
+      probe: true,
+    };
     let pass = false;
     let error = false;
     let reason: string | undefined;
@@ -180,7 +191,8 @@ export function createProbeRunner(o: ProbeRunnerOptions): ProbeRunner {
   async function run(): Promise<ProbeRunSummary> {
     const sets = o.sets();
     const work: { target: ProbeTarget; set: CompiledSet; sample: CompiledSample }[] = [];
-    for (const target of o.targets) for (const set of sets) if (set.model === undefined || set.model === target.model) for (const sample of set.samples) work.push({ target, set, sample });
+    for (const target of o.targets)
+      for (const set of sets) if (set.model === undefined || set.model === target.model) for (const sample of set.samples) work.push({ target, set, sample });
     const summary: ProbeRunSummary = { calls: 0, passed: 0, failed: 0, errors: 0, written: 0, rejected: 0 };
     const events: Record<string, unknown>[] = [];
     await pool(work, concurrency, async (w) => {

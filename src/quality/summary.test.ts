@@ -9,7 +9,8 @@ import { QualitySummaryRequestSchema, decode } from '../schema/index.ts';
 import type { SummaryOptions } from './summary.ts';
 
 /** The route's path: decode the body, then answer. */
-const summary = async (reads: QualityReads, input: unknown, options?: SummaryOptions) => qualitySummary(reads, decode(QualitySummaryRequestSchema, input, 'quality summary request'), options);
+const summary = async (reads: QualityReads, input: unknown, options?: SummaryOptions) =>
+  qualitySummary(reads, decode(QualitySummaryRequestSchema, input, 'quality summary request'), options);
 
 const CONF = [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95];
 
@@ -24,8 +25,24 @@ const CONF = [0.05, 0.15, 0.25, 0.35, 0.45, 0.55, 0.65, 0.75, 0.85, 0.95];
 async function seed(store: Store) {
   await store.appendEvents(
     lines([
-      ...CONF.map((c, i) => ({ ts: T0 + i * 1000, request_id: `c${i}`, model: 'clf', model_version: i < 5 ? 'v1' : 'v2', status: 'ok', label: i < 6 ? 'ham' : 'spam', confidence: c, empty: i === 0 })),
-      ...Array.from({ length: 10 }, (_, i) => ({ ts: T0 - 5 * MIN + i * 1000, model: 'clf', model_version: 'v1', status: 'ok', label: i < 8 ? 'spam' : 'ham', confidence: 0.9 })),
+      ...CONF.map((c, i) => ({
+        ts: T0 + i * 1000,
+        request_id: `c${i}`,
+        model: 'clf',
+        model_version: i < 5 ? 'v1' : 'v2',
+        status: 'ok',
+        label: i < 6 ? 'ham' : 'spam',
+        confidence: c,
+        empty: i === 0,
+      })),
+      ...Array.from({ length: 10 }, (_, i) => ({
+        ts: T0 - 5 * MIN + i * 1000,
+        model: 'clf',
+        model_version: 'v1',
+        status: 'ok',
+        label: i < 8 ? 'spam' : 'ham',
+        confidence: 0.9,
+      })),
       ...[1, 2, 3, 4].map((k) => ({
         ts: T0 + k * 1000,
         request_id: `g${k}`,
@@ -82,7 +99,16 @@ describe('quality summary', () => {
 
     // Classifier: 6 of 10 confidences < 0.6; 1 of 10 empty; P50 of the 10 values (type 7):
     // h = 9·0.5 = 4.5 → 0.45 + 0.5·(0.55 − 0.45) = 0.5.
-    expect(clf!.measures).toEqual([expect.objectContaining({ count: 10, n: 10, 'below_rate(confidence, 0.6)': 0.6, empty_rate: 0.1, 'p50(confidence)': expect.closeTo(0.5, 9), 'max(confidence)': 0.95 })]);
+    expect(clf!.measures).toEqual([
+      expect.objectContaining({
+        count: 10,
+        n: 10,
+        'below_rate(confidence, 0.6)': 0.6,
+        empty_rate: 0.1,
+        'p50(confidence)': expect.closeTo(0.5, 9),
+        'max(confidence)': 0.95,
+      }),
+    ]);
     expect(clf!.labels).toEqual([
       { label: 'ham', count: 6, share: 0.6 },
       { label: 'spam', count: 4, share: 0.4 },
@@ -104,7 +130,16 @@ describe('quality summary', () => {
     expect(shift.classes[1]!.q_value).toBeCloseTo(0.169802, 5);
 
     // Generative: lengths 100..400 → P50 250; 1 of 4 refused, 1 of 4 malformed; TTFT 50..80 → P50 65.
-    expect(gen!.measures[0]).toMatchObject({ n: 4, refused_rate: 0.25, format_error_rate: 0.25, empty_rate: null, 'p50(output_length)': 250, 'max(output_length)': 400, 'p50(ttft_ms)': 65, 'mean(output_tokens)': 25 });
+    expect(gen!.measures[0]).toMatchObject({
+      n: 4,
+      refused_rate: 0.25,
+      format_error_rate: 0.25,
+      empty_rate: null,
+      'p50(output_length)': 250,
+      'max(output_length)': 400,
+      'p50(ttft_ms)': 65,
+      'mean(output_tokens)': 25,
+    });
     expect(gen!.finish_reasons).toEqual([
       { finish_reason: 'length', count: 1, share: 0.25 },
       { finish_reason: 'stop', count: 3, share: 0.75 },

@@ -10,7 +10,18 @@
  */
 import { benjaminiHochberg, proportionTest } from '../analysis/index.ts';
 import { DEFAULT_LOW_CONFIDENCE } from '../schema/index.ts';
-import type { ClassShiftReply as ClassShift, ConfidenceHistogramRow, Dimension, DistributionRow, Filters, GroupKey, ModelQualityReply as ModelQuality, QualitySummaryReply, QualitySummaryRequest, QueryRow } from '../schema/index.ts';
+import type {
+  ClassShiftReply as ClassShift,
+  ConfidenceHistogramRow,
+  Dimension,
+  DistributionRow,
+  Filters,
+  GroupKey,
+  ModelQualityReply as ModelQuality,
+  QualitySummaryReply,
+  QualitySummaryRequest,
+  QueryRow,
+} from '../schema/index.ts';
 import { flattenFeedbackRow } from './feedback.ts';
 import { detectModelTypes } from './model-type.ts';
 import type { ModelType } from './model-type.ts';
@@ -25,7 +36,18 @@ export function measuresFor(type: ModelType | 'unknown', lowConfidence: number):
   const base = ['count', 'n'];
   switch (type) {
     case 'classifier':
-      return [...base, `below_rate(confidence, ${lowConfidence})`, 'empty_rate', 'p50(confidence)', 'p75(confidence)', 'p90(confidence)', 'p99(confidence)', 'mean(confidence)', 'min(confidence)', 'max(confidence)'];
+      return [
+        ...base,
+        `below_rate(confidence, ${lowConfidence})`,
+        'empty_rate',
+        'p50(confidence)',
+        'p75(confidence)',
+        'p90(confidence)',
+        'p99(confidence)',
+        'mean(confidence)',
+        'min(confidence)',
+        'max(confidence)',
+      ];
     case 'generative':
       return [
         ...base,
@@ -91,7 +113,12 @@ export function histogramShares(row: QueryRow, names: readonly string[]): number
 }
 
 /** Label shares now vs the previous window, per group, with a two-proportion test per class. */
-export function classShift(now: readonly QueryRow[], before: readonly QueryRow[], dims: readonly string[], keyClasses: readonly string[] | undefined): ClassShift[] {
+export function classShift(
+  now: readonly QueryRow[],
+  before: readonly QueryRow[],
+  dims: readonly string[],
+  keyClasses: readonly string[] | undefined,
+): ClassShift[] {
   const tally = (rows: readonly QueryRow[]) => {
     const groups = new Map<string, { group: Record<string, string | null>; n: number; byLabel: Map<string, number> }>();
     for (const r of rows) {
@@ -109,7 +136,12 @@ export function classShift(now: readonly QueryRow[], before: readonly QueryRow[]
   const out: ClassShift[] = [];
   for (const [k, g] of [...cur.entries()].sort((a, b) => a[0].localeCompare(b[0]))) {
     const p = prev.get(k);
-    const labels = keyClasses ?? [...g.byLabel.entries()].sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0])).slice(0, 5).map(([l]) => l);
+    const labels =
+      keyClasses ??
+      [...g.byLabel.entries()]
+        .sort((a, b) => b[1] - a[1] || a[0].localeCompare(b[0]))
+        .slice(0, 5)
+        .map(([l]) => l);
     for (const label of labels) {
       const k1 = g.byLabel.get(label) ?? 0;
       const k0 = p?.byLabel.get(label) ?? 0;
@@ -166,7 +198,11 @@ export async function qualitySummary(reads: QualityReads, o: QualitySummaryReque
       const before = await reads.aggregate(specOf(prevFromMs, fromMs, f, ['n'], { groupBy: [...dims, 'label'] }));
       q.key_class_shift = { previous: { from: iso(prevFromMs), to: iso(fromMs) }, classes: classShift(now, before, dims, o.key_classes) };
     } else if (m.type === 'generative') {
-      q.finish_reasons = distribution(withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'finish_reason'])))), 'finish_reason', dims);
+      q.finish_reasons = distribution(
+        withIso(await reads.aggregate(specOf(fromMs, toMs, f, ['count'], extra([...dims, 'finish_reason'])))),
+        'finish_reason',
+        dims,
+      );
     } else if (m.type === 'ranker') {
       const fb = await reads.feedbackStats({ fromMs, toMs, filters: f, groupBy: dims, limit: 10_000, ...(stepMs !== undefined ? { stepMs } : {}) });
       q.feedback = fb.rows.map(flattenFeedbackRow);

@@ -14,7 +14,14 @@ import type { CapacityReply, CapacityRequest, Filters, Measure, QuerySpec } from
 import type { ResourceRow, StoreReads } from '../store/index.ts';
 
 const REQUEST_SIGNALS = { p99_total_ms: 'p99(total_ms)', mean_queue_ms: 'mean(queue_ms)', qps: 'qps' } as const;
-const RESOURCE_METRICS = ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes', 'cpu_utilization_ratio', 'memory_used_bytes', 'memory_total_bytes'];
+const RESOURCE_METRICS = [
+  'gpu_utilization_ratio',
+  'gpu_memory_used_bytes',
+  'gpu_memory_total_bytes',
+  'cpu_utilization_ratio',
+  'memory_used_bytes',
+  'memory_total_bytes',
+];
 /** Levels at which a resource counts as near saturation in the window's busiest bucket. */
 const SATURATION_LEVEL: Record<string, number> = { gpu_utilization_ratio: 0.85, gpu_memory_ratio: 0.9, cpu_utilization_ratio: 0.85, memory_ratio: 0.9 };
 
@@ -49,7 +56,8 @@ function resourceSignals(rows: ResourceRow[]): Map<number, Record<string, UnitRe
     const signals: Record<string, number> = {};
     if (u.m.gpu_utilization_ratio !== undefined) signals.gpu_utilization_ratio = u.m.gpu_utilization_ratio;
     if (u.m.cpu_utilization_ratio !== undefined) signals.cpu_utilization_ratio = u.m.cpu_utilization_ratio;
-    if (u.m.gpu_memory_used_bytes !== undefined && u.m.gpu_memory_total_bytes) signals.gpu_memory_ratio = u.m.gpu_memory_used_bytes / u.m.gpu_memory_total_bytes;
+    if (u.m.gpu_memory_used_bytes !== undefined && u.m.gpu_memory_total_bytes)
+      signals.gpu_memory_ratio = u.m.gpu_memory_used_bytes / u.m.gpu_memory_total_bytes;
     if (u.m.memory_used_bytes !== undefined && u.m.memory_total_bytes) signals.memory_ratio = u.m.memory_used_bytes / u.m.memory_total_bytes;
     const b = byBucket.get(u.bucketMs) ?? {};
     for (const [signal, value] of Object.entries(signals)) {
@@ -79,15 +87,31 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
   let nodes: string[] | null = null;
   if (filters.node) nodes = Array.isArray(filters.node) ? [...filters.node] : [filters.node];
   else if (Object.keys(filters).length > 0) {
-    const rows = await store.aggregate({ ...spec, stepMs: undefined, groupBy: ['node'], limit: 1000, measures: [{ name: 'n', measure: { kind: 'n' } as Measure }] });
-    nodes = rows.map((r) => r.node).filter((v): v is string => typeof v === 'string').sort();
+    const rows = await store.aggregate({
+      ...spec,
+      stepMs: undefined,
+      groupBy: ['node'],
+      limit: 1000,
+      measures: [{ name: 'n', measure: { kind: 'n' } as Measure }],
+    });
+    nodes = rows
+      .map((r) => r.node)
+      .filter((v): v is string => typeof v === 'string')
+      .sort();
   }
   if (nodes) resFilters.node = nodes.length > 0 ? nodes : ['\u0000none'];
   if (filters.pool) resFilters.pool = filters.pool;
   const [requests, resources, perGpu] = await Promise.all([
     store.aggregate(spec),
     store.resources({ fromMs, toMs, stepMs, metrics: RESOURCE_METRICS, filters: resFilters, groupBy: ['node', 'gpu'] }),
-    store.resources({ fromMs, toMs, stepMs: toMs - fromMs, metrics: ['gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: resFilters, groupBy: ['node', 'gpu', 'pool'] }),
+    store.resources({
+      fromMs,
+      toMs,
+      stepMs: toMs - fromMs,
+      metrics: ['gpu_memory_used_bytes', 'gpu_memory_total_bytes'],
+      filters: resFilters,
+      groupBy: ['node', 'gpu', 'pool'],
+    }),
   ]);
   const res = resourceSignals(resources);
   const resourceNames = [...new Set([...res.values()].flatMap((b) => Object.keys(b)))].sort();
@@ -134,9 +158,16 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
     verdict = tied.length > 0 ? 'capacity_bound' : 'not_capacity';
     for (const t of tied) {
       const unit = saturated.find((s) => s.resource === t.resource)!;
-      reasons.push(`${t.request} rises with ${t.resource} (Spearman ρ = ${t.correlation.r.toFixed(2)}, p = ${t.correlation.pValue.toPrecision(2)}, n = ${t.correlation.n}) and ${t.resource} peaks at ${(100 * unit.peak).toFixed(1)} % on ${unitName(unit)}, past its saturation level`);
+      reasons.push(
+        `${t.request} rises with ${t.resource} (Spearman ρ = ${t.correlation.r.toFixed(2)}, p = ${t.correlation.pValue.toPrecision(2)}, n = ${t.correlation.n}) and ${t.resource} peaks at ${(100 * unit.peak).toFixed(1)} % on ${unitName(unit)}, past its saturation level`,
+      );
     }
-    if (tied.length === 0) reasons.push(saturated.length ? `resources near saturation (${saturated.map((s) => `${s.resource} ${(100 * s.peak).toFixed(1)} % on ${unitName(s)}`).join(', ')}) but latency does not move with them` : 'no resource near saturation in this window');
+    if (tied.length === 0)
+      reasons.push(
+        saturated.length
+          ? `resources near saturation (${saturated.map((s) => `${s.resource} ${(100 * s.peak).toFixed(1)} % on ${unitName(s)}`).join(', ')}) but latency does not move with them`
+          : 'no resource near saturation in this window',
+      );
   }
   const headroom: CapacityReply['headroom'] = [];
   const gpus = new Map<string, { node: string | null; gpu: string | null; pool: string | null; used?: number; total?: number; simulated: boolean }>();
@@ -150,7 +181,16 @@ export async function capacity(store: StoreReads, o: CapacityRequest): Promise<C
   }
   for (const g of gpus.values()) {
     if (g.used === undefined || !g.total) continue;
-    headroom.push({ node: g.node, gpu: g.gpu, pool: g.pool, max_used_bytes: g.used, total_bytes: g.total, headroom_bytes: g.total - g.used, headroom_ratio: (g.total - g.used) / g.total, simulated: g.simulated });
+    headroom.push({
+      node: g.node,
+      gpu: g.gpu,
+      pool: g.pool,
+      max_used_bytes: g.used,
+      total_bytes: g.total,
+      headroom_bytes: g.total - g.used,
+      headroom_ratio: (g.total - g.used) / g.total,
+      simulated: g.simulated,
+    });
   }
   headroom.sort((a, b) => a.headroom_ratio - b.headroom_ratio);
   return {

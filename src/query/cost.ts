@@ -98,11 +98,20 @@ export async function costReport(reads: CostReads, prices: CostPrices, req: Cost
   const { fromMs, toMs, stepMs } = req;
   checkRange(fromMs, toMs);
   const nBuckets = Math.ceil((toMs - fromMs) / stepMs);
-  if (nBuckets > 10_000) throw new InferlensError('invalid_argument', `step: ${nBuckets} steps in the window, at most 10,000: use a larger step`, { issues: [{ path: 'step', message: 'at most 10,000 steps' }] });
+  if (nBuckets > 10_000)
+    throw new InferlensError('invalid_argument', `step: ${nBuckets} steps in the window, at most 10,000: use a larger step`, {
+      issues: [{ path: 'step', message: 'at most 10,000 steps' }],
+    });
   const priced = prices.gpuHour.length > 0 || Object.keys(prices.tokens).length > 0;
   const base = { fromMs, toMs, stepMs, limit: MAX_COST_GROUPS + 1 };
   const [slices, units, gpus] = await Promise.all([
-    reads.aggregate({ ...base, filters: req.filters, includeProbes: false, groupBy: ['node', 'replica', 'model', 'model_version', 'tenant'], measures: ['count', 'total(exec_ms)', 'total(input_tokens)', 'total(output_tokens)'].map(measure) }),
+    reads.aggregate({
+      ...base,
+      filters: req.filters,
+      includeProbes: false,
+      groupBy: ['node', 'replica', 'model', 'model_version', 'tenant'],
+      measures: ['count', 'total(exec_ms)', 'total(input_tokens)', 'total(output_tokens)'].map(measure),
+    }),
     // Every request on each unit (no filters, probes included): the denominator of the shares.
     reads.aggregate({ ...base, filters: {}, includeProbes: true, groupBy: ['node', 'replica'], measures: ['count', 'total(exec_ms)'].map(measure) }),
     reads.resources({ fromMs, toMs, stepMs, metrics: ['gpu_utilization_ratio'], filters: {}, groupBy: ['node', 'replica', 'gpu', 'pool', 'labels.gpu_model'] }),
@@ -161,7 +170,13 @@ export async function costReport(reads: CostReads, prices: CostPrices, req: Cost
     const input = num(r['total(input_tokens)']);
     const output = num(r['total(output_tokens)']);
     const tp = prices.tokens[str(r['model']) ?? ''];
-    addSlice(r, { requests: num(r['count']), input_tokens: input, output_tokens: output, exec_ms: num(r['total(exec_ms)']), token_cost: tp ? (input / 1e6) * tp.input + (output / 1e6) * tp.output : 0 });
+    addSlice(r, {
+      requests: num(r['count']),
+      input_tokens: input,
+      output_tokens: output,
+      exec_ms: num(r['total(exec_ms)']),
+      token_cost: tp ? (input / 1e6) * tp.input + (output / 1e6) * tp.output : 0,
+    });
   }
 
   // GPU time, split by execution-time share.
@@ -280,8 +295,14 @@ export async function costReport(reads: CostReads, prices: CostPrices, req: Cost
     by_model: group(['model'], (k) => [k[0]]),
     by_tenant: group(['tenant'], (k) => [k[2]]),
     by_slice: group(['model', 'model_version', 'tenant'], (k) => k),
-    unattributed: (['idle', 'no_exec_ms', 'other'] as const).map((reason) => ({ reason, gpu_seconds: unattributed[reason].s, cost: m(unattributed[reason].c) })),
-    nodes: [...nodes.entries()].map(([node, n]) => ({ node, gpus: n.gpus.size, gpu_seconds: n.s, busy_gpu_seconds: n.busy, cost: m(n.c), simulated: n.sim })).sort((a, b) => b.gpu_seconds - a.gpu_seconds),
+    unattributed: (['idle', 'no_exec_ms', 'other'] as const).map((reason) => ({
+      reason,
+      gpu_seconds: unattributed[reason].s,
+      cost: m(unattributed[reason].c),
+    })),
+    nodes: [...nodes.entries()]
+      .map(([node, n]) => ({ node, gpus: n.gpus.size, gpu_seconds: n.s, busy_gpu_seconds: n.busy, cost: m(n.c), simulated: n.sim }))
+      .sort((a, b) => b.gpu_seconds - a.gpu_seconds),
     unpriced: priced ? [...unpriced.values()].map((u) => ({ pool: u.pool, gpu_model: u.gpu_model, gpu_seconds: u.s })) : [],
   };
 }

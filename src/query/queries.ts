@@ -3,7 +3,21 @@
  * Every method takes a typed spec (the API decodes request bodies in src/schema/requests.ts);
  * the store it reads is whatever main.ts gives it — for the API, the read-scoped decorator.
  */
-import type { CapacityRequest, Dimension, ErrorSlicesRequest, EventSearchRequest, HistogramRequest, QueryRow, QuerySpec, ResourceQuantilesRequest, ResourceQueryRequest, SampleSearchRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
+import type {
+  CapacityRequest,
+  Dimension,
+  ErrorSlicesRequest,
+  EventSearchRequest,
+  HistogramRequest,
+  QueryRow,
+  QuerySpec,
+  ResourceQuantilesRequest,
+  ResourceQueryRequest,
+  SampleSearchRequest,
+  SaturationRequest,
+  StagesRequest,
+  StoredEvent,
+} from '../schema/index.ts';
 import type { ListSpec, StoreReads } from '../store/index.ts';
 import { dimensionValues, lookupRequest, runQuery } from './runtime.ts';
 import { capacity } from './capacity.ts';

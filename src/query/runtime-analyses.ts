@@ -6,11 +6,34 @@
 import { compareReplicas, compareTailComposition, detectSaturation, judgeStageShifts, logBuckets, rankSlices } from '../analysis/index.ts';
 import type { StageShiftInput, TailComposition, TrendEvidence } from '../analysis/index.ts';
 import { FAILED_STATUSES, SHED_STATUSES, STAGES, parseDurationMs, parseMeasure } from '../schema/index.ts';
-import type { Dimension, ErrorSlicesRequest, EventSearchRequest, Filters, HistogramRequest, Measure, QuerySpec, ResourceQueryRequest, SaturationRequest, StagesRequest, StoredEvent } from '../schema/index.ts';
+import type {
+  Dimension,
+  ErrorSlicesRequest,
+  EventSearchRequest,
+  Filters,
+  HistogramRequest,
+  Measure,
+  QuerySpec,
+  ResourceQueryRequest,
+  SaturationRequest,
+  StagesRequest,
+  StoredEvent,
+} from '../schema/index.ts';
 import { HISTOGRAM_APPROXIMATION } from '../store/index.ts';
 import type { StoreReads } from '../store/index.ts';
 import { snakeKeys } from '../schema/index.ts';
-import type { Approximation, ErrorSlicesReply, EventSearchReply, HistogramReply, ResourceSeriesReply, SaturationReply, StageShiftReply, StagesReply, TailCompositionReply, TrendEvidenceReply } from '../schema/index.ts';
+import type {
+  Approximation,
+  ErrorSlicesReply,
+  EventSearchReply,
+  HistogramReply,
+  ResourceSeriesReply,
+  SaturationReply,
+  StageShiftReply,
+  StagesReply,
+  TailCompositionReply,
+  TrendEvidenceReply,
+} from '../schema/index.ts';
 import { answer } from './runtime.ts';
 
 function measures(names: string[]): QuerySpec['measures'] {
@@ -70,7 +93,16 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
     const windowRows = Number(row?.n ?? 0);
     if (windowRows > SLICE_SAMPLE_ROWS) sample = { fraction: SLICE_SAMPLE_ROWS / windowRows, window_rows: windowRows };
   }
-  const counts = await store.sliceCounts({ fromMs, toMs, filters, dimensions: o.dimensions ?? DEFAULT_SLICE_DIMS, bad, pairs: o.pairs, minSupport: o.min_support, ...(sample ? { sampleFraction: sample.fraction } : {}) });
+  const counts = await store.sliceCounts({
+    fromMs,
+    toMs,
+    filters,
+    dimensions: o.dimensions ?? DEFAULT_SLICE_DIMS,
+    bad,
+    pairs: o.pairs,
+    minSupport: o.min_support,
+    ...(sample ? { sampleFraction: sample.fraction } : {}),
+  });
   const extra = { ...(o.approx && o.kind === 'slow' ? { approx: approxUsed } : {}), ...(o.approx ? { sample } : {}) };
   const totalRow = counts.find((c) => Object.keys(c.slice).length === 0) ?? { n: 0, k: 0 };
   const slices = counts.filter((c) => Object.keys(c.slice).length > 0).map((c) => ({ slice: c.slice as Record<string, string>, n: c.n, k: c.k }));
@@ -86,7 +118,13 @@ export async function errorSlices(store: StoreReads, o: ErrorSlicesRequest): Pro
       return parent !== undefined && parent.n === c.n && parent.k === c.k;
     });
   const ranked = rankSlices({ total: { n: total.n, k: total.k }, slices: slices.filter((c) => !redundant(c)), minSupport: o.min_support });
-  return { kind: o.kind, ...(thresholdMs !== undefined ? { threshold_ms: thresholdMs } : {}), total, slices: ranked.slice(0, o.limit).map(snakeKeys), ...extra };
+  return {
+    kind: o.kind,
+    ...(thresholdMs !== undefined ? { threshold_ms: thresholdMs } : {}),
+    total,
+    slices: ranked.slice(0, o.limit).map(snakeKeys),
+    ...extra,
+  };
 }
 
 // ---------- stage attribution ----------
@@ -109,11 +147,19 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
       { name: `n(${field})`, measure: { kind: 'agg', fn: 'count', field } as Measure },
     ]);
   // Exact quantile_cont and the sample count per field, in the store.
-  const quantileSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({ ...baseSpec(fromMs, toMs, f, [], { approx: o.approx }), measures: quantileMeasures(fields) });
+  const quantileSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({
+    ...baseSpec(fromMs, toMs, f, [], { approx: o.approx }),
+    measures: quantileMeasures(fields),
+  });
   const [curA, baseA, byReplica] = await Promise.all([
     answer(store, quantileSpec(cur.fromMs, cur.toMs, filters)),
     answer(store, quantileSpec(base.fromMs, base.toMs, baseFilters)),
-    store.aggregate({ ...baseSpec(cur.fromMs, cur.toMs, filters, ['n']), groupBy: ['replica'], limit: MAX_REPLICAS, measures: measures(['n', ...fields.map((f) => `p50(${f})`)]) }),
+    store.aggregate({
+      ...baseSpec(cur.fromMs, cur.toMs, filters, ['n']),
+      groupBy: ['replica'],
+      limit: MAX_REPLICAS,
+      measures: measures(['n', ...fields.map((f) => `p50(${f})`)]),
+    }),
   ]);
   const [curRow, baseRow] = [curA.rows[0], baseA.rows[0]];
   const value = (row: Record<string, unknown> | undefined, key: string): number | null => (typeof row?.[key] === 'number' ? (row[key] as number) : null);
@@ -125,9 +171,17 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
   const atMost = (b: number) => (b === 0 ? Number.MIN_VALUE : b * (1 + 2 ** -40));
   const aboveSpec = (fromMs: number, toMs: number, f: Filters): QuerySpec => ({
     ...baseSpec(fromMs, toMs, f, []),
-    measures: present.map((field) => ({ name: field, measure: { kind: 'below_rate', field, threshold: atMost(value(baseRow, `${qName}(${field})`) as number) } as Measure })),
+    measures: present.map((field) => ({
+      name: field,
+      measure: { kind: 'below_rate', field, threshold: atMost(value(baseRow, `${qName}(${field})`) as number) } as Measure,
+    })),
   });
-  const [curBelow, baseBelow] = present.length === 0 ? [undefined, undefined] : (await Promise.all([store.aggregate(aboveSpec(cur.fromMs, cur.toMs, filters)), store.aggregate(aboveSpec(base.fromMs, base.toMs, baseFilters))])).map((r) => r[0]);
+  const [curBelow, baseBelow] =
+    present.length === 0
+      ? [undefined, undefined]
+      : (await Promise.all([store.aggregate(aboveSpec(cur.fromMs, cur.toMs, filters)), store.aggregate(aboveSpec(base.fromMs, base.toMs, baseFilters))])).map(
+          (r) => r[0],
+        );
   // The tail: the TAIL_ROWS most recent requests at or above each window's total quantile, read
   // raw. About (1 − q)·n rows are in the tail; when that is well over TAIL_ROWS, the most recent
   // part of the window that should hold 1.25 × TAIL_ROWS of them is read first (on 1.67 M rows:
@@ -135,7 +189,16 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
   // if not, the whole window is read.
   const tailRows = async (fromMs: number, toMs: number, f: Filters, threshold: unknown, n: unknown) => {
     if (typeof threshold !== 'number') return [];
-    const read = (from: number) => store.listEvents({ fromMs: from, toMs, filters: f, includeProbes: false, columns: [...fields], minValue: { column: 'total_ms', value: threshold }, limit: TAIL_ROWS });
+    const read = (from: number) =>
+      store.listEvents({
+        fromMs: from,
+        toMs,
+        filters: f,
+        includeProbes: false,
+        columns: [...fields],
+        minValue: { column: 'total_ms', value: threshold },
+        limit: TAIL_ROWS,
+      });
     const expected = (1 - o.q) * (typeof n === 'number' ? n : 0);
     if (expected > 1.5 * TAIL_ROWS) {
       const from = Math.floor(toMs - ((toMs - fromMs) * 1.25 * TAIL_ROWS) / expected);
@@ -151,7 +214,8 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
   const shiftInput = (field: string): StageShiftInput => {
     const nCurrent = value(curRow, `n(${field})`) ?? 0;
     const nBaseline = value(baseRow, `n(${field})`) ?? 0;
-    const above = (row: Record<string, unknown> | undefined, n: number) => (value(row, field) === null ? 0 : Math.round((1 - (value(row, field) as number)) * n));
+    const above = (row: Record<string, unknown> | undefined, n: number) =>
+      value(row, field) === null ? 0 : Math.round((1 - (value(row, field) as number)) * n);
     return {
       stage: field,
       currentMs: value(curRow, `${qName}(${field})`) ?? NaN,
@@ -180,7 +244,12 @@ export async function stageAttribution(store: StoreReads, o: StagesRequest): Pro
   const total = asRow(judgeStageShifts([shiftInput('total_ms')]).stages[0]!);
   const replicas = byReplica
     .filter((r) => typeof r.replica === 'string')
-    .map((r) => ({ replica: r.replica as string, n: Number(r.n ?? 0), totalMs: value(r, 'p50(total_ms)'), stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `p50(${f})`)])) }))
+    .map((r) => ({
+      replica: r.replica as string,
+      n: Number(r.n ?? 0),
+      totalMs: value(r, 'p50(total_ms)'),
+      stagesMs: Object.fromEntries(STAGES.map((f) => [f, value(r, `p50(${f})`)])),
+    }))
     .filter((r) => Object.values(r.stagesMs).some((v) => v !== null));
   const slow = compareReplicas(replicas);
   const asRows = (rows: StoredEvent[]) => rows.map((r) => r as unknown as Record<string, number | null>);
@@ -230,10 +299,19 @@ export async function saturation(store: StoreReads, o: SaturationRequest): Promi
   const baselineMs = o.baseline ? parseDurationMs(o.baseline)! : Math.max(toMs - fromMs, 10 * stepMs);
   // Whole steps before `from`, so the baseline's buckets line up with the window's.
   const baseFromMs = fromMs - Math.ceil(baselineMs / stepMs) * stepMs;
-  const { rows, approx: used } = await answer(store, baseSpec(baseFromMs, toMs, o.filters as Filters, ['qps', 'rejected_rate', 'rate_limited_rate', 'mean(queue_ms)', 'p99(total_ms)', 'n'], { stepMs, approx: o.approx }));
+  const { rows, approx: used } = await answer(
+    store,
+    baseSpec(baseFromMs, toMs, o.filters as Filters, ['qps', 'rejected_rate', 'rate_limited_rate', 'mean(queue_ms)', 'p99(total_ms)', 'n'], {
+      stepMs,
+      approx: o.approx,
+    }),
+  );
   const points = rows.map((r) => {
     const offered = r.qps as number;
-    const shed = r['rejected_rate'] == null && r['rate_limited_rate'] == null ? null : ((r['rejected_rate'] as number | null) ?? 0) + ((r['rate_limited_rate'] as number | null) ?? 0);
+    const shed =
+      r['rejected_rate'] == null && r['rate_limited_rate'] == null
+        ? null
+        : ((r['rejected_rate'] as number | null) ?? 0) + ((r['rate_limited_rate'] as number | null) ?? 0);
     return {
       bucket: new Date(r.bucket as number).toISOString(),
       baseline: (r.bucket as number) < fromMs,
@@ -248,7 +326,14 @@ export async function saturation(store: StoreReads, o: SaturationRequest): Promi
   const r = detectSaturation(
     points
       .filter((p) => p.queueMs != null && p.p99Ms != null)
-      .map((p) => ({ t: Date.parse(p.bucket), qps: p.qps, queueMs: p.queueMs as number, p99Ms: p.p99Ms as number, baseline: p.baseline, ...(p.shedRate != null ? { shedRate: p.shedRate } : {}) })),
+      .map((p) => ({
+        t: Date.parse(p.bucket),
+        qps: p.qps,
+        queueMs: p.queueMs as number,
+        p99Ms: p.p99Ms as number,
+        baseline: p.baseline,
+        ...(p.shedRate != null ? { shedRate: p.shedRate } : {}),
+      })),
   );
   const trend = (e: TrendEvidence): TrendEvidenceReply => snakeKeys(e);
   return {
@@ -287,7 +372,15 @@ export async function histogram(store: StoreReads, o: HistogramRequest): Promise
 
 export async function searchEvents(store: StoreReads, o: EventSearchRequest): Promise<EventSearchReply & { events: StoredEvent[] }> {
   const { fromMs, toMs } = o;
-  const events = await store.listEvents({ fromMs, toMs, filters: o.filters as Filters, limit: o.limit, order: o.order, ...(o.columns ? { columns: o.columns } : {}), ...(o.min ? { minValue: o.min } : {}) });
+  const events = await store.listEvents({
+    fromMs,
+    toMs,
+    filters: o.filters as Filters,
+    limit: o.limit,
+    order: o.order,
+    ...(o.columns ? { columns: o.columns } : {}),
+    ...(o.min ? { minValue: o.min } : {}),
+  });
   return { events };
 }
 

@@ -48,7 +48,9 @@ beforeAll(async () => {
   queries = createQueries(store);
   const lines: string[] = [];
   for (let t = 0; t < AA_TRIALS; t++) {
-    lines.push(...side({ seed: 1000 + t, n: 2 * AA_PER_SIDE, modelVersion: 'v1', tenant: `aa-${t}`, replicas: ['r1', 'r2'], probes: 100, idPrefix: `aa-${t}` }));
+    lines.push(
+      ...side({ seed: 1000 + t, n: 2 * AA_PER_SIDE, modelVersion: 'v1', tenant: `aa-${t}`, replicas: ['r1', 'r2'], probes: 100, idPrefix: `aa-${t}` }),
+    );
   }
   for (const s of SEEDS) {
     const n = 10_000;
@@ -128,7 +130,14 @@ describe('evidence and edge cases', () => {
     expect(row(without, 'golden_pass_rate')?.classification).toBe('no_data');
     expect(without.verdict).toBe('not_enough_data');
     const fb = createComparer(queries, { feedback: async (w) => (w.filters.model_version === 'v1' ? { hits: 900, n: 1000 } : { hits: 800, n: 1000 }) });
-    const r = await fb.compare({ baseline: { filters: { model: 'm', model_version: 'v1' } }, candidate: { filters: { model: 'm', model_version: 'v2' } }, from: FROM, to: TO, tenant: 'slow-11', metrics: ['feedback_hit_rate'] });
+    const r = await fb.compare({
+      baseline: { filters: { model: 'm', model_version: 'v1' } },
+      candidate: { filters: { model: 'm', model_version: 'v2' } },
+      from: FROM,
+      to: TO,
+      tenant: 'slow-11',
+      metrics: ['feedback_hit_rate'],
+    });
     expect(row(r, 'feedback_hit_rate')).toMatchObject({ classification: 'low', direction: 'worse', baseline: 0.9, candidate: 0.8 });
     expect(r.verdict).toBe('rollback');
   });
@@ -137,7 +146,25 @@ describe('evidence and edge cases', () => {
     expect(r.baseline.sample).toEqual({ rows: 2000, of: 10_000, stratified: true });
     const p99 = row(r, 'p99(total_ms)');
     expect(Object.keys(p99 ?? {}).sort()).toEqual(
-      ['baseline', 'candidate', 'ci', 'classification', 'critical', 'diff', 'direction', 'family', 'metric', 'n', 'note', 'p_value', 'q_value', 'test', 'tolerance', 'unit', 'weight'].sort(),
+      [
+        'baseline',
+        'candidate',
+        'ci',
+        'classification',
+        'critical',
+        'diff',
+        'direction',
+        'family',
+        'metric',
+        'n',
+        'note',
+        'p_value',
+        'q_value',
+        'test',
+        'tolerance',
+        'unit',
+        'weight',
+      ].sort(),
     );
     expect(p99?.note).toMatch(/most recent of each of 10 equal slices/);
     expect(JSON.parse(JSON.stringify(r))).toEqual(r);
@@ -155,6 +182,9 @@ describe('evidence and edge cases', () => {
     expect(r.candidate.from).toBe('2026-01-01T00:30:00.000Z');
   });
   it('bad input is answered with field paths', async () => {
-    await expect(createComparer(queries).compare({ baseline: {}, candidate: {} })).rejects.toMatchObject({ code: 'invalid_argument', issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }] });
+    await expect(createComparer(queries).compare({ baseline: {}, candidate: {} })).rejects.toMatchObject({
+      code: 'invalid_argument',
+      issues: [{ path: 'baseline.from' }, { path: 'candidate.from' }],
+    });
   });
 });

@@ -54,14 +54,24 @@ export function createComparer(queries: ReleaseReads, options: ComparerOptions =
         readSide(queries, plan.baseline, plan.maxEventsPerSide, options.feedback),
         readSide(queries, plan.candidate, plan.maxEventsPerSide, options.feedback),
       ]);
-      const few = [b, c].flatMap((s, i) => (s.n < plan.minRequests ? [`${i === 0 ? 'baseline' : 'candidate'} has ${s.n} requests, fewer than ${plan.minRequests}`] : []));
+      const few = [b, c].flatMap((s, i) =>
+        s.n < plan.minRequests ? [`${i === 0 ? 'baseline' : 'candidate'} has ${s.n} requests, fewer than ${plan.minRequests}`] : [],
+      );
       const j = judge(measure(plan, b, c, options.hodgesLehmannMaxPerSide ?? HL_MAX_PER_SIDE), {
         correction: plan.correction,
         promoteScore: plan.promoteScore,
         rollbackScore: plan.rollbackScore,
         ...(few.length ? { tooLittleTraffic: `not enough data: ${few.join('; ')}` } : {}),
       });
-      return { verdict: j.verdict, score: j.score, reasons: j.reasons, warnings: mixWarnings(b, c), evidence: j.evidence.map(snakeKeys), baseline: summary(b), candidate: summary(c) };
+      return {
+        verdict: j.verdict,
+        score: j.score,
+        reasons: j.reasons,
+        warnings: mixWarnings(b, c),
+        evidence: j.evidence.map(snakeKeys),
+        baseline: summary(b),
+        candidate: summary(c),
+      };
     },
   };
 }
@@ -78,7 +88,10 @@ export const TENANT_MIX_DISTANCE = 0.1;
 export function mixWarnings(b: Pick<SideData, 'tenants'>, c: Pick<SideData, 'tenants'>): string[] {
   const keys = [...new Set([...Object.keys(b.tenants), ...Object.keys(c.tenants)])];
   if (keys.length < 2) return [];
-  const d = jensenShannonDistance(keys.map((k) => b.tenants[k] ?? 0), keys.map((k) => c.tenants[k] ?? 0));
+  const d = jensenShannonDistance(
+    keys.map((k) => b.tenants[k] ?? 0),
+    keys.map((k) => c.tenants[k] ?? 0),
+  );
   if (!(d.statistic >= TENANT_MIX_DISTANCE)) return [];
   const top = (t: Record<string, number>) => {
     const total = Object.values(t).reduce((x, y) => x + y, 0);
@@ -88,7 +101,9 @@ export function mixWarnings(b: Pick<SideData, 'tenants'>, c: Pick<SideData, 'ten
       .map(([k, v]) => `${k} ${((100 * v) / total).toFixed(0)} %`)
       .join(', ');
   };
-  return [`the two sides serve different tenant mixes (Jensen–Shannon distance ${d.statistic.toFixed(2)}; baseline ${top(b.tenants)}; candidate ${top(c.tenants)}): differences may come from the traffic, not the version — compare with "tenant" set`];
+  return [
+    `the two sides serve different tenant mixes (Jensen–Shannon distance ${d.statistic.toFixed(2)}; baseline ${top(b.tenants)}; candidate ${top(c.tenants)}): differences may come from the traffic, not the version — compare with "tenant" set`,
+  ];
 }
 
 function summary(s: SideData): SideSummary {
@@ -128,7 +143,15 @@ export function measure(plan: ComparePlan, b: SideData, c: SideData, hlMaxPerSid
       const m =
         kind === 'shift'
           ? latencyShift(def, x, y, t.latencyRelative, t.latencyMinMs, SEED, hlMaxPerSide)
-          : quantileDiff(def, QUANTILE_OF[kind], { baseline: b.quantiles[def.name] ?? null, candidate: c.quantiles[def.name] ?? null }, x, y, t.latencyRelative, t.latencyMinMs);
+          : quantileDiff(
+              def,
+              QUANTILE_OF[kind],
+              { baseline: b.quantiles[def.name] ?? null, candidate: c.quantiles[def.name] ?? null },
+              x,
+              y,
+              t.latencyRelative,
+              t.latencyMinMs,
+            );
       if (sampleNote) m.notes.push(sampleNote);
       out.push(m);
     }
@@ -136,13 +159,21 @@ export function measure(plan: ComparePlan, b: SideData, c: SideData, hlMaxPerSid
 
   const tolPp: Record<string, number> = { error_rate: t.errorRatePp, timeout_rate: t.timeoutRatePp, reject_rate: t.rejectRatePp };
   const rateOf = (s: SideData, name: string): number | null =>
-    name === 'error_rate' ? s.rates.error : name === 'timeout_rate' ? s.rates.timeout : s.rates.rejected === null && s.rates.rateLimited === null ? null : (s.rates.rejected ?? 0) + (s.rates.rateLimited ?? 0);
+    name === 'error_rate'
+      ? s.rates.error
+      : name === 'timeout_rate'
+        ? s.rates.timeout
+        : s.rates.rejected === null && s.rates.rateLimited === null
+          ? null
+          : (s.rates.rejected ?? 0) + (s.rates.rateLimited ?? 0);
   for (const def of RATE_METRICS) {
     if (!want(def)) continue;
     const rb = rateOf(b, def.name);
     const rc = rateOf(c, def.name);
     if (rb === null || rc === null || b.n < min || c.n < min) {
-      out.push(noData(def, 'fraction', 'two_proportion', b.n, c.n, rb === null || rc === null ? 'no status on a side' : `fewer than ${min} requests on a side`));
+      out.push(
+        noData(def, 'fraction', 'two_proportion', b.n, c.n, rb === null || rc === null ? 'no status on a side' : `fewer than ${min} requests on a side`),
+      );
       continue;
     }
     // Rates are weighted shares; the test counts stored rows: k = rate × rows.
@@ -153,9 +184,19 @@ export function measure(plan: ComparePlan, b: SideData, c: SideData, hlMaxPerSid
     if (!want(def)) continue;
     let m: Measurement;
     if (def.name === 'label_drift') {
-      m = b.labels.length && c.labels.length ? labelDrift(def, b.labels, c.labels, min) : noData(def, 'distance', 'label distribution', b.labels.length, c.labels.length, 'no labels on a side');
+      m =
+        b.labels.length && c.labels.length
+          ? labelDrift(def, b.labels, c.labels, min)
+          : noData(def, 'distance', 'label distribution', b.labels.length, c.labels.length, 'no labels on a side');
     } else if (b.confidence.length < min || c.confidence.length < min) {
-      m = noData(def, 'confidence', def.name === 'confidence_drift' ? 'ks/wasserstein' : 'mann_whitney_u+hodges_lehmann', b.confidence.length, c.confidence.length, `fewer than ${min} confidence values on a side`);
+      m = noData(
+        def,
+        'confidence',
+        def.name === 'confidence_drift' ? 'ks/wasserstein' : 'mann_whitney_u+hodges_lehmann',
+        b.confidence.length,
+        c.confidence.length,
+        `fewer than ${min} confidence values on a side`,
+      );
     } else if (def.name === 'confidence_drift') {
       m = confidenceDrift(def, b.confidence, c.confidence, min);
     } else {
@@ -167,10 +208,18 @@ export function measure(plan: ComparePlan, b: SideData, c: SideData, hlMaxPerSid
 
   for (const def of ACCURACY_METRICS) {
     if (!want(def)) continue;
-    const pair = def.name === 'golden_pass_rate' ? [b.golden, c.golden].map((g) => ({ k: g.passed, n: g.n })) : b.feedback && c.feedback ? [b.feedback, c.feedback].map((f) => ({ k: f.hits, n: f.n })) : null;
+    const pair =
+      def.name === 'golden_pass_rate'
+        ? [b.golden, c.golden].map((g) => ({ k: g.passed, n: g.n }))
+        : b.feedback && c.feedback
+          ? [b.feedback, c.feedback].map((f) => ({ k: f.hits, n: f.n }))
+          : null;
     const [pb, pc] = pair ?? [];
     if (!pb || !pc || pb.n < min || pc.n < min) {
-      const why = def.name === 'feedback_hit_rate' && !pair ? 'feedback join not available (no feedback source configured)' : `fewer than ${min} ${def.name === 'golden_pass_rate' ? 'golden probes' : 'feedback rows'} on a side`;
+      const why =
+        def.name === 'feedback_hit_rate' && !pair
+          ? 'feedback join not available (no feedback source configured)'
+          : `fewer than ${min} ${def.name === 'golden_pass_rate' ? 'golden probes' : 'feedback rows'} on a side`;
       out.push(noData(def, 'fraction', 'two_proportion', pb?.n ?? 0, pc?.n ?? 0, why));
       continue;
     }

@@ -29,7 +29,10 @@ describe('toComparePlan', () => {
     expect(p.maxEventsPerSide).toBe(20_000);
   });
   it('takes offset windows per side (before/after)', () => {
-    const p = plan({ baseline: { ...v('v1'), from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' }, candidate: { ...v('v1'), from: '2026-01-02T00:00:00Z', to: '2026-01-03T00:00:00Z' } });
+    const p = plan({
+      baseline: { ...v('v1'), from: '2026-01-01T00:00:00Z', to: '2026-01-02T00:00:00Z' },
+      candidate: { ...v('v1'), from: '2026-01-02T00:00:00Z', to: '2026-01-03T00:00:00Z' },
+    });
     expect(p.candidate.fromMs - p.baseline.fromMs).toBe(86_400_000);
   });
   it('names every problem by field path', () => {
@@ -37,9 +40,14 @@ describe('toComparePlan', () => {
       'baseline.from: required: give the top-level from/to (same window for both) or this side its own',
       'candidate.from: required: give the top-level from/to (same window for both) or this side its own',
     ]);
-    expect(issuesOf({ baseline: v('v1'), candidate: v('v2'), from: TO, to: FROM })).toEqual(['baseline.to: must be after from', 'candidate.to: must be after from']);
+    expect(issuesOf({ baseline: v('v1'), candidate: v('v2'), from: TO, to: FROM })).toEqual([
+      'baseline.to: must be after from',
+      'candidate.to: must be after from',
+    ]);
     expect(issuesOf({ baseline: v('v1'), candidate: v('v1'), from: FROM, to: TO })[0]).toMatch(/^candidate: same filters and window/);
-    expect(issuesOf({ baseline: { filters: { model: 'm', tenant: 'x' } }, candidate: v('v2'), from: FROM, to: TO, tenant: 'y' })[0]).toMatch(/^baseline.filters.tenant: given twice/);
+    expect(issuesOf({ baseline: { filters: { model: 'm', tenant: 'x' } }, candidate: v('v2'), from: FROM, to: TO, tenant: 'y' })[0]).toMatch(
+      /^baseline.filters.tenant: given twice/,
+    );
     expect(issuesOf({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, metrics: ['p42(total_ms)'] })[0]).toMatch(/^metrics.0: expected a family/);
     expect(issuesOf({ baseline: v('v1'), candidate: v('v2'), from: FROM, to: TO, max_events_per_side: 50_000 })[0]).toMatch(/^max_events_per_side/);
     expect(issuesOf({ baseline: { filters: { colour: 'red' } }, candidate: v('v2'), from: FROM, to: TO }).join()).toMatch(/baseline.filters/);

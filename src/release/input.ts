@@ -39,7 +39,10 @@ export function toComparePlan(raw: CompareRequest): ComparePlan {
   const issues: FieldIssue[] = [];
   raw.metrics?.forEach((m, i) => {
     if (!(METRIC_FAMILIES as readonly string[]).includes(m) && !isKnownMetric(m)) {
-      issues.push({ path: `metrics.${i}`, message: `expected a family (${METRIC_FAMILIES.join(', ')}) or a metric name such as p99(total_ms), shift(exec_ms), error_rate` });
+      issues.push({
+        path: `metrics.${i}`,
+        message: `expected a family (${METRIC_FAMILIES.join(', ')}) or a metric name such as p99(total_ms), shift(exec_ms), error_rate`,
+      });
     }
   });
   const side = (name: 'baseline' | 'candidate'): SideWindow | undefined => {
@@ -47,7 +50,10 @@ export function toComparePlan(raw: CompareRequest): ComparePlan {
     const from = s.from ?? raw.from;
     const to = s.to ?? raw.to;
     if (from === undefined || to === undefined) {
-      issues.push({ path: from === undefined ? `${name}.from` : `${name}.to`, message: 'required: give the top-level from/to (same window for both) or this side its own' });
+      issues.push({
+        path: from === undefined ? `${name}.from` : `${name}.to`,
+        message: 'required: give the top-level from/to (same window for both) or this side its own',
+      });
       return undefined;
     }
     const filters: Filters = { ...(s.filters as Filters) };

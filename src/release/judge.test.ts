@@ -9,7 +9,21 @@ const def = (name: string): MetricDef => metricDef(name) as MetricDef;
 const OPTS: JudgeOptions = { correction: 'bh', promoteScore: 75, rollbackScore: 50 };
 
 function m(name: string, over: Partial<Measurement>): Measurement {
-  return { def: def(name), baseline: 1, candidate: 1, diff: 0, ci: [0, 0], pValue: 0.5, test: 't', tolerance: 1, unit: 'ms', n: { baseline: 1000, candidate: 1000 }, rule: 'interval', notes: [], ...over };
+  return {
+    def: def(name),
+    baseline: 1,
+    candidate: 1,
+    diff: 0,
+    ci: [0, 0],
+    pValue: 0.5,
+    test: 't',
+    tolerance: 1,
+    unit: 'ms',
+    n: { baseline: 1000, candidate: 1000 },
+    rule: 'interval',
+    notes: [],
+    ...over,
+  };
 }
 
 describe('classify', () => {
@@ -34,7 +48,10 @@ describe('classify', () => {
     expect(classify(m('golden_pass_rate', { rule: 'point', diff: -0.02, tolerance: 0.01 }), 0.001)).toEqual({ classification: 'low', direction: 'worse' });
   });
   it('drift: distance at its threshold is high and worse; no data stays no data', () => {
-    expect(classify(m('label_drift', { rule: 'drift', diff: 0.12, pValue: null, drifted: true, tolerance: 0.1 }), null)).toEqual({ classification: 'high', direction: 'worse' });
+    expect(classify(m('label_drift', { rule: 'drift', diff: 0.12, pValue: null, drifted: true, tolerance: 0.1 }), null)).toEqual({
+      classification: 'high',
+      direction: 'worse',
+    });
     expect(classify(m('label_drift', { rule: 'drift', diff: 0.02, pValue: null, drifted: false, tolerance: 0.1 }), null).classification).toBe('pass');
     expect(classify(m('golden_pass_rate', { noData: 'none' }), null).classification).toBe('no_data');
   });
@@ -59,7 +76,10 @@ describe('judge', () => {
   });
   it('score = weighted share of passing metrics; 50 ≤ score < 75 → hold, < 50 → rollback', () => {
     // shift(total_ms) weight 2 worse, p50 1 + p95 1 + timeout_rate 1 + reject_rate 1 pass → 4/6 = 66.7 → hold.
-    const hold = judge([worse('shift(total_ms)'), pass('p50(total_ms)'), pass('p95(total_ms)'), m('timeout_rate', { rule: 'point' }), m('reject_rate', { rule: 'point' })], OPTS);
+    const hold = judge(
+      [worse('shift(total_ms)'), pass('p50(total_ms)'), pass('p95(total_ms)'), m('timeout_rate', { rule: 'point' }), m('reject_rate', { rule: 'point' })],
+      OPTS,
+    );
     expect(hold.score).toBe(66.7);
     expect(hold.verdict).toBe('hold');
     // shift 2 + p50 1 worse, p95 1 pass → 1/4 = 25 → rollback.
@@ -96,10 +116,7 @@ describe('judge', () => {
 describe('no promote beside a worse row', () => {
   it('holds when the score passes but a metric is worse, naming it', () => {
     // 20 shift(total_ms) rows of weight 2 pass; p95(exec_ms) (weight 0.5) is worse → score 100·40/40.5 = 98.8 ≥ 75.
-    const rows = [
-      ...Array.from({ length: 20 }, () => m('shift(total_ms)', {})),
-      m('p95(exec_ms)', { diff: 30, ci: [20, 40], tolerance: 1, pValue: 1e-9 }),
-    ];
+    const rows = [...Array.from({ length: 20 }, () => m('shift(total_ms)', {})), m('p95(exec_ms)', { diff: 30, ci: [20, 40], tolerance: 1, pValue: 1e-9 })];
     const j = judge(rows, OPTS);
     expect(j.score).toBe(98.8);
     expect(j.evidence.at(-1)).toMatchObject({ classification: 'high', direction: 'worse' });

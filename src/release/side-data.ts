@@ -90,7 +90,12 @@ export function goldenVerdict(e: StoredEvent): boolean | null {
 }
 
 /** Reads one side: one aggregate for user traffic, one for all rows, then the raw sample. */
-export async function readSide(queries: Pick<TypedReads, 'aggregate' | 'events'>, w: SideWindow, maxRows: number, feedback?: FeedbackSource): Promise<SideData> {
+export async function readSide(
+  queries: Pick<TypedReads, 'aggregate' | 'events'>,
+  w: SideWindow,
+  maxRows: number,
+  feedback?: FeedbackSource,
+): Promise<SideData> {
   const spec = (names: readonly string[], includeProbes: boolean): QuerySpec => ({
     fromMs: w.fromMs,
     toMs: w.toMs,
@@ -111,14 +116,24 @@ export async function readSide(queries: Pick<TypedReads, 'aggregate' | 'events'>
   const user = userRows[0];
   const total = num(allRows[0], 'n') ?? 0;
   const stratified = total > maxRows;
-  const list = (fromMs: number, toMs: number, limit: number): ListSpec => ({ fromMs, toMs, filters: w.filters, includeProbes: true, columns: RAW_COLUMNS, limit, order: 'ts_desc' });
+  const list = (fromMs: number, toMs: number, limit: number): ListSpec => ({
+    fromMs,
+    toMs,
+    filters: w.filters,
+    includeProbes: true,
+    columns: RAW_COLUMNS,
+    limit,
+    order: 'ts_desc',
+  });
   let events: StoredEvent[];
   if (!stratified) events = total > 0 ? await queries.events(list(w.fromMs, w.toMs, maxRows)) : [];
   else {
     const step = (w.toMs - w.fromMs) / STRATA;
     const per = Math.floor(maxRows / STRATA);
     const parts = await Promise.all(
-      Array.from({ length: STRATA }, (_, i) => queries.events(list(w.fromMs + Math.round(i * step), i === STRATA - 1 ? w.toMs : w.fromMs + Math.round((i + 1) * step), per))),
+      Array.from({ length: STRATA }, (_, i) =>
+        queries.events(list(w.fromMs + Math.round(i * step), i === STRATA - 1 ? w.toMs : w.fromMs + Math.round((i + 1) * step), per)),
+      ),
     );
     events = parts.flat();
   }
@@ -151,7 +166,12 @@ export async function readSide(queries: Pick<TypedReads, 'aggregate' | 'events'>
     window: w,
     n: num(user, 'n') ?? 0,
     requests: num(user, 'count') ?? 0,
-    rates: { error: num(user, 'error_rate'), timeout: num(user, 'timeout_rate'), rejected: num(user, 'rejected_rate'), rateLimited: num(user, 'rate_limited_rate') },
+    rates: {
+      error: num(user, 'error_rate'),
+      timeout: num(user, 'timeout_rate'),
+      rejected: num(user, 'rejected_rate'),
+      rateLimited: num(user, 'rate_limited_rate'),
+    },
     quantiles,
     latency,
     labels,

@@ -47,7 +47,20 @@ export function twoSidedP(z: number): number {
 }
 
 function base(def: MetricDef, unit: Measurement['unit'], rule: JudgeRule, test: string, nB: number, nC: number): Measurement {
-  return { def, baseline: null, candidate: null, diff: null, ci: null, pValue: null, test, tolerance: null, unit, n: { baseline: nB, candidate: nC }, rule, notes: [] };
+  return {
+    def,
+    baseline: null,
+    candidate: null,
+    diff: null,
+    ci: null,
+    pValue: null,
+    test,
+    tolerance: null,
+    unit,
+    n: { baseline: nB, candidate: nC },
+    rule,
+    notes: [],
+  };
 }
 
 /** A row with no verdict, saying why. */
@@ -60,7 +73,15 @@ export function noData(def: MetricDef, unit: Measurement['unit'], test: string, 
  * candidate over baseline with its 95 % interval; band = max(relative × baseline median, minMs).
  * Worked: baseline median 40 ms, 5 % → 2 ms band; HL shift +8.1 ms, CI [7.4, 8.8] → lo 7.4 > 2: high.
  */
-export function latencyShift(def: MetricDef, x: readonly number[], y: readonly number[], relative: number, minMs: number, seed: number, maxPerSide = 2000): Measurement {
+export function latencyShift(
+  def: MetricDef,
+  x: readonly number[],
+  y: readonly number[],
+  relative: number,
+  minMs: number,
+  seed: number,
+  maxPerSide = 2000,
+): Measurement {
   const m = base(def, 'ms', 'interval', 'mann_whitney_u+hodges_lehmann', x.length, y.length);
   const baselineMedian = median(x as number[]);
   const hl = hodgesLehmann(x, y, { seed, maxPerSide });

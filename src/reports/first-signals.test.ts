@@ -64,14 +64,18 @@ describe('firstRateMove', () => {
 });
 
 describe('suggestedRule', () => {
-  it('aims the catalogue\'s detector for the signal at the slice, a rule file the backtest takes', () => {
+  it("aims the catalogue's detector for the signal at the slice, a rule file the backtest takes", () => {
     const r = suggestedRule({ signal: 'p95(exec_ms)', family: 'latency' }, { model: 'spam-filter', replica: 'replica-1', gpu: '2' })!;
     expect(r.alert).toBe('SuggestedExecShift');
     const [g] = groupsFromText([{ file: 's.yaml', text: r.yaml }]);
     expect(g!.rules[0]!.condition).toMatchObject({ kind: 'latency_shift', field: 'exec_ms', quantile: 0.95, by: ['model', 'replica'] });
     expect(g!.rules[0]!.forMs).toBe(0);
     const e = suggestedRule({ signal: 'error_rate', family: 'errors' }, { model: 'm', tenant: 't' })!;
-    expect(groupsFromText([{ file: 's.yaml', text: e.yaml }])[0]!.rules[0]!.condition).toMatchObject({ kind: 'rate_shift', signal: 'errors', by: ['model', 'tenant'] });
+    expect(groupsFromText([{ file: 's.yaml', text: e.yaml }])[0]!.rules[0]!.condition).toMatchObject({
+      kind: 'rate_shift',
+      signal: 'errors',
+      by: ['model', 'tenant'],
+    });
     const g2 = suggestedRule({ signal: 'gpu_memory_used_bytes', family: 'resources' }, { node: 'n', gpu: '2' })!;
     expect(groupsFromText([{ file: 's.yaml', text: g2.yaml }])[0]!.rules[0]!.condition).toMatchObject({ kind: 'resource', agg: 'trend', by: ['node', 'gpu'] });
     // A GPU signal on a slice that names no node or GPU has no rule to suggest.
@@ -81,7 +85,15 @@ describe('suggestedRule', () => {
 
 describe('leadsOf', () => {
   it('reviews each place an incident reached by its first alert; a second rule within 5 minutes on a place containing or contained in it is the same problem', () => {
-    const alert = (alertname: string, labels: Record<string, string>, at: string) => ({ alertname, fingerprint: alertname, severity: 'warning', labels: { alertname, ...labels }, firstFiringAt: `2026-11-29T${at}:00.000Z`, resolvedAt: null, value: 1 });
+    const alert = (alertname: string, labels: Record<string, string>, at: string) => ({
+      alertname,
+      fingerprint: alertname,
+      severity: 'warning',
+      labels: { alertname, ...labels },
+      firstFiringAt: `2026-11-29T${at}:00.000Z`,
+      resolvedAt: null,
+      value: 1,
+    });
     const inc = {
       id: 'inc-1',
       groupLabels: { model: 'm' },

@@ -68,7 +68,12 @@ interface SignalDef {
 
 /** The event signals, each with its family and the direction that is bad. */
 export const EVENT_SIGNALS: readonly SignalDef[] = [
-  ...['ingress_ms', 'batch_ms', 'exec_ms', 'post_ms', 'total_ms', 'ttft_ms', 'tpot_ms'].map((f) => ({ signal: `p95(${f})`, family: 'latency' as const, kind: 'level' as const, direction: 'up' as const })),
+  ...['ingress_ms', 'batch_ms', 'exec_ms', 'post_ms', 'total_ms', 'ttft_ms', 'tpot_ms'].map((f) => ({
+    signal: `p95(${f})`,
+    family: 'latency' as const,
+    kind: 'level' as const,
+    direction: 'up' as const,
+  })),
   { signal: 'p95(queue_ms)', family: 'queue', kind: 'level', direction: 'up' },
   { signal: 'rejected_rate', family: 'queue', kind: 'rate', direction: 'up' },
   { signal: 'rate_limited_rate', family: 'queue', kind: 'rate', direction: 'up' },
@@ -109,7 +114,12 @@ export function modifiedZ(baseline: readonly number[]): ((x: number) => number) 
 const beyond = (d: SignalDef['direction'], delta: number) => (d === 'up' ? delta > 0 : d === 'down' ? delta < 0 : delta !== 0);
 
 /** The first of two consecutive moved minutes of a level signal, judged against the baseline minutes. */
-export function firstLevelMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction'], before?: MinutePoint): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
+export function firstLevelMove(
+  baseline: readonly MinutePoint[],
+  watched: readonly MinutePoint[],
+  direction: SignalDef['direction'],
+  before?: MinutePoint,
+): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
   if (baseline.length < MIN_BASELINE_MINUTES) return { judged: false, at: null, baseline: baseline.length ? median(baseline.map((p) => p.value)) : null };
   const values = baseline.map((p) => p.value);
   const m = median(values);
@@ -125,12 +135,18 @@ export function firstLevelMove(baseline: readonly MinutePoint[], watched: readon
 }
 
 /** The first of two consecutive moved minutes of a rate signal (value = k / n), against the baseline's pooled rate. */
-export function firstRateMove(baseline: readonly MinutePoint[], watched: readonly MinutePoint[], direction: SignalDef['direction'], before?: MinutePoint): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
+export function firstRateMove(
+  baseline: readonly MinutePoint[],
+  watched: readonly MinutePoint[],
+  direction: SignalDef['direction'],
+  before?: MinutePoint,
+): { judged: boolean; at: MinutePoint | null; baseline: number | null } {
   const N = baseline.reduce((a, p) => a + p.n, 0);
   const K = baseline.reduce((a, p) => a + p.value * p.n, 0);
   if (baseline.length < MIN_BASELINE_MINUTES || N === 0) return { judged: false, at: null, baseline: N > 0 ? K / N : null };
   const rate = K / N;
-  const moved = (p: MinutePoint) => beyond(direction, p.value - rate) && proportionTest(Math.round(p.value * p.n), Math.round(p.n), Math.round(K), Math.round(N)).pValue < RATE_ALPHA;
+  const moved = (p: MinutePoint) =>
+    beyond(direction, p.value - rate) && proportionTest(Math.round(p.value * p.n), Math.round(p.n), Math.round(K), Math.round(N)).pValue < RATE_ALPHA;
   return { judged: true, at: firstPair(watched, moved, before), baseline: rate };
 }
 
@@ -144,7 +160,8 @@ function firstPair(points: readonly MinutePoint[], moved: (p: MinutePoint) => bo
   return null;
 }
 
-const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null);
+const num = (v: unknown) =>
+  typeof v === 'number' && Number.isFinite(v) ? v : typeof v === 'string' && v !== '' && Number.isFinite(Number(v)) ? Number(v) : null;
 const iso = (ms: number) => new Date(ms).toISOString();
 
 /** The slice's labels an event query can filter on. */
@@ -161,14 +178,31 @@ export function eventFilters(slice: Record<string, string>): Filters {
  * signal still moved from before it does not count until it settles and moves again. `events: false` judges the resource
  * signals only (a GPU's slice: requests do not say which GPU served them).
  */
-export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resources'>, slice: Record<string, string>, firstFiringMs: number, o: { events?: boolean; watchFromMs?: number } = {}): Promise<SignalMove[]> {
+export async function firstSignals(
+  reads: Pick<TypedReads, 'aggregate' | 'resources'>,
+  slice: Record<string, string>,
+  firstFiringMs: number,
+  o: { events?: boolean; watchFromMs?: number } = {},
+): Promise<SignalMove[]> {
   const end = Math.floor(firstFiringMs / MINUTE_MS) * MINUTE_MS;
   const baseTo = end - WATCH_MS;
   const baseFrom = baseTo - BASELINE_MS;
   const watchFrom = Math.max(baseTo, Math.floor((o.watchFromMs ?? baseTo) / MINUTE_MS) * MINUTE_MS);
   const filters = eventFilters(slice);
   const measures = ['count', ...new Set(EVENT_SIGNALS.flatMap((s) => (s.kind === 'level' ? [s.signal, `n(${/\((\w+)\)/.exec(s.signal)![1]})`] : [s.signal])))];
-  const rows = o.events === false ? [] : await reads.aggregate({ fromMs: baseFrom, toMs: end, filters, groupBy: [], stepMs: MINUTE_MS, includeProbes: false, limit: 10_000, measures: measures.map((name) => ({ name, measure: parseMeasure(name) as Measure })) });
+  const rows =
+    o.events === false
+      ? []
+      : await reads.aggregate({
+          fromMs: baseFrom,
+          toMs: end,
+          filters,
+          groupBy: [],
+          stepMs: MINUTE_MS,
+          includeProbes: false,
+          limit: 10_000,
+          measures: measures.map((name) => ({ name, measure: parseMeasure(name) as Measure })),
+        });
   const out: SignalMove[] = [];
   const bucketOf = (r: QueryRow) => num(r['bucket']) ?? Date.parse(String(r['bucket']));
   for (const def of o.events === false ? [] : EVENT_SIGNALS) {
@@ -186,13 +220,34 @@ export async function firstSignals(reads: Pick<TypedReads, 'aggregate' | 'resour
   const resFilters: { node?: string | string[]; replica?: string; gpu?: string; pool?: string } = {};
   for (const k of ['node', 'replica', 'gpu', 'pool'] as const) if (slice[k] !== undefined) resFilters[k] = slice[k];
   if (Object.keys(resFilters).length === 0) {
-    const nodes = (await reads.aggregate({ fromMs: watchFrom, toMs: end, filters, groupBy: ['node'], includeProbes: false, limit: 5, measures: [{ name: 'count', measure: { kind: 'count' } }] })).map((r) => r['node']).filter((n): n is string => typeof n === 'string');
+    const nodes = (
+      await reads.aggregate({
+        fromMs: watchFrom,
+        toMs: end,
+        filters,
+        groupBy: ['node'],
+        includeProbes: false,
+        limit: 5,
+        measures: [{ name: 'count', measure: { kind: 'count' } }],
+      })
+    )
+      .map((r) => r['node'])
+      .filter((n): n is string => typeof n === 'string');
     if (nodes.length) resFilters.node = nodes;
   }
   if (Object.keys(resFilters).length > 0) {
-    const res = await reads.resources({ fromMs: baseFrom, toMs: end, stepMs: MINUTE_MS, metrics: RESOURCE_SIGNALS.map((s) => s.signal), filters: resFilters, groupBy: [] });
+    const res = await reads.resources({
+      fromMs: baseFrom,
+      toMs: end,
+      stepMs: MINUTE_MS,
+      metrics: RESOURCE_SIGNALS.map((s) => s.signal),
+      filters: resFilters,
+      groupBy: [],
+    });
     for (const def of RESOURCE_SIGNALS) {
-      const points = res.filter((r) => r.metric === def.signal).map((r) => ({ ms: r.bucketMs, value: def.signal === 'gpu_memory_used_bytes' ? r.max : r.avg, n: 1 }));
+      const points = res
+        .filter((r) => r.metric === def.signal)
+        .map((r) => ({ ms: r.bucketMs, value: def.signal === 'gpu_memory_used_bytes' ? r.max : r.avg, n: 1 }));
       if (points.length) out.push(judge(def, points, baseTo, watchFrom));
     }
   }

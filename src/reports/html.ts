@@ -9,7 +9,10 @@ import type { Report } from './report.ts';
 
 const esc = (s: string) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
 /** Escapes, then turns `code` and **strong** into their elements. */
-const inline = (s: string) => esc(s).replace(/`([^`]+)`/g, '<code>$1</code>').replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
+const inline = (s: string) =>
+  esc(s)
+    .replace(/`([^`]+)`/g, '<code>$1</code>')
+    .replace(/\*\*([^*]+)\*\*/g, '<strong>$1</strong>');
 
 const NOW_COLOUR = '#2563eb';
 const BEFORE_COLOUR = '#cbd5e1';
@@ -32,21 +35,32 @@ export function barChartSvg(c: BarChart): string {
   const top = 26;
   const h = top + rows.length * rowH + 8;
   const w = labelW + barW + 90;
-  const parts: string[] = [`<svg class="chart bars" role="img" aria-label="${esc(c.title)}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">`];
+  const parts: string[] = [
+    `<svg class="chart bars" role="img" aria-label="${esc(c.title)}" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" xmlns="http://www.w3.org/2000/svg">`,
+  ];
   parts.push(`<title>${esc(c.title)}</title>`);
   parts.push(`<rect x="${labelW}" y="6" width="10" height="10" fill="${NOW_COLOUR}"/><text x="${labelW + 14}" y="15" class="legend">this period</text>`);
-  parts.push(`<rect x="${labelW + 100}" y="6" width="10" height="10" fill="${BEFORE_COLOUR}"/><text x="${labelW + 114}" y="15" class="legend">previous period</text>`);
+  parts.push(
+    `<rect x="${labelW + 100}" y="6" width="10" height="10" fill="${BEFORE_COLOUR}"/><text x="${labelW + 114}" y="15" class="legend">previous period</text>`,
+  );
   rows.forEach((r, i) => {
     const y = top + i * rowH;
-    parts.push(`<text x="${labelW - 8}" y="${y + 16}" text-anchor="end" class="label">${esc(r.label.length > 26 ? `${r.label.slice(0, 25)}…` : r.label)}</text>`);
-    for (const [j, v, colour] of [[0, r.now, NOW_COLOUR], [1, r.before, BEFORE_COLOUR]] as const) {
+    parts.push(
+      `<text x="${labelW - 8}" y="${y + 16}" text-anchor="end" class="label">${esc(r.label.length > 26 ? `${r.label.slice(0, 25)}…` : r.label)}</text>`,
+    );
+    for (const [j, v, colour] of [
+      [0, r.now, NOW_COLOUR],
+      [1, r.before, BEFORE_COLOUR],
+    ] as const) {
       const by = y + 2 + j * 14;
       if (v == null) {
         parts.push(`<text x="${labelW + 4}" y="${by + 10}" class="value muted">–</text>`);
         continue;
       }
       const bw = Math.max(1, (v / max) * barW);
-      parts.push(`<rect class="bar ${j === 0 ? 'now' : 'before'}" x="${labelW}" y="${by}" width="${bw.toFixed(1)}" height="12" fill="${colour}"><title>${esc(`${r.label}: ${fmt(c.unit, v)}`)}</title></rect>`);
+      parts.push(
+        `<rect class="bar ${j === 0 ? 'now' : 'before'}" x="${labelW}" y="${by}" width="${bw.toFixed(1)}" height="12" fill="${colour}"><title>${esc(`${r.label}: ${fmt(c.unit, v)}`)}</title></rect>`,
+      );
       parts.push(`<text x="${(labelW + bw + 4).toFixed(1)}" y="${by + 10}" class="value">${esc(fmt(c.unit, v))}</text>`);
     }
   });
@@ -69,18 +83,25 @@ export function timelineSvg(c: TimelineChart): string {
   const h = axisY + 30;
   const x = (t: string) => left + ((Math.min(to, Math.max(from, Date.parse(t))) - from) / span) * width;
   const colour = { signal: '#ea580c', rule: '#dc2626', backtest: '#16a34a' } as const;
-  const parts: string[] = [`<svg class="chart timeline" role="img" aria-label="${esc(c.title)}" viewBox="0 0 ${left + width + 200} ${h}" width="${left + width + 200}" height="${h}" xmlns="http://www.w3.org/2000/svg">`, `<title>${esc(c.title)}</title>`];
+  const parts: string[] = [
+    `<svg class="chart timeline" role="img" aria-label="${esc(c.title)}" viewBox="0 0 ${left + width + 200} ${h}" width="${left + width + 200}" height="${h}" xmlns="http://www.w3.org/2000/svg">`,
+    `<title>${esc(c.title)}</title>`,
+  ];
   parts.push(`<line x1="${left}" y1="${axisY}" x2="${left + width}" y2="${axisY}" stroke="#64748b"/>`);
   const tickMs = span <= 20 * 60_000 ? 60_000 * (span <= 10 * 60_000 ? 1 : 2) : 300_000;
   for (let t = Math.ceil(from / tickMs) * tickMs; t <= to; t += tickMs) {
     const tx = left + ((t - from) / span) * width;
-    parts.push(`<line x1="${tx.toFixed(1)}" y1="${axisY}" x2="${tx.toFixed(1)}" y2="${axisY + 5}" stroke="#64748b"/><text x="${tx.toFixed(1)}" y="${axisY + 18}" text-anchor="middle" class="tick">${new Date(t).toISOString().slice(11, 16)}</text>`);
+    parts.push(
+      `<line x1="${tx.toFixed(1)}" y1="${axisY}" x2="${tx.toFixed(1)}" y2="${axisY + 5}" stroke="#64748b"/><text x="${tx.toFixed(1)}" y="${axisY + 18}" text-anchor="middle" class="tick">${new Date(t).toISOString().slice(11, 16)}</text>`,
+    );
   }
   marks.forEach((m, i) => {
     const mx = x(m.at);
     const my = 20 + i * rowH;
     parts.push(`<line x1="${mx.toFixed(1)}" y1="${my}" x2="${mx.toFixed(1)}" y2="${axisY}" stroke="${colour[m.what]}" stroke-dasharray="2 3"/>`);
-    parts.push(`<circle class="mark ${m.what}" cx="${mx.toFixed(1)}" cy="${my}" r="5" fill="${colour[m.what]}"><title>${esc(`${m.label} at ${m.at.slice(11, 19)} UTC`)}</title></circle>`);
+    parts.push(
+      `<circle class="mark ${m.what}" cx="${mx.toFixed(1)}" cy="${my}" r="5" fill="${colour[m.what]}"><title>${esc(`${m.label} at ${m.at.slice(11, 19)} UTC`)}</title></circle>`,
+    );
     parts.push(`<text x="${(mx + 9).toFixed(1)}" y="${my + 4}" class="label">${esc(`${m.at.slice(11, 16)} ${m.label}`)}</text>`);
   });
   parts.push('</svg>');

@@ -25,7 +25,11 @@ export function blockMarkdown(b: Block): string | null {
     case 'list':
       return b.items.map((i) => `- ${i}`).join('\n');
     case 'table':
-      return [`| ${b.head.map(cell).join(' | ')} |`, `| ${b.head.map(() => '---').join(' | ')} |`, ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n') + '\n';
+      return (
+        [`| ${b.head.map(cell).join(' | ')} |`, `| ${b.head.map(() => '---').join(' | ')} |`, ...b.rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join(
+          '\n',
+        ) + '\n'
+      );
     case 'code':
       return ['', '```' + b.lang, b.text, '```', ''].join('\n');
     case 'chart':

@@ -75,8 +75,14 @@ export function sliceOf(labels: Record<string, string>): Record<string, string> 
  * detectors' own evidence is their persistence test): a latency_shift for a stage or confidence,
  * a rate_shift for a rate, a resource trend for GPU memory, a resource level for utilisation.
  */
-export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: Record<string, string>, group = 'suggested'): { alert: string; yaml: string } | null {
-  const eventBy = Object.keys(slice).filter((k) => (DIMENSIONS as readonly string[]).includes(k)).slice(0, 4);
+export function suggestedRule(
+  s: Pick<SignalMove, 'signal' | 'family'>,
+  slice: Record<string, string>,
+  group = 'suggested',
+): { alert: string; yaml: string } | null {
+  const eventBy = Object.keys(slice)
+    .filter((k) => (DIMENSIONS as readonly string[]).includes(k))
+    .slice(0, 4);
   const resBy = Object.keys(slice).filter((k) => ['node', 'replica', 'gpu', 'pool'].includes(k));
   const field = /^p95\((\w+)\)$/.exec(s.signal)?.[1];
   let alert: string;
@@ -95,14 +101,27 @@ export function suggestedRule(s: Pick<SignalMove, 'signal' | 'family'>, slice: R
   } else if (s.signal === 'gpu_memory_used_bytes') {
     if (resBy.length === 0) return null;
     alert = 'SuggestedGpuMemoryRising';
-    condition = { kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '10m', agg: 'trend', step: '15s', alpha: 0.001, by: resBy, op: '>', value: 0.05 };
+    condition = {
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '10m',
+      agg: 'trend',
+      step: '15s',
+      alpha: 0.001,
+      by: resBy,
+      op: '>',
+      value: 0.05,
+    };
   } else if (s.signal === 'gpu_utilization_ratio') {
     if (resBy.length === 0) return null;
     alert = 'SuggestedGpuBusy';
     condition = { kind: 'resource', metric: 'gpu_utilization_ratio', window: '5m', agg: 'avg', by: resBy, op: '>', value: 0.9 };
   } else return null;
   if (condition['kind'] !== 'resource' && eventBy.length === 0) return null;
-  const doc = new Document({ groups: [{ name: group, interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }] });
+  const doc = new Document({
+    groups: [{ name: group, interval: '1m', rules: [{ alert, condition, for: '0s', severity: 'warning', labels: { suggested: 'true' } }] }],
+  });
   // The condition and labels on one line each, as the pack writes short ones.
   for (const key of ['condition', 'labels']) {
     const node = doc.getIn(['groups', 0, 'rules', 0, key], true);
@@ -168,14 +187,24 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
     .sort((a, b) => b.firedMs - a.firedMs)
     .slice(0, MAX_REVIEWED)
     .reverse();
-  const reviews: { lead: Lead; review: IncidentReview; suggestion: { alert: string; yaml: string; group: string } | null; fromMs: number; replayFromMs: number }[] = [];
+  const reviews: {
+    lead: Lead;
+    review: IncidentReview;
+    suggestion: { alert: string; yaml: string; group: string } | null;
+    fromMs: number;
+    replayFromMs: number;
+  }[] = [];
   // One at a time: each reads a few hundred minute buckets.
   for (const [i, lead] of leads.entries()) {
     // Moves before an earlier problem of the incident on a place containing or contained in this one fired are that problem's.
     const replayFromMs = Math.floor((lead.firedMs - WATCH_MS) / 60_000) * 60_000;
-    const earlier = leadsOf(lead.inc).filter((l) => l.firedMs < lead.firedMs && nested(l.slice, lead.slice)).map((l) => l.firedMs);
+    const earlier = leadsOf(lead.inc)
+      .filter((l) => l.firedMs < lead.firedMs && nested(l.slice, lead.slice))
+      .map((l) => l.firedMs);
     const fromMs = Math.max(replayFromMs, ...earlier);
-    const signals = Object.keys(lead.slice).length ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice), watchFromMs: fromMs }) : [];
+    const signals = Object.keys(lead.slice).length
+      ? await firstSignals(o.reads, lead.slice, lead.firedMs, { events: !('gpu' in lead.slice), watchFromMs: fromMs })
+      : [];
     const moved = signals.find((x) => x.moved_at);
     const firstSignal = moved ? { signal: moved.signal, family: moved.family, moved_at: moved.moved_at! } : null;
     const group = `suggested-${i + 1}`;
@@ -187,11 +216,21 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
       slice: lead.slice,
       signals,
       first_signal: firstSignal,
-      first_rule: { alertname: lead.alert.alertname, labels: labelsOf(lead.alert.labels), fired_at: lead.alert.firstFiringAt!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, lead.alert.firstFiringAt) },
+      first_rule: {
+        alertname: lead.alert.alertname,
+        labels: labelsOf(lead.alert.labels),
+        fired_at: lead.alert.firstFiringAt!,
+        after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, lead.alert.firstFiringAt),
+      },
       backtest: { ran: false, from: iso(fromMs), to: iso(lead.firedMs), note: null, earlier_in_pack: null, suggested: null },
     };
     if (Object.keys(lead.slice).length === 0) {
-      review.backtest = { ...review.backtest, from: null, to: null, note: 'the first alert names no place (model, tenant, replica, node, …): nothing to replay' };
+      review.backtest = {
+        ...review.backtest,
+        from: null,
+        to: null,
+        note: 'the first alert names no place (model, tenant, replica, node, …): nothing to replay',
+      };
     }
     reviews.push({ lead, review, suggestion: suggestion ? { ...suggestion, group } : null, fromMs, replayFromMs });
   }
@@ -210,7 +249,10 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
     let episodes: Episode[] | null = null;
     let note: string | null = null;
     try {
-      const groups = [...pack, ...cluster.flatMap((r) => (r.suggestion ? groupsFromText([{ file: `${r.suggestion.group}.yaml`, text: r.suggestion.yaml }]) : []))];
+      const groups = [
+        ...pack,
+        ...cluster.flatMap((r) => (r.suggestion ? groupsFromText([{ file: `${r.suggestion.group}.yaml`, text: r.suggestion.yaml }]) : [])),
+      ];
       if (groups.length === 0) note = 'no rules loaded';
       else episodes = (await runBacktest({ groups, reads: o.reads, fromMs, toMs, ...(o.timer && { timer: o.timer }) })).episodes;
     } catch (e) {
@@ -224,7 +266,14 @@ export async function reviewIncidents(incidents: readonly IncidentHistory[], o: 
 const labelsOf = (l: Record<string, string>) => Object.fromEntries(Object.entries(l).filter(([k]) => k !== 'alertname' && k !== 'severity'));
 
 /** What the backtest says for one place: the earliest consistent firing of the pack before the first rule's, and the suggested rule's. */
-function judgeBacktest(review: IncidentReview, lead: Lead, fromMs: number, suggestion: { alert: string; yaml: string; group: string } | null, episodes: Episode[] | null, note: string | null): void {
+function judgeBacktest(
+  review: IncidentReview,
+  lead: Lead,
+  fromMs: number,
+  suggestion: { alert: string; yaml: string; group: string } | null,
+  episodes: Episode[] | null,
+  note: string | null,
+): void {
   const b = review.backtest;
   if (!episodes) {
     b.note = note;
@@ -233,18 +282,32 @@ function judgeBacktest(review: IncidentReview, lead: Lead, fromMs: number, sugge
   b.ran = true;
   const firedMs = lead.firedMs;
   const firstSignal = review.first_signal;
-  const firing = (e: Episode) => e.firing_at !== null && Date.parse(e.firing_at) >= fromMs && Date.parse(e.firing_at) <= firedMs && consistent(e.labels, lead.slice);
+  const firing = (e: Episode) =>
+    e.firing_at !== null && Date.parse(e.firing_at) >= fromMs && Date.parse(e.firing_at) <= firedMs && consistent(e.labels, lead.slice);
   const earliest = (list: Episode[]) => list.sort((x, y) => Date.parse(x.firing_at!) - Date.parse(y.firing_at!))[0];
   // An alert of the incident that fired live before this place's first is no missing signal: it was raised.
   const key = (alertname: string, labels: Record<string, string>) => JSON.stringify([alertname, Object.entries(sliceOf(labels)).sort()]);
   const raised = lead.inc.alerts.filter((x) => x.firstFiringAt && Date.parse(x.firstFiringAt) < firedMs).map((x) => key(x.alertname, x.labels));
   const wasRaised = (e: Episode) => raised.includes(key(e.alertname, e.labels));
   const inPack = earliest(episodes.filter((e) => !e.group.startsWith('suggested') && firing(e) && Date.parse(e.firing_at!) < firedMs && !wasRaised(e)));
-  if (inPack) b.earlier_in_pack = { alertname: inPack.alertname, labels: inPack.labels, fired_at: inPack.firing_at!, after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at), lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000 };
+  if (inPack)
+    b.earlier_in_pack = {
+      alertname: inPack.alertname,
+      labels: inPack.labels,
+      fired_at: inPack.firing_at!,
+      after_first_signal_s: secondsBetween(firstSignal?.moved_at ?? null, inPack.firing_at),
+      lead_s: (firedMs - Date.parse(inPack.firing_at!)) / 1000,
+    };
   if (suggestion) {
     // Built on the first signal: a firing before that signal moved is noise, not an earlier warning.
     const movedMs = firstSignal ? Date.parse(firstSignal.moved_at) : fromMs;
     const s = earliest(episodes.filter((e) => e.group === suggestion.group && firing(e) && Date.parse(e.firing_at!) >= movedMs));
-    b.suggested = { rule_yaml: suggestion.yaml, alertname: suggestion.alert, fired_at: s?.firing_at ?? null, lead_s: s ? (firedMs - Date.parse(s.firing_at!)) / 1000 : null, after_first_signal_s: s && firstSignal ? secondsBetween(firstSignal.moved_at, s.firing_at) : null };
+    b.suggested = {
+      rule_yaml: suggestion.yaml,
+      alertname: suggestion.alert,
+      fired_at: s?.firing_at ?? null,
+      lead_s: s ? (firedMs - Date.parse(s.firing_at!)) / 1000 : null,
+      after_first_signal_s: s && firstSignal ? secondsBetween(firstSignal.moved_at, s.firing_at) : null,
+    };
   }
 }

@@ -127,22 +127,58 @@ export interface Report {
   slices: Sections['slices'];
   /** Quality drift and golden pass rates per version. */
   quality: Sections['quality'];
-  cost: { currency: string | null; priced: boolean; unlock: string | null; total: number | null; previous_total: number | null; change: number | null; gpu_seconds: number; by_model: { model: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[]; by_tenant: { tenant: string | null; cost: number | null; previous: number | null; change: number | null; requests: number; cost_per_1k_requests: number | null }[] };
+  cost: {
+    currency: string | null;
+    priced: boolean;
+    unlock: string | null;
+    total: number | null;
+    previous_total: number | null;
+    change: number | null;
+    gpu_seconds: number;
+    by_model: {
+      model: string | null;
+      cost: number | null;
+      previous: number | null;
+      change: number | null;
+      requests: number;
+      cost_per_1k_requests: number | null;
+    }[];
+    by_tenant: {
+      tenant: string | null;
+      cost: number | null;
+      previous: number | null;
+      change: number | null;
+      requests: number;
+      cost_per_1k_requests: number | null;
+    }[];
+  };
 }
 
 const measures = (names: string[]) => names.map((name) => ({ name, measure: parseMeasure(name) as Measure }));
-const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[], filters: Filters): QuerySpec => ({ fromMs, toMs, filters, groupBy, includeProbes: false, limit: 10_000, measures: measures(names) });
+const spec = (fromMs: number, toMs: number, groupBy: QuerySpec['groupBy'], names: string[], filters: Filters): QuerySpec => ({
+  fromMs,
+  toMs,
+  filters,
+  groupBy,
+  includeProbes: false,
+  limit: 10_000,
+  measures: measures(names),
+});
 const keyOf = (r: QueryRow, dims: readonly string[]) => JSON.stringify(dims.map((d) => r[d] ?? null));
 
 async function latency(reads: ReportReads, cur: [number, number], prev: [number, number], dims: QuerySpec['groupBy'], filters: Filters): Promise<LatencyRow[]> {
   const names = ['p99(total_ms)', 'p999(total_ms)', 'n(total_ms)'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
+  const [now, before] = await Promise.all([
+    reads.aggregate(spec(cur[0], cur[1], dims, names, filters)),
+    reads.aggregate(spec(prev[0], prev[1], dims, names, filters)),
+  ]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .filter((r) => (num(r['n(total_ms)']) ?? 0) > 0)
     .map((r) => {
       const b = old.get(keyOf(r, dims));
-      const previous = b && (num(b['n(total_ms)']) ?? 0) > 0 ? { p99_ms: num(b['p99(total_ms)']), p999_ms: num(b['p999(total_ms)']), n: num(b['n(total_ms)']) ?? 0 } : null;
+      const previous =
+        b && (num(b['n(total_ms)']) ?? 0) > 0 ? { p99_ms: num(b['p99(total_ms)']), p999_ms: num(b['p999(total_ms)']), n: num(b['n(total_ms)']) ?? 0 } : null;
       const row: LatencyRow = {
         model: str(r['model']),
         p99_ms: num(r['p99(total_ms)']),
@@ -162,14 +198,25 @@ async function latency(reads: ReportReads, cur: [number, number], prev: [number,
 async function errors(reads: ReportReads, cur: [number, number], prev: [number, number], filters: Filters): Promise<ErrorRow[]> {
   const dims: QuerySpec['groupBy'] = ['model', 'model_version'];
   const names = ['count', 'error_rate'];
-  const [now, before] = await Promise.all([reads.aggregate(spec(cur[0], cur[1], dims, names, filters)), reads.aggregate(spec(prev[0], prev[1], dims, names, filters))]);
+  const [now, before] = await Promise.all([
+    reads.aggregate(spec(cur[0], cur[1], dims, names, filters)),
+    reads.aggregate(spec(prev[0], prev[1], dims, names, filters)),
+  ]);
   const old = new Map(before.map((r) => [keyOf(r, dims), r]));
   return now
     .map((r) => {
       const b = old.get(keyOf(r, dims));
       const rate = num(r['error_rate']);
       const prevRate = b ? num(b['error_rate']) : null;
-      return { model: str(r['model']), model_version: str(r['model_version']), requests: num(r['count']) ?? 0, error_rate: rate, previous_requests: b ? (num(b['count']) ?? 0) : 0, previous_error_rate: prevRate, change_points: rate != null && prevRate != null ? (rate - prevRate) * 100 : null };
+      return {
+        model: str(r['model']),
+        model_version: str(r['model_version']),
+        requests: num(r['count']) ?? 0,
+        error_rate: rate,
+        previous_requests: b ? (num(b['count']) ?? 0) : 0,
+        previous_error_rate: prevRate,
+        change_points: rate != null && prevRate != null ? (rate - prevRate) * 100 : null,
+      };
     })
     .sort((a, b) => (b.change_points ?? b.error_rate ?? 0) - (a.change_points ?? a.error_rate ?? 0))
     .slice(0, TOP);
@@ -178,12 +225,33 @@ async function errors(reads: ReportReads, cur: [number, number], prev: [number, 
 /** Per GPU and minute: utilisation, memory used and total; folded by pool or by node. */
 function hot(rows: readonly ResourceRow[], prevRows: readonly ResourceRow[], by: 'pool' | 'node'): HotRow[] {
   const fold = (list: readonly ResourceRow[]) => {
-    const out = new Map<string, { key: string | null; gpus: Set<string>; sum: number; minutes: number; hot: number; peak: number; memUsed: Map<string, number>; memTotal: Map<string, number> }>();
+    const out = new Map<
+      string,
+      {
+        key: string | null;
+        gpus: Set<string>;
+        sum: number;
+        minutes: number;
+        hot: number;
+        peak: number;
+        memUsed: Map<string, number>;
+        memTotal: Map<string, number>;
+      }
+    >();
     for (const r of list) {
       const key = (r[by] ?? null) as string | null;
       const id = JSON.stringify(key);
       const g = JSON.stringify([r.node ?? null, r.gpu ?? null]);
-      const cur = out.get(id) ?? { key, gpus: new Set<string>(), sum: 0, minutes: 0, hot: 0, peak: 0, memUsed: new Map<string, number>(), memTotal: new Map<string, number>() };
+      const cur = out.get(id) ?? {
+        key,
+        gpus: new Set<string>(),
+        sum: 0,
+        minutes: 0,
+        hot: 0,
+        peak: 0,
+        memUsed: new Map<string, number>(),
+        memTotal: new Map<string, number>(),
+      };
       if (r.metric === 'gpu_utilization_ratio') {
         cur.gpus.add(g);
         cur.sum += r.avg;
@@ -222,7 +290,17 @@ function hot(rows: readonly ResourceRow[], prevRows: readonly ResourceRow[], by:
 }
 
 function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGroupView[]): Report['alerting'] {
-  if (!h) return { available: false, incidents: 0, episodes: 0, action_share: null, acknowledged_incidents: 0, median_minutes_to_acknowledge: null, noisiest: [], never_fired: [] };
+  if (!h)
+    return {
+      available: false,
+      incidents: 0,
+      episodes: 0,
+      action_share: null,
+      acknowledged_incidents: 0,
+      median_minutes_to_acknowledge: null,
+      noisiest: [],
+      never_fired: [],
+    };
   const per = new Map<string, { episodes: number; withAction: number; acks: number[] }>();
   /** Minutes from each acknowledged incident's first firing to its acknowledgement. */
   const incidentAcks: number[] = [];
@@ -246,13 +324,23 @@ function alertingHealth(h: IncidentHistoryReply | null, rules: readonly RuleGrou
       const firedMs = Date.parse(alert.firstFiringAt);
       const decided = inc.actions
         .filter((a) => a.alertname === alert.alertname)
-        .flatMap((a) => inc.timeline.filter((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto').map((t) => Date.parse(t.ts)));
+        .flatMap((a) =>
+          inc.timeline
+            .filter((t) => (t.kind === 'action_approved' || t.kind === 'action_rejected') && t.detail['action_id'] === a.id && t.detail['by'] !== 'auto')
+            .map((t) => Date.parse(t.ts)),
+        );
       const at = [...decided, ...(ackMs !== null ? [ackMs] : [])].filter((t) => t >= firedMs);
       if (at.length) per.get(alert.alertname)?.acks.push((Math.min(...at) - firedMs) / 60_000);
     }
   }
   const noisiest = [...per.entries()]
-    .map(([alertname, r]) => ({ alertname, episodes: r.episodes, with_action: r.withAction, acknowledged: r.acks.length, median_minutes_to_acknowledge: median(r.acks) }))
+    .map(([alertname, r]) => ({
+      alertname,
+      episodes: r.episodes,
+      with_action: r.withAction,
+      acknowledged: r.acks.length,
+      median_minutes_to_acknowledge: median(r.acks),
+    }))
     .filter((r) => r.episodes > 0)
     .sort((a, b) => b.episodes - a.episodes || a.alertname.localeCompare(b.alertname));
   const episodes = noisiest.reduce((a, r) => a + r.episodes, 0);
@@ -281,8 +369,22 @@ function costSection(now: CostResult, before: CostResult): Report['cost'] {
     previous_total: before.total.cost,
     change: ratio(now.total.cost, before.total.cost),
     gpu_seconds: now.total.gpu_seconds,
-    by_model: now.by_model.slice(0, TOP).map((m) => ({ model: m.model, cost: m.cost, previous: prevModel.get(m.model) ?? null, change: ratio(m.cost, prevModel.get(m.model) ?? null), requests: m.requests, cost_per_1k_requests: m.cost_per_1k_requests })),
-    by_tenant: now.by_tenant.slice(0, TOP).map((t) => ({ tenant: t.tenant, cost: t.cost, previous: prevTenant.get(t.tenant) ?? null, change: ratio(t.cost, prevTenant.get(t.tenant) ?? null), requests: t.requests, cost_per_1k_requests: t.cost_per_1k_requests })),
+    by_model: now.by_model.slice(0, TOP).map((m) => ({
+      model: m.model,
+      cost: m.cost,
+      previous: prevModel.get(m.model) ?? null,
+      change: ratio(m.cost, prevModel.get(m.model) ?? null),
+      requests: m.requests,
+      cost_per_1k_requests: m.cost_per_1k_requests,
+    })),
+    by_tenant: now.by_tenant.slice(0, TOP).map((t) => ({
+      tenant: t.tenant,
+      cost: t.cost,
+      previous: prevTenant.get(t.tenant) ?? null,
+      change: ratio(t.cost, prevTenant.get(t.tenant) ?? null),
+      requests: t.requests,
+      cost_per_1k_requests: t.cost_per_1k_requests,
+    })),
   };
 }
 
@@ -297,12 +399,21 @@ function narrowHistory(h: IncidentHistoryReply, filters: Filters): IncidentHisto
 export async function buildReport(reads: ReportReads, prices: CostPrices, o: { periodMs: number; nowMs: number; filters?: Filters }): Promise<Report> {
   const filters: Filters = o.filters ?? {};
   // GPUs are shared: a report narrowed to a model or tenant keeps every GPU, one narrowed to a node or replica keeps those.
-  const gpuFilters = Object.fromEntries((['node', 'replica'] as const).flatMap((k) => (typeof filters[k] === 'string' ? [[k, filters[k]]] : []))) as ResourceQuerySpec['filters'];
+  const gpuFilters = Object.fromEntries(
+    (['node', 'replica'] as const).flatMap((k) => (typeof filters[k] === 'string' ? [[k, filters[k]]] : [])),
+  ) as ResourceQuerySpec['filters'];
   const cur: [number, number] = [o.nowMs - o.periodMs, o.nowMs];
   const prev: [number, number] = [o.nowMs - 2 * o.periodMs, o.nowMs - o.periodMs];
   // Cost and GPU minutes on steps of a minute up to a day, coarser beyond (at most 10,000 steps).
   const stepMs = Math.max(60_000, Math.ceil(o.periodMs / 10_000 / 60_000) * 60_000);
-  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({ fromMs: w[0], toMs: w[1], stepMs, metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'], filters: gpuFilters, groupBy: ['node', 'gpu', 'pool'] });
+  const gpuSpec = (w: [number, number]): ResourceQuerySpec => ({
+    fromMs: w[0],
+    toMs: w[1],
+    stepMs,
+    metrics: ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes'],
+    filters: gpuFilters,
+    groupBy: ['node', 'gpu', 'pool'],
+  });
   const [byModel, byVersion, errs, gpuNow, gpuBefore, costNow, costBefore, history, sections] = await Promise.all([
     latency(reads, cur, prev, ['model'], filters),
     latency(reads, cur, prev, ['model', 'model_version'], filters),
@@ -327,7 +438,10 @@ export async function buildReport(reads: ReportReads, prices: CostPrices, o: { p
     slices: sections.slices,
     quality: sections.quality,
     alerting: alertingHealth(history, reads.rules?.() ?? []),
-    incidents: history && reads.typed && reads.groups ? { available: true, reviewed: await reviewIncidents(history.incidents, { reads: reads.typed, groups: reads.groups }) } : { available: false, reviewed: [] },
+    incidents:
+      history && reads.typed && reads.groups
+        ? { available: true, reviewed: await reviewIncidents(history.incidents, { reads: reads.typed, groups: reads.groups }) }
+        : { available: false, reviewed: [] },
     cost: costSection(costNow, costBefore),
   };
 }

@@ -70,7 +70,12 @@ export function createReportScheduler(o: {
       if (last === undefined || due <= last) continue;
       try {
         const report = await o.build(p.periodMs, due);
-        o.deliver({ schedule: p.s.name, receivers: p.s.receivers, period: { from: report.period.from, to: report.period.to }, markdown: reportMarkdown(report) });
+        o.deliver({
+          schedule: p.s.name,
+          receivers: p.s.receivers,
+          period: { from: report.period.from, to: report.period.to },
+          markdown: reportMarkdown(report),
+        });
         sentTotal++;
       } catch (e) {
         failedTotal++;

@@ -120,19 +120,42 @@ const str = (v: unknown) => (typeof v === 'string' ? v : null);
 const SEVERITY: Record<Verdict, number> = { rollback: 0, hold: 1, not_enough_data: 2, promote: 3 };
 
 function summary(r: CompareResult): VerdictSummary {
-  return { verdict: r.verdict, score: r.score, reasons: r.reasons.slice(0, 3), baseline_requests: r.baseline.requests, candidate_requests: r.candidate.requests };
+  return {
+    verdict: r.verdict,
+    score: r.score,
+    reasons: r.reasons.slice(0, 3),
+    baseline_requests: r.baseline.requests,
+    candidate_requests: r.candidate.requests,
+  };
 }
 
 async function versionsSection(reads: SectionReads, cur: [number, number], prev: [number, number], filters: Filters): Promise<Sections['versions']> {
   if (!reads.comparer) return { available: false, rows: [] };
-  const count = (w: [number, number]) => reads.aggregate({ fromMs: w[0], toMs: w[1], filters, groupBy: ['model', 'model_version'], includeProbes: false, limit: 10_000, measures: [{ name: 'count', measure: { kind: 'count' } }] });
+  const count = (w: [number, number]) =>
+    reads.aggregate({
+      fromMs: w[0],
+      toMs: w[1],
+      filters,
+      groupBy: ['model', 'model_version'],
+      includeProbes: false,
+      limit: 10_000,
+      measures: [{ name: 'count', measure: { kind: 'count' } }],
+    });
   const [now, before] = await Promise.all([count(cur), count(prev)]);
   const prevCount = new Map(before.map((r) => [JSON.stringify([r['model'], r['model_version']]), num(r['count']) ?? 0]));
-  const list = now.map((r) => ({ model: str(r['model']), model_version: str(r['model_version']), requests: num(r['count']) ?? 0 })).sort((a, b) => b.requests - a.requests).slice(0, MAX_VERSIONS);
+  const list = now
+    .map((r) => ({ model: str(r['model']), model_version: str(r['model_version']), requests: num(r['count']) ?? 0 }))
+    .sort((a, b) => b.requests - a.requests)
+    .slice(0, MAX_VERSIONS);
   const mainOf = new Map<string | null, string | null>();
   for (const v of [...list].sort((a, b) => b.requests - a.requests)) if (!mainOf.has(v.model)) mainOf.set(v.model, v.model_version);
-  const side = (model: string | null, version: string | null, w: [number, number]) => ({ filters: { ...filters, ...(model !== null && { model }), ...(version !== null && { model_version: version }) }, from: iso(w[0]), to: iso(w[1]) });
-  const compare = (baseline: ReturnType<typeof side>, candidate: ReturnType<typeof side>) => reads.comparer!.compare(decode(CompareRequestSchema, { baseline, candidate, max_events_per_side: MAX_EVENTS_PER_SIDE }, 'release comparison'));
+  const side = (model: string | null, version: string | null, w: [number, number]) => ({
+    filters: { ...filters, ...(model !== null && { model }), ...(version !== null && { model_version: version }) },
+    from: iso(w[0]),
+    to: iso(w[1]),
+  });
+  const compare = (baseline: ReturnType<typeof side>, candidate: ReturnType<typeof side>) =>
+    reads.comparer!.compare(decode(CompareRequestSchema, { baseline, candidate, max_events_per_side: MAX_EVENTS_PER_SIDE }, 'release comparison'));
   const rows: VersionRow[] = [];
   // One comparison at a time: each reads up to MAX_EVENTS_PER_SIDE rows per side.
   for (const v of list) {
@@ -148,8 +171,15 @@ async function versionsSection(reads: SectionReads, cur: [number, number], prev:
   return { available: true, rows: rows.sort((a, b) => worst(a) - worst(b) || score(a) - score(b) || b.requests - a.requests).slice(0, TOP) };
 }
 
-async function sliceSection(reads: SectionReads, kind: 'errors' | 'slow', cur: [number, number], prev: [number, number], filters: Filters): Promise<SliceSection> {
-  const req = (w: [number, number]) => decode(ErrorSlicesRequestSchema, { from: iso(w[0]), to: iso(w[1]), filters, kind, dimensions: [...SLICE_DIMENSIONS], limit: 500 }, 'slice search');
+async function sliceSection(
+  reads: SectionReads,
+  kind: 'errors' | 'slow',
+  cur: [number, number],
+  prev: [number, number],
+  filters: Filters,
+): Promise<SliceSection> {
+  const req = (w: [number, number]) =>
+    decode(ErrorSlicesRequestSchema, { from: iso(w[0]), to: iso(w[1]), filters, kind, dimensions: [...SLICE_DIMENSIONS], limit: 500 }, 'slice search');
   const [now, before] = await Promise.all([reads.errorSlices!(req(cur)), reads.errorSlices!(req(prev))]);
   const old = new Map(before.slices.map((s) => [JSON.stringify(s.slice), s]));
   return {
@@ -163,7 +193,17 @@ async function sliceSection(reads: SectionReads, kind: 'errors' | 'slow', cur: [
       .slice(0, TOP)
       .map((s) => {
         const b = old.get(JSON.stringify(s.slice));
-        return { slice: s.slice, n: s.n, k: s.k, rate: s.rate, rest_rate: s.rest_rate, excess: s.excess, q_value: s.q_value, verdict: s.verdict, previous: b ? { n: b.n, k: b.k, rate: b.rate, excess: b.excess } : null };
+        return {
+          slice: s.slice,
+          n: s.n,
+          k: s.k,
+          rate: s.rate,
+          rest_rate: s.rest_rate,
+          excess: s.excess,
+          q_value: s.q_value,
+          verdict: s.verdict,
+          previous: b ? { n: b.n, k: b.k, rate: b.rate, excess: b.excess } : null,
+        };
       }),
   };
 }
@@ -171,33 +211,84 @@ async function sliceSection(reads: SectionReads, kind: 'errors' | 'slow', cur: [
 async function qualitySection(reads: SectionReads, cur: [number, number], prev: [number, number], filters: Filters): Promise<Sections['quality']> {
   const q = reads.quality;
   if (!q) return { available: false, drift: [], golden: [] };
-  const versions = (await reads.aggregate({ fromMs: cur[0], toMs: cur[1], filters, groupBy: ['model', 'model_version'], includeProbes: false, limit: 10_000, measures: [{ name: 'count', measure: { kind: 'count' } }] }))
+  const versions = (
+    await reads.aggregate({
+      fromMs: cur[0],
+      toMs: cur[1],
+      filters,
+      groupBy: ['model', 'model_version'],
+      includeProbes: false,
+      limit: 10_000,
+      measures: [{ name: 'count', measure: { kind: 'count' } }],
+    })
+  )
     .map((r) => ({ model: str(r['model']), model_version: str(r['model_version']), requests: num(r['count']) ?? 0 }))
     .sort((a, b) => b.requests - a.requests)
     .slice(0, MAX_VERSIONS);
   const drift: DriftRow[] = [];
   for (const v of versions) {
     const side = { ...filters, ...(v.model !== null && { model: v.model }), ...(v.model_version !== null && { model_version: v.model_version }) };
-    const reply: DriftReply = await driftQuery(q, decode(DriftRequestSchema, { from: iso(cur[0]), to: iso(cur[1]), filters: side, reference: { kind: 'window', from: iso(prev[0]), to: iso(prev[1]) }, fields: ['confidence', 'label'] }, 'drift request'));
+    const reply: DriftReply = await driftQuery(
+      q,
+      decode(
+        DriftRequestSchema,
+        {
+          from: iso(cur[0]),
+          to: iso(cur[1]),
+          filters: side,
+          reference: { kind: 'window', from: iso(prev[0]), to: iso(prev[1]) },
+          fields: ['confidence', 'label'],
+        },
+        'drift request',
+      ),
+    );
     for (const f of reply.fields) {
       const n = f.test.n_cur;
       const refN = f.test.n_ref;
       if (n === 0 && refN === 0) continue;
       const judged = f.test.verdict === 'drift' || f.test.verdict === 'no_drift';
-      drift.push({ model: v.model, model_version: v.model_version, field: f.field, method: judged ? f.test.method : null, statistic: judged ? num(f.test.statistic) : null, p_value: judged ? num(f.test.p_value) : null, drift: judged ? f.test.drift : null, psi: num(f.psi.statistic), n, reference_n: refN });
+      drift.push({
+        model: v.model,
+        model_version: v.model_version,
+        field: f.field,
+        method: judged ? f.test.method : null,
+        statistic: judged ? num(f.test.statistic) : null,
+        p_value: judged ? num(f.test.p_value) : null,
+        drift: judged ? f.test.drift : null,
+        psi: num(f.psi.statistic),
+        n,
+        reference_n: refN,
+      });
     }
   }
   // Drifted first, then by PSI.
   drift.sort((a, b) => Number(b.drift === true) - Number(a.drift === true) || (b.psi ?? -1) - (a.psi ?? -1));
   // Golden probes are the platform's own calls (no tenant, entry or route): narrowed by model and version only.
-  const golden = async (w: [number, number]): Promise<GoldenResults> => goldenResults(q, decode(GoldenResultsRequestSchema, { from: iso(w[0]), to: iso(w[1]), ...(typeof filters.model === 'string' && { model: filters.model }) }, 'golden results'));
+  const golden = async (w: [number, number]): Promise<GoldenResults> =>
+    goldenResults(
+      q,
+      decode(
+        GoldenResultsRequestSchema,
+        { from: iso(w[0]), to: iso(w[1]), ...(typeof filters.model === 'string' && { model: filters.model }) },
+        'golden results',
+      ),
+    );
   const [gNow, gBefore] = await Promise.all([golden(cur), golden(prev)]);
   const old = new Map(gBefore.versions.map((v) => [JSON.stringify([v.model, v.model_version]), v]));
   const goldenRows = gNow.versions
     .filter((v) => typeof filters.model_version !== 'string' || v.model_version === filters.model_version)
     .map((v) => {
       const b = old.get(JSON.stringify([v.model, v.model_version]));
-      return { model: v.model, model_version: v.model_version, runs: v.runs, passed: v.passed, pass_rate: v.pass_rate, previous_runs: b?.runs ?? 0, previous_pass_rate: b?.pass_rate ?? null, change_points: v.pass_rate != null && b?.pass_rate != null ? (v.pass_rate - b.pass_rate) * 100 : null };
+      return {
+        model: v.model,
+        model_version: v.model_version,
+        runs: v.runs,
+        passed: v.passed,
+        pass_rate: v.pass_rate,
+        previous_runs: b?.runs ?? 0,
+        previous_pass_rate: b?.pass_rate ?? null,
+        change_points: v.pass_rate != null && b?.pass_rate != null ? (v.pass_rate - b.pass_rate) * 100 : null,
+      };
     })
     .sort((a, b) => (a.pass_rate ?? 2) - (b.pass_rate ?? 2) || (a.change_points ?? 0) - (b.change_points ?? 0))
     .slice(0, TOP);

@@ -79,7 +79,9 @@ describe('checkEvent', () => {
   });
   it('names the path of a lone surrogate, down to the map key', () => {
     expect(checkEvent({ ...base, tenant: 'acme\ud800' }, NOW).issues).toEqual([{ path: 'tenant', message: expect.stringMatching(/lone UTF-16 surrogate/) }]);
-    expect(checkEvent({ ...base, attributes: { ok: 'v', bad: 'x\udc00' } }, NOW).issues).toEqual([{ path: 'attributes.bad', message: expect.stringMatching(/surrogate/) }]);
+    expect(checkEvent({ ...base, attributes: { ok: 'v', bad: 'x\udc00' } }, NOW).issues).toEqual([
+      { path: 'attributes.bad', message: expect.stringMatching(/surrogate/) },
+    ]);
     expect(checkEvent({ ...base, risk_tags: ['a', '\ud800'] }, NOW).issues[0]?.path).toBe('risk_tags.1');
     // A pair is fine: 😀 is \ud83d\ude00.
     expect(checkEvent({ ...base, tenant: 'smile \ud83d\ude00' }, NOW).issues).toEqual([]);

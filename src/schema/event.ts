@@ -141,8 +141,7 @@ export function expectedFor(kind: FieldKind): string {
   }
 }
 
-const isStr = (v: unknown, min: number, max: number): boolean =>
-  typeof v === 'string' && v.length >= min && v.length <= max && isWellFormed(v);
+const isStr = (v: unknown, min: number, max: number): boolean => typeof v === 'string' && v.length >= min && v.length <= max && isWellFormed(v);
 const isKey = (k: string): boolean => k.length <= MAX_KEY_CHARS && isWellFormed(k);
 const isFiniteNum = (v: unknown): v is number => typeof v === 'number' && Number.isFinite(v);
 const isCount = (v: unknown): boolean => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= MAX_COUNT;
@@ -324,7 +323,9 @@ const KIND_SCHEMAS = {
   bool: z.boolean(msg('bool')),
   status: z.enum(STATUSES, msg('status')),
   error_type: z.enum(ERROR_TYPES, msg('error_type')),
-  attributes: z.record(key, z.string().max(MAX_DIM_CHARS).refine(isWellFormed, wf), msg('attributes')).refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg('attributes')),
+  attributes: z
+    .record(key, z.string().max(MAX_DIM_CHARS).refine(isWellFormed, wf), msg('attributes'))
+    .refine((o) => Object.keys(o).length <= MAX_ATTRIBUTES, msg('attributes')),
   features: z.record(key, z.number(), msg('features')).refine((o) => Object.keys(o).length <= MAX_FEATURES, msg('features')),
   tags: z.array(z.string().min(1).max(MAX_KEY_CHARS).refine(isWellFormed, wf), msg('tags')).max(MAX_TAGS, msg('tags')),
 } satisfies Record<FieldKind, z.ZodType>;
@@ -332,7 +333,13 @@ type KindSchemas = typeof KIND_SCHEMAS;
 
 type Field = (typeof EVENT_FIELDS)[number];
 /** The kind of the field named K (a dimension's entry in the table names all of them at once). */
-type KindOf<K extends string> = Field extends infer F ? (F extends { name: infer N; kind: infer Kd extends FieldKind } ? (K extends N ? Kd : never) : never) : never;
+type KindOf<K extends string> = Field extends infer F
+  ? F extends { name: infer N; kind: infer Kd extends FieldKind }
+    ? K extends N
+      ? Kd
+      : never
+    : never
+  : never;
 /** `ts` and `model` are required; every other field may be absent or null. */
 type EventShape = {
   [K in Field['name']]: K extends 'ts' | 'model' ? KindSchemas[KindOf<K>] : z.ZodOptional<z.ZodNullable<KindSchemas[KindOf<K>]>>;

@@ -12,7 +12,24 @@ describe('timestampMs', () => {
   it('refuses dates that do not exist and everything else', () => {
     // 2028 is a leap year, 2026 and 2100 are not.
     expect(timestampMs('2028-02-29T00:00:00Z')).toBe(Date.UTC(2028, 1, 29));
-    for (const bad of ['2026-02-29T00:00:00Z', '2100-02-29T00:00:00Z', '2026-11-31T00:00:00Z', '2026-04-31T00:00:00Z', '2026-13-01T00:00:00Z', '2026-00-10T00:00:00Z', '2026-11-30T23:59:60Z', 'not', '', 0, -1, Number.NaN, Infinity, null, {}, '1796000000000']) {
+    for (const bad of [
+      '2026-02-29T00:00:00Z',
+      '2100-02-29T00:00:00Z',
+      '2026-11-31T00:00:00Z',
+      '2026-04-31T00:00:00Z',
+      '2026-13-01T00:00:00Z',
+      '2026-00-10T00:00:00Z',
+      '2026-11-30T23:59:60Z',
+      'not',
+      '',
+      0,
+      -1,
+      Number.NaN,
+      Infinity,
+      null,
+      {},
+      '1796000000000',
+    ]) {
       expect(timestampMs(bad), String(bad)).toBeUndefined();
     }
   });

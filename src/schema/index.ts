@@ -121,7 +121,17 @@ export { FeedbackSchema, FEEDBACK_KINDS } from './feedback.ts';
 export type { Feedback, FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from './feedback.ts';
 export type { ErrorEnvelope, RowIssue, IngestReply } from './api.ts';
 /** What every write route accepts, so validation and storage agree: timestamps, well-formed text, bounds. */
-export { TimestampSchema, textSchema, timestampMs, outsideWindow, truncate, isWellFormed, ILL_FORMED_TEXT, EXPECTED_TIMESTAMP, MAX_FUTURE_MS } from './fields.ts';
+export {
+  TimestampSchema,
+  textSchema,
+  timestampMs,
+  outsideWindow,
+  truncate,
+  isWellFormed,
+  ILL_FORMED_TEXT,
+  EXPECTED_TIMESTAMP,
+  MAX_FUTURE_MS,
+} from './fields.ts';
 export { MAX_COUNT, MAX_SAMPLE_WEIGHT } from './event.ts';
 export { MAX_RESOURCE_LABELS } from './resource.ts';
 /** The wire's naming (snake_case) and the replies' data, shared with the web (both dependency-free). */

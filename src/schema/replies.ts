@@ -6,9 +6,63 @@
  * Keys are snake_case (src/schema/wire-names.ts). Imports only the vocabularies (types), so the
  * web can import it without zod. One file per area under `replies/`; this file names them all.
  */
-export type { Cell, Row, Approximation, WindowText, QueryReply, SliceVerdict, RankedSliceReply, ErrorSlicesReply, StageShiftReply, SlowReplicaReply, TailCompositionReply, StagesReply, TrendEvidenceReply, SaturationReply, HistogramReply, ResourceSeriesReply, ResourceQuantilesReply, CapacityReply, SampleReply, RequestReply, EventSearchReply, SamplesReply, ScrapeTargetReply, ScrapeTargetsReply } from './replies/runtime.ts';
-export type { FeedbackRowReply, FeedbackReply, DistributionRow, ConfidenceHistogramRow, ClassShiftReply, ModelQualityReply, QualitySummaryReply, DriftTestReply, FieldDriftReply, DriftReply, PassCount, GoldenVersionReply, FailingSampleReply, GoldenResultsReply } from './replies/quality.ts';
+export type {
+  Cell,
+  Row,
+  Approximation,
+  WindowText,
+  QueryReply,
+  SliceVerdict,
+  RankedSliceReply,
+  ErrorSlicesReply,
+  StageShiftReply,
+  SlowReplicaReply,
+  TailCompositionReply,
+  StagesReply,
+  TrendEvidenceReply,
+  SaturationReply,
+  HistogramReply,
+  ResourceSeriesReply,
+  ResourceQuantilesReply,
+  CapacityReply,
+  SampleReply,
+  RequestReply,
+  EventSearchReply,
+  SamplesReply,
+  ScrapeTargetReply,
+  ScrapeTargetsReply,
+} from './replies/runtime.ts';
+export type {
+  FeedbackRowReply,
+  FeedbackReply,
+  DistributionRow,
+  ConfidenceHistogramRow,
+  ClassShiftReply,
+  ModelQualityReply,
+  QualitySummaryReply,
+  DriftTestReply,
+  FieldDriftReply,
+  DriftReply,
+  PassCount,
+  GoldenVersionReply,
+  FailingSampleReply,
+  GoldenResultsReply,
+} from './replies/quality.ts';
 export type { EvidenceRowReply, CompareSideReply, CompareReply } from './replies/release.ts';
 export type { CostLineReply, CostReply } from './replies/cost.ts';
-export type { AlertLabels, AlertReply, IncidentReply, AlertmanagerSilence, AlertmanagerSilenceLogged, IncidentHistoryItem, IncidentHistoryReply, ActionReply, ActionsReply, RuleReply, RulesReply, BacktestEpisodeReply, BacktestReply } from './replies/alerting.ts';
+export type {
+  AlertLabels,
+  AlertReply,
+  IncidentReply,
+  AlertmanagerSilence,
+  AlertmanagerSilenceLogged,
+  IncidentHistoryItem,
+  IncidentHistoryReply,
+  ActionReply,
+  ActionsReply,
+  RuleReply,
+  RulesReply,
+  BacktestEpisodeReply,
+  BacktestReply,
+} from './replies/alerting.ts';
 export type { SessionReply } from './replies/session.ts';

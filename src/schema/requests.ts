@@ -48,10 +48,13 @@ export const Rfc3339 = z
 export const Step = z
   .string()
   .max(32)
-  .refine((s) => {
-    const ms = parseDurationMs(s);
-    return ms !== undefined && ms >= MIN_STEP_MS && ms <= MAX_STEP_MS;
-  }, { error: 'expected a duration between 1s and 366d such as 10s, 1m, 1h' });
+  .refine(
+    (s) => {
+      const ms = parseDurationMs(s);
+      return ms !== undefined && ms >= MIN_STEP_MS && ms <= MAX_STEP_MS;
+    },
+    { error: 'expected a duration between 1s and 366d such as 10s, 1m, 1h' },
+  );
 
 /** Milliseconds of a Step that passed its check. */
 const stepMsOf = (s: string): number => parseDurationMs(s)!;
@@ -62,7 +65,13 @@ function queryInt(min: number, max: number) {
     .string()
     .regex(/^\d{1,9}$/, { error: `expected a whole number from ${min} to ${max}` })
     .transform(Number)
-    .pipe(z.number().int().min(min, { error: `expected a whole number from ${min} to ${max}` }).max(max, { error: `expected a whole number from ${min} to ${max}` }));
+    .pipe(
+      z
+        .number()
+        .int()
+        .min(min, { error: `expected a whole number from ${min} to ${max}` })
+        .max(max, { error: `expected a whole number from ${min} to ${max}` }),
+    );
 }
 
 /** The to-after-from and bucket-count checks, as issues under `prefix`. */
@@ -74,12 +83,15 @@ function checkWindow(ctx: z.RefinementCtx, fromMs: number, toMs: number, stepMs:
 }
 
 /** `{ from, to, step?, … }` → `{ fromMs, toMs, stepMs?, step?, … }`. */
-function toWindow<T extends { from: number; to: number; step?: string | undefined }>(o: T): Omit<T, 'from' | 'to'> & { fromMs: number; toMs: number; stepMs?: number } {
+function toWindow<T extends { from: number; to: number; step?: string | undefined }>(
+  o: T,
+): Omit<T, 'from' | 'to'> & { fromMs: number; toMs: number; stepMs?: number } {
   const { from, to, ...rest } = o;
   return { fromMs: from, toMs: to, ...rest, ...(o.step !== undefined ? { stepMs: stepMsOf(o.step) } : {}) };
 }
 
-const windowRefine = (o: { from: number; to: number; step?: string | undefined }, ctx: z.RefinementCtx) => checkWindow(ctx, o.from, o.to, o.step !== undefined ? stepMsOf(o.step) : undefined);
+const windowRefine = (o: { from: number; to: number; step?: string | undefined }, ctx: z.RefinementCtx) =>
+  checkWindow(ctx, o.from, o.to, o.step !== undefined ? stepMsOf(o.step) : undefined);
 
 /** What a window request decodes to: its fields, with from/to as `fromMs`/`toMs` and the step's `stepMs`. */
 type WindowOut<T extends z.ZodRawShape> = z.output<z.ZodObject<T>> & { fromMs: number; toMs: number; stepMs?: number };
@@ -147,39 +159,47 @@ export const QueryRequestSchema = z
 // ---------- runtime analyses ----------
 
 export const EventSearchRequestSchema = windowRequest({
-    filters: Filters_,
-    limit: z.number().int().min(1).max(1000).default(100),
-    columns: z
-      .array(z.string().max(64).refine((c) => EVENT_FIELD_NAMES.has(c), { error: 'unknown event field' }))
-      .max(64)
-      .optional(),
-    min: z.object({ column: z.enum(LATENCY_FIELDS), value: z.number() }).strict().optional(),
-    order: z.enum(['ts_desc', 'ts_asc']).default('ts_desc'),
+  filters: Filters_,
+  limit: z.number().int().min(1).max(1000).default(100),
+  columns: z
+    .array(
+      z
+        .string()
+        .max(64)
+        .refine((c) => EVENT_FIELD_NAMES.has(c), { error: 'unknown event field' }),
+    )
+    .max(64)
+    .optional(),
+  min: z
+    .object({ column: z.enum(LATENCY_FIELDS), value: z.number() })
+    .strict()
+    .optional(),
+  order: z.enum(['ts_desc', 'ts_asc']).default('ts_desc'),
 });
 export type EventSearchRequest = z.output<typeof EventSearchRequestSchema>;
 
 export const ErrorSlicesRequestSchema = windowRequest({
-    filters: Filters_,
-    dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
-    /** errors: error + timeout; slow: above threshold_ms; shed: rejected + rate-limited (turned away). */
-    kind: z.enum(['errors', 'slow', 'shed']).default('errors'),
-    /** The latency a slow request is judged on (kind slow); default total_ms. */
-    field: z.enum(LATENCY_FIELDS).default('total_ms'),
-    /**
-     * What counts as slow; default: the window's P95 of `field`. P95, not P99: a slow replica
-     * serving a third of the traffic fills the top 5 % (tens of requests in a few minutes) but
-     * only 1 % are above the P99, too few to tell it apart from the rest (measured on the demo:
-     * 8 of 283, q = 0.07).
-     */
-    threshold_ms: z.number().positive().max(1e9).optional(),
-    min_support: z.number().int().min(1).max(1e9).default(20),
-    pairs: z.boolean().default(true),
-    limit: z.number().int().min(1).max(500).default(50),
-    /**
-     * The slow threshold (the window's P95) may come from the rollup, and a large window is
-     * counted on a sample (reply: `sample`).
-     */
-    approx: Approx,
+  filters: Filters_,
+  dimensions: z.array(z.enum(DIMENSIONS)).min(1).max(10).optional(),
+  /** errors: error + timeout; slow: above threshold_ms; shed: rejected + rate-limited (turned away). */
+  kind: z.enum(['errors', 'slow', 'shed']).default('errors'),
+  /** The latency a slow request is judged on (kind slow); default total_ms. */
+  field: z.enum(LATENCY_FIELDS).default('total_ms'),
+  /**
+   * What counts as slow; default: the window's P95 of `field`. P95, not P99: a slow replica
+   * serving a third of the traffic fills the top 5 % (tens of requests in a few minutes) but
+   * only 1 % are above the P99, too few to tell it apart from the rest (measured on the demo:
+   * 8 of 283, q = 0.07).
+   */
+  threshold_ms: z.number().positive().max(1e9).optional(),
+  min_support: z.number().int().min(1).max(1e9).default(20),
+  pairs: z.boolean().default(true),
+  limit: z.number().int().min(1).max(500).default(50),
+  /**
+   * The slow threshold (the window's P95) may come from the rollup, and a large window is
+   * counted on a sample (reply: `sample`).
+   */
+  approx: Approx,
 });
 export type ErrorSlicesRequest = z.output<typeof ErrorSlicesRequestSchema>;
 
@@ -198,7 +218,10 @@ export const StagesRequestSchema = z
     windowRefine(o, ctx);
     if (o.baseline) checkWindow(ctx, o.baseline.from, o.baseline.to, undefined, ['baseline']);
   })
-  .transform(({ baseline, ...o }) => ({ ...toWindow(o), ...(baseline ? { baseline: { fromMs: baseline.from, toMs: baseline.to, ...(baseline.filters ? { filters: baseline.filters as Filters } : {}) } } : {}) }));
+  .transform(({ baseline, ...o }) => ({
+    ...toWindow(o),
+    ...(baseline ? { baseline: { fromMs: baseline.from, toMs: baseline.to, ...(baseline.filters ? { filters: baseline.filters as Filters } : {}) } } : {}),
+  }));
 export type StagesRequest = z.output<typeof StagesRequestSchema>;
 
 export const SaturationRequestSchema = withStepMs({
@@ -210,12 +233,21 @@ export const SaturationRequestSchema = withStepMs({
 });
 export type SaturationRequest = z.output<typeof SaturationRequestSchema>;
 
-export const HistogramRequestSchema = withStepMs({ filters: Filters_, step: Step.default('1m'), field: z.enum(LATENCY_FIELDS).default('total_ms'), approx: Approx });
+export const HistogramRequestSchema = withStepMs({
+  filters: Filters_,
+  step: Step.default('1m'),
+  field: z.enum(LATENCY_FIELDS).default('total_ms'),
+  approx: Approx,
+});
 export type HistogramRequest = z.output<typeof HistogramRequestSchema>;
 
 const labelFilter = z.union([z.string().max(256), z.array(z.string().max(256)).min(1).max(100)]);
 /** A resource sample's own label name (`model`, `le`, `gen_ai.token.type`), as labels are stored. */
-const LabelName = z.string().min(1).max(64).regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, { error: 'expected a label name such as model, le or gen_ai.token.type' });
+const LabelName = z
+  .string()
+  .min(1)
+  .max(64)
+  .regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/, { error: 'expected a label name such as model, le or gen_ai.token.type' });
 const ResourceFilters = z
   .object({
     node: labelFilter,
@@ -231,25 +263,42 @@ const ResourceFilters = z
 /** Sample fields, or a sample's own label as `labels.<name>` (`labels.model`, `labels.le`). */
 const ResourceGroupKey = z.union([
   z.enum(['node', 'replica', 'gpu', 'pool']),
-  z.templateLiteral(['labels.', z.string().min(1).max(64).regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/)], { error: 'expected node, replica, gpu, pool or labels.<name> such as labels.model' }),
+  z.templateLiteral(
+    [
+      'labels.',
+      z
+        .string()
+        .min(1)
+        .max(64)
+        .regex(/^[a-zA-Z_][a-zA-Z0-9_.:-]*$/),
+    ],
+    { error: 'expected node, replica, gpu, pool or labels.<name> such as labels.model' },
+  ),
 ]);
 export const ResourceQueryRequestSchema = withStepMs({
-    step: Step.default('1m'),
-    metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
-    filters: ResourceFilters,
-    group_by: z.array(ResourceGroupKey).max(4).default([]),
+  step: Step.default('1m'),
+  metrics: z.array(z.string().min(1).max(128)).min(1).max(20),
+  filters: ResourceFilters,
+  group_by: z.array(ResourceGroupKey).max(4).default([]),
 });
 export type ResourceQueryRequest = z.output<typeof ResourceQueryRequestSchema>;
 
 /** Quantiles a histogram answers; each within (0, 1). */
 const Quantile = z.number().gt(0).lt(1);
 export const ResourceQuantilesRequestSchema = withStepMs({
-    step: Step.default('1m'),
-    /** The histogram: its per-interval `<metric>_bucket{le}` samples are read (`ttft_seconds`, `request_latency_seconds`). */
-    metric: z.string().min(1).max(120).regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a histogram name such as ttft_seconds' }),
-    quantiles: z.array(Quantile).min(1).max(10).default([0.5, 0.9, 0.99]),
-    filters: ResourceFilters,
-    group_by: z.array(ResourceGroupKey.refine((k) => k !== 'labels.le', { error: 'le is what the quantile is computed over; it cannot be a group' })).max(3).default([]),
+  step: Step.default('1m'),
+  /** The histogram: its per-interval `<metric>_bucket{le}` samples are read (`ttft_seconds`, `request_latency_seconds`). */
+  metric: z
+    .string()
+    .min(1)
+    .max(120)
+    .regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a histogram name such as ttft_seconds' }),
+  quantiles: z.array(Quantile).min(1).max(10).default([0.5, 0.9, 0.99]),
+  filters: ResourceFilters,
+  group_by: z
+    .array(ResourceGroupKey.refine((k) => k !== 'labels.le', { error: 'le is what the quantile is computed over; it cannot be a group' }))
+    .max(3)
+    .default([]),
 });
 export type ResourceQuantilesRequest = z.output<typeof ResourceQuantilesRequestSchema>;
 
@@ -258,10 +307,10 @@ export const CostRequestSchema = withStepMs({ filters: Filters_, step: Step.defa
 export type CostRequest = z.output<typeof CostRequestSchema>;
 
 export const CapacityRequestSchema = withStepMs({
-    filters: Filters_,
-    step: Step.default('1m'),
-    /** A correlation counts when |ρ| ≥ this and p < 0.05. */
-    min_rho: z.number().gt(0).max(1).default(0.5),
+  filters: Filters_,
+  step: Step.default('1m'),
+  /** A correlation counts when |ρ| ≥ this and p < 0.05. */
+  min_rho: z.number().gt(0).max(1).default(0.5),
 });
 export type CapacityRequest = z.output<typeof CapacityRequestSchema>;
 
@@ -270,24 +319,24 @@ export type CapacityRequest = z.output<typeof CapacityRequestSchema>;
 const filterValue = z.union([z.string().max(1024), z.array(z.string().max(1024)).min(1).max(1000)]);
 
 export const SampleSearchRequestSchema = windowRequest({
-    filters: z.partialRecord(z.enum(SAMPLE_FILTER_KEYS), filterValue).default({}),
-    reasons: z.array(z.enum(SAMPLE_REASONS)).min(1).max(SAMPLE_REASONS.length).optional(),
-    tags: z.array(z.string().min(1).max(64)).min(1).max(64).optional(),
-    request_id: z.string().min(1).max(128).optional(),
-    limit: z.number().int().min(1).max(1000).default(100),
+  filters: z.partialRecord(z.enum(SAMPLE_FILTER_KEYS), filterValue).default({}),
+  reasons: z.array(z.enum(SAMPLE_REASONS)).min(1).max(SAMPLE_REASONS.length).optional(),
+  tags: z.array(z.string().min(1).max(64)).min(1).max(64).optional(),
+  request_id: z.string().min(1).max(128).optional(),
+  limit: z.number().int().min(1).max(1000).default(100),
 });
 export type SampleSearchRequest = z.output<typeof SampleSearchRequestSchema>;
 
 // ---------- result quality ----------
 
 export const QualitySummaryRequestSchema = windowRequest({
-    filters: Filters_,
-    group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
-    step: Step.optional(),
-    /** Confidence below this counts as low (default: the server's `quality.low_confidence`, 0.6). */
-    low_confidence: z.number().gt(0).lt(1).optional(),
-    /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
-    key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),
+  filters: Filters_,
+  group_by: z.array(z.enum(DIMENSIONS)).max(3).default([]),
+  step: Step.optional(),
+  /** Confidence below this counts as low (default: the server's `quality.low_confidence`, 0.6). */
+  low_confidence: z.number().gt(0).lt(1).optional(),
+  /** Classes whose share shift is reported; default: the 5 most frequent in each group. */
+  key_classes: z.array(z.string().min(1).max(256)).min(1).max(20).optional(),
 });
 export type QualitySummaryRequest = z.output<typeof QualitySummaryRequestSchema>;
 
@@ -308,7 +357,11 @@ export const DriftRequestSchema = z
         z.object({ kind: z.literal('version'), model_version: z.string().min(1).max(256) }).strict(),
       ])
       .default({ kind: 'previous' }),
-    fields: z.array(z.enum(DRIFT_FIELDS)).min(1).max(DRIFT_FIELDS.length).default([...DRIFT_FIELDS]),
+    fields: z
+      .array(z.enum(DRIFT_FIELDS))
+      .min(1)
+      .max(DRIFT_FIELDS.length)
+      .default([...DRIFT_FIELDS]),
     /** Fewest rows on each side for a verdict (default 30, as driftTest). */
     min_samples: z.number().int().min(2).max(100_000).default(30),
   })
@@ -324,18 +377,21 @@ export const DriftRequestSchema = z
 export type DriftRequest = z.output<typeof DriftRequestSchema>;
 
 export const FeedbackQualityRequestSchema = windowRequest({
-    filters: Filters_,
-    group_by: z.array(z.enum([...DIMENSIONS, 'label'])).max(4).default([]),
-    step: Step.optional(),
-    limit: z.number().int().min(1).max(10_000).default(10_000),
+  filters: Filters_,
+  group_by: z
+    .array(z.enum([...DIMENSIONS, 'label']))
+    .max(4)
+    .default([]),
+  step: Step.optional(),
+  limit: z.number().int().min(1).max(10_000).default(10_000),
 });
 export type FeedbackQualityRequest = z.output<typeof FeedbackQualityRequestSchema>;
 
 /** `GET /v1/golden/results?from&to[&set][&model][&step]` (a query string: every value is text). */
 export const GoldenResultsRequestSchema = windowRequest({
-    set: z.string().min(1).max(64).optional(),
-    model: z.string().min(1).max(256).optional(),
-    step: Step.optional(),
+  set: z.string().min(1).max(64).optional(),
+  model: z.string().min(1).max(256).optional(),
+  step: Step.optional(),
 });
 export type GoldenResultsRequest = z.output<typeof GoldenResultsRequestSchema>;
 
@@ -407,7 +463,12 @@ export const IncidentsRequestSchema = z
   .object({ from: Rfc3339.optional(), to: Rfc3339.optional() })
   .strict()
   .superRefine((o, ctx) => {
-    if ((o.from === undefined) !== (o.to === undefined)) ctx.addIssue({ code: 'custom', path: [o.from === undefined ? 'from' : 'to'], message: 'give both from and to (the incident log over that window), or neither (the live incidents)' });
+    if ((o.from === undefined) !== (o.to === undefined))
+      ctx.addIssue({
+        code: 'custom',
+        path: [o.from === undefined ? 'from' : 'to'],
+        message: 'give both from and to (the incident log over that window), or neither (the live incidents)',
+      });
     if (o.from !== undefined && o.to !== undefined) checkWindow(ctx, o.from, o.to, undefined);
   });
 export type IncidentsRequest = z.output<typeof IncidentsRequestSchema>;
@@ -422,24 +483,41 @@ export const ReportRequestSchema = z
       .string()
       .max(32)
       .default('24h')
-      .refine((s) => {
-        const ms = parseDurationMs(s);
-        return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
-      }, { error: 'expected a period between 1h and 90d such as 24h or 7d' })
+      .refine(
+        (s) => {
+          const ms = parseDurationMs(s);
+          return ms !== undefined && ms >= 3_600_000 && ms <= 90 * 86_400_000;
+        },
+        { error: 'expected a period between 1h and 90d such as 24h or 7d' },
+      )
       .transform((s) => parseDurationMs(s)!),
     format: z.enum(['json', 'md', 'html']).default('json'),
     /** The dashboard's filter bar: one value each, narrowing every section (GPUs: node and replica only). */
-    ...Object.fromEntries(REPORT_FILTERS.map((d) => [d, z.string().min(1).max(256).optional()])) as Record<(typeof REPORT_FILTERS)[number], z.ZodOptional<z.ZodString>>,
+    ...(Object.fromEntries(REPORT_FILTERS.map((d) => [d, z.string().min(1).max(256).optional()])) as Record<
+      (typeof REPORT_FILTERS)[number],
+      z.ZodOptional<z.ZodString>
+    >),
   })
   .strict();
 export type ReportRequest = z.output<typeof ReportRequestSchema>;
 
 /** A body field that the caller may not set: who acts is the authenticated principal. */
-const notFromBody = (what: string) => z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
+const notFromBody = (what: string) =>
+  z.never({ error: `not accepted: the ${what} is the caller (its API key or dashboard session), never a body field` }).optional();
 
 const MatcherInput = z.union([
   z.string().min(1).max(1024),
-  z.object({ name: z.string().regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/).max(256), value: z.string().max(1024), isRegex: z.boolean().default(false), isEqual: z.boolean().default(true) }).strict(),
+  z
+    .object({
+      name: z
+        .string()
+        .regex(/^[a-zA-Z_][a-zA-Z0-9_]*$/)
+        .max(256),
+      value: z.string().max(1024),
+      isRegex: z.boolean().default(false),
+      isEqual: z.boolean().default(true),
+    })
+    .strict(),
 ]);
 
 /** `POST /v1/silences`: matchers as `name="v"` strings or Alertmanager objects; endsAt or duration_s. */
@@ -449,13 +527,18 @@ export const SilenceRequestSchema = z
     startsAt: Rfc3339.optional(),
     endsAt: Rfc3339.optional(),
     /** Instead of endsAt: seconds from startsAt. */
-    duration_s: z.number().positive().max(365 * 86_400).optional(),
+    duration_s: z
+      .number()
+      .positive()
+      .max(365 * 86_400)
+      .optional(),
     comment: z.string().max(4096).default(''),
     createdBy: notFromBody('silencer'),
   })
   .strict()
   .superRefine((o, ctx) => {
-    if (o.endsAt === undefined && o.duration_s === undefined) ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'a silence needs endsAt or duration_s' });
+    if (o.endsAt === undefined && o.duration_s === undefined)
+      ctx.addIssue({ code: 'custom', path: ['endsAt'], message: 'a silence needs endsAt or duration_s' });
     if (o.startsAt !== undefined && o.duration_s !== undefined && o.startsAt + o.duration_s * 1000 > MAX_TIME_MS) {
       ctx.addIssue({ code: 'custom', path: ['duration_s'], message: 'ends after the year 9999' });
     }

@@ -13,7 +13,11 @@ export const ResourceSampleSchema = z.object({
   gpu: textSchema(0, 64).nullish(),
   pool: textSchema(0, 256).nullish(),
   /** e.g. gpu_utilization_ratio, gpu_memory_used_bytes, cpu_utilization_ratio, memory_used_bytes. */
-  metric: z.string().min(1).max(128).regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a metric name [a-zA-Z_:][a-zA-Z0-9_:.]*' }),
+  metric: z
+    .string()
+    .min(1)
+    .max(128)
+    .regex(/^[a-zA-Z_:][a-zA-Z0-9_:.]*$/, { error: 'expected a metric name [a-zA-Z_:][a-zA-Z0-9_:.]*' }),
   labels: z
     .record(textSchema(0, 64), textSchema(0, 256))
     .refine((o) => Object.keys(o).length <= MAX_RESOURCE_LABELS, { error: `expected at most ${MAX_RESOURCE_LABELS} labels` })

@@ -37,18 +37,7 @@ export const ERROR_TYPES = [
 export type ErrorType = (typeof ERROR_TYPES)[number];
 
 /** Dimensions: low-cardinality strings an event is sliced by. Each has a cardinality cap at ingest. */
-export const DIMENSIONS = [
-  'model',
-  'model_version',
-  'service_version',
-  'route_rule',
-  'tenant',
-  'entry',
-  'node',
-  'replica',
-  'service_tier',
-  'pool',
-] as const;
+export const DIMENSIONS = ['model', 'model_version', 'service_version', 'route_rule', 'tenant', 'entry', 'node', 'replica', 'service_tier', 'pool'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** Latency stages in milliseconds, in request order; `total_ms` is end to end. */

@@ -184,7 +184,13 @@ describe('exporter: failures', () => {
   it('counts rejected rows and does not retry them', async () => {
     const server = await serve((req) => ({
       status: 200,
-      body: { accepted: req.rows.length - 2, rejected: [{ index: 1, path: 'queue_ms', message: 'expected ≥ 0' }, { index: 3, path: 'queue_ms', message: 'expected ≥ 0' }] },
+      body: {
+        accepted: req.rows.length - 2,
+        rejected: [
+          { index: 1, path: 'queue_ms', message: 'expected ≥ 0' },
+          { index: 3, path: 'queue_ms', message: 'expected ≥ 0' },
+        ],
+      },
     }));
     const { c, warnings } = client(server.url);
     record(c, 5);
@@ -244,7 +250,15 @@ describe('exporter: failures', () => {
 
   it('never throws into the host: unserialisable rows, bad input, a throwing logger', async () => {
     const server = await serve();
-    const c = createClient({ endpoint: server.url, defaults: { model: 'm' }, logger: { warn: () => { throw new Error('logger down'); } } });
+    const c = createClient({
+      endpoint: server.url,
+      defaults: { model: 'm' },
+      logger: {
+        warn: () => {
+          throw new Error('logger down');
+        },
+      },
+    });
     cleanup.push(() => c.shutdown({ timeoutMs: 0 }));
     const cyclic: Record<string, unknown> = { total_ms: 1 };
     cyclic.self = cyclic;
@@ -253,7 +267,10 @@ describe('exporter: failures', () => {
       c.record({ total_ms: 1, score: 10n } as never);
       c.record(null as never);
       c.record({ total_ms: 2 });
-      c.startRequest({ tenant: 5 } as never).set(null as never).capture(null as never).end();
+      c.startRequest({ tenant: 5 } as never)
+        .set(null as never)
+        .capture(null as never)
+        .end();
     }).not.toThrow();
     await c.flush();
     // Sent: { total_ms: 2 } and the timer's event; rejected: the cycle, the BigInt, the null.
@@ -267,7 +284,10 @@ describe('exporter: shutdown', () => {
     // Held timers: the deadline can only pass if the test fires it, and it never does here.
     const timers = heldTimers();
     const { c } = client(server.url, { maxBatchSize: 10, timeoutMs: REQUEST_TIMEOUT_MS, timers });
-    for (let i = 0; i < 35; i++) c.startRequest({ request_id: `q${i}` }).stage('exec').end();
+    for (let i = 0; i < 35; i++)
+      c.startRequest({ request_id: `q${i}` })
+        .stage('exec')
+        .end();
     const s = await c.shutdown({ timeoutMs: 2000 });
     expect(timers.requested()).toContain(2000);
     expect(timers.pending()).toEqual([]); // the deadline was cleared, not run

@@ -77,7 +77,17 @@ interface Stream {
 
 type ExporterOptions = Pick<
   ResolvedOptions,
-  'endpoint' | 'apiKey' | 'flushIntervalMs' | 'maxBatchSize' | 'maxBufferSize' | 'maxRetries' | 'initialBackoffMs' | 'maxBackoffMs' | 'timeoutMs' | 'timers' | 'warn'
+  | 'endpoint'
+  | 'apiKey'
+  | 'flushIntervalMs'
+  | 'maxBatchSize'
+  | 'maxBufferSize'
+  | 'maxRetries'
+  | 'initialBackoffMs'
+  | 'maxBackoffMs'
+  | 'timeoutMs'
+  | 'timers'
+  | 'warn'
 >;
 
 /** Resolves after `ms`, or at once when `signal` fires. The timer does not keep the process alive. */
@@ -169,7 +179,10 @@ class BatchExporter implements Exporter {
     }
     if (stream.buffer.push(row)) {
       this.dropped.buffer_full++;
-      this.warn('buffer_full', `the send buffer is full (${this.opts.maxBufferSize} rows): the server is slow or down; dropping the oldest rows (counted as dropped.buffer_full)`);
+      this.warn(
+        'buffer_full',
+        `the send buffer is full (${this.opts.maxBufferSize} rows): the server is slow or down; dropping the oldest rows (counted as dropped.buffer_full)`,
+      );
     }
     if (stream.buffer.size >= this.opts.maxBatchSize && !this.scheduled && this.running === undefined) {
       this.scheduled = true;
@@ -279,7 +292,10 @@ class BatchExporter implements Exporter {
         case 'too_large': {
           if (lines.length === 1) {
             this.dropped.too_large++;
-            this.warn(`too_large:${stream.name}`, `a single ${stream.name} row is larger than the server accepts (HTTP 413); dropped (counted as dropped.too_large)`);
+            this.warn(
+              `too_large:${stream.name}`,
+              `a single ${stream.name} row is larger than the server accepts (HTTP 413); dropped (counted as dropped.too_large)`,
+            );
             return;
           }
           const mid = lines.length >>> 1;
@@ -312,13 +328,19 @@ class BatchExporter implements Exporter {
   private countReply(stream: Stream, rows: number, reply: { accepted: number; rejected: RowIssue[] } | undefined): void {
     if (reply === undefined) {
       this.sent += rows;
-      this.warn(`reply:${stream.name}`, `the server answered 2xx to a ${stream.name} batch with a body that is not { accepted, rejected }; counting its rows as sent`);
+      this.warn(
+        `reply:${stream.name}`,
+        `the server answered 2xx to a ${stream.name} batch with a body that is not { accepted, rejected }; counting its rows as sent`,
+      );
       return;
     }
     this.sent += reply.accepted;
     this.dropped.rejected += reply.rejected.length;
     for (const issue of reply.rejected) {
-      this.warn(`rejected:${stream.name}:${issue.path}`, `the server rejected ${stream.name} rows: ${issue.path}: ${issue.message} (counted as dropped.rejected)`);
+      this.warn(
+        `rejected:${stream.name}:${issue.path}`,
+        `the server rejected ${stream.name} rows: ${issue.path}: ${issue.message} (counted as dropped.rejected)`,
+      );
     }
   }
 

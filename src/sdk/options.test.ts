@@ -50,7 +50,20 @@ describe('resolveOptions', () => {
     expect(o.timers).toBe(REAL_TIMERS);
     expect(o.defaults).toEqual({ model: 'm' });
     const about = (word: string) => lines.filter((l) => l.includes(word)).length;
-    for (const w of ['endpoint', 'flushIntervalMs', 'maxBatchSize', 'maxRetries', 'timeoutMs', 'capture', 'timers', 'colour', 'defaults.node', 'defaults.tenant', 'defaults.favourite', 'defaults.attributes']) {
+    for (const w of [
+      'endpoint',
+      'flushIntervalMs',
+      'maxBatchSize',
+      'maxRetries',
+      'timeoutMs',
+      'capture',
+      'timers',
+      'colour',
+      'defaults.node',
+      'defaults.tenant',
+      'defaults.favourite',
+      'defaults.attributes',
+    ]) {
       expect(about(w), w).toBe(1);
     }
     expect(lines.every((l) => l.startsWith('inferlens sdk: '))).toBe(true);
@@ -68,7 +81,11 @@ describe('resolveOptions', () => {
   it('survives a non-object, a bad logger and a throwing logger', () => {
     expect(() => resolveOptions(undefined)).not.toThrow();
     expect(() => resolveOptions('http://x')).not.toThrow();
-    const throwing = { warn: () => { throw new Error('logger down'); } };
+    const throwing = {
+      warn: () => {
+        throw new Error('logger down');
+      },
+    };
     expect(() => resolveOptions({ endpoint: 'nope', logger: throwing })).not.toThrow();
     const warned: unknown[] = [];
     const original = console.warn;

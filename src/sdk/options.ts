@@ -102,10 +102,9 @@ type FieldName = keyof typeof FIELDS;
 const dimSchema = z.string().min(1).max(256);
 const attributesSchema = z.record(z.string().max(64), z.string().max(256)).refine((o) => Object.keys(o).length <= 16, 'at most 16 entries');
 const DIMENSION_SET: ReadonlySet<string> = new Set(DIMENSIONS);
-const loggerSchema = z.custom<SdkLogger>(
-  (v) => typeof v === 'object' && v !== null && typeof (v as { warn?: unknown }).warn === 'function',
-  { error: 'expected an object with a warn(msg, obj?) method' },
-);
+const loggerSchema = z.custom<SdkLogger>((v) => typeof v === 'object' && v !== null && typeof (v as { warn?: unknown }).warn === 'function', {
+  error: 'expected an object with a warn(msg, obj?) method',
+});
 
 const defaultNow = (): number => performance.now();
 
@@ -153,7 +152,8 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
   const input = isRecord(raw) ? raw : {};
   const loggerResult = loggerSchema.safeParse(input.logger);
   const warn = createWarnOnce(input.logger !== undefined && loggerResult.success ? loggerResult.data : consoleLogger);
-  if (input.logger !== undefined && !loggerResult.success) warn('option:logger', 'option logger: expected an object with a warn(msg, obj?) method; using console.warn');
+  if (input.logger !== undefined && !loggerResult.success)
+    warn('option:logger', 'option logger: expected an object with a warn(msg, obj?) method; using console.warn');
   if (!isRecord(raw)) warn('options', `createClient: expected an options object, got ${describeValue(raw)}; nothing will be sent`);
 
   const field = <K extends FieldName>(name: K): z.infer<(typeof FIELDS)[K]['schema']> | (typeof FIELDS)[K]['fallback'] => {
@@ -162,7 +162,10 @@ export function resolveOptions(raw: unknown): ResolvedOptions {
     if (value === undefined) return fallback;
     const r = schema.safeParse(value);
     if (r.success) return r.data as z.infer<(typeof FIELDS)[K]['schema']>;
-    warn(`option:${name}`, `option ${name}: ${r.error.issues[0]?.message ?? 'invalid'}, got ${describeValue(value)}; using ${fallback === undefined ? 'none' : String(fallback)}`);
+    warn(
+      `option:${name}`,
+      `option ${name}: ${r.error.issues[0]?.message ?? 'invalid'}, got ${describeValue(value)}; using ${fallback === undefined ? 'none' : String(fallback)}`,
+    );
     return fallback;
   };
   const known = new Set<string>([...Object.keys(FIELDS), 'defaults', 'logger']);

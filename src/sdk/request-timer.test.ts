@@ -112,14 +112,27 @@ describe('RequestTimer', () => {
     t.set({ label: 'b' }).fail('internal').end({ status: 'timeout' });
     expect(rows).toHaveLength(1);
     const text = JSON.stringify(rows[0]);
-    expect(JSON.parse(text)).toEqual({ model: 'clf', model_version: 'v1', node: 'n1', tenant: 'acme', ts: expect.any(Number), request_id: t.requestId, exec_ms: 2, total_ms: 2, label: 'a', status: 'ok' });
+    expect(JSON.parse(text)).toEqual({
+      model: 'clf',
+      model_version: 'v1',
+      node: 'n1',
+      tenant: 'acme',
+      ts: expect.any(Number),
+      request_id: t.requestId,
+      exec_ms: 2,
+      total_ms: 2,
+      label: 'a',
+      status: 'ok',
+    });
   });
 
   it('fail() records the cause; end() may override the status', () => {
     const { host, events, warnings } = fakeHost();
     startTimer(host, {}).fail('dependency_timeout', { http_status: 504 }).end();
     startTimer(host, {}).fail('resource_exhausted').end({ status: 'rate_limited', http_status: 429 });
-    startTimer(host, {}).fail('oops' as never).end();
+    startTimer(host, {})
+      .fail('oops' as never)
+      .end();
     expect(events.map((e) => [e.status, e.error_type, e.http_status])).toEqual([
       ['error', 'dependency_timeout', 504],
       ['rate_limited', 'resource_exhausted', 429],
@@ -174,7 +187,9 @@ describe('payload capture', () => {
   it('without a hook, attaches the payload given, truncated to the schema limit', () => {
     const { host, events } = fakeHost();
     const big = 'x'.repeat(MAX_TEXT_CHARS - 1) + '😀' + 'tail';
-    startTimer(host, {}).capture({ input: big, output: { label: 'spam' }, risk_tags: ['pii', '', 'y'.repeat(100)] }).end();
+    startTimer(host, {})
+      .capture({ input: big, output: { label: 'spam' }, risk_tags: ['pii', '', 'y'.repeat(100)] })
+      .end();
     const e = events[0]!;
     expect(e.input).toHaveLength(MAX_TEXT_CHARS - 1); // the emoji would be split: cut before it
     expect(valueOk('text', e.input)).toBe(true);

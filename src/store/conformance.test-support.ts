@@ -80,12 +80,43 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('aggregates match hand-computed values', async () => {
       await store.appendEvents(fixtureLines());
-      const [all] = await store.aggregate(spec(['count', 'n', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'max(total_ms)', 'mean(total_ms)', 'error_rate', 'sum(input_tokens)', 'qps']));
-      expect(all).toEqual({ count: 10, n: 10, 'p50(total_ms)': 55, 'p90(total_ms)': expect.closeTo(91, 9), 'p99(total_ms)': expect.closeTo(99.1, 9), 'max(total_ms)': 100, 'mean(total_ms)': 55, error_rate: 0.2, 'sum(input_tokens)': 1000, qps: 10 / 600 });
-      const byVersion = await store.aggregate(spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)'], { groupBy: ['model_version'] }));
+      const [all] = await store.aggregate(
+        spec(['count', 'n', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'max(total_ms)', 'mean(total_ms)', 'error_rate', 'sum(input_tokens)', 'qps']),
+      );
+      expect(all).toEqual({
+        count: 10,
+        n: 10,
+        'p50(total_ms)': 55,
+        'p90(total_ms)': expect.closeTo(91, 9),
+        'p99(total_ms)': expect.closeTo(99.1, 9),
+        'max(total_ms)': 100,
+        'mean(total_ms)': 55,
+        error_rate: 0.2,
+        'sum(input_tokens)': 1000,
+        qps: 10 / 600,
+      });
+      const byVersion = await store.aggregate(
+        spec(['count', 'p50(total_ms)', 'p99(total_ms)', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)'], { groupBy: ['model_version'] }),
+      );
       expect(byVersion).toEqual([
-        { model_version: 'v1', count: 6, 'p50(total_ms)': 35, 'p99(total_ms)': expect.closeTo(59.5, 9), error_rate: 0, rejected_rate: 1 / 6, 'error_rate(replica_fault)': 0 },
-        { model_version: 'v2', count: 4, 'p50(total_ms)': 85, 'p99(total_ms)': expect.closeTo(99.7, 9), error_rate: 0.5, rejected_rate: 0, 'error_rate(replica_fault)': 0.5 },
+        {
+          model_version: 'v1',
+          count: 6,
+          'p50(total_ms)': 35,
+          'p99(total_ms)': expect.closeTo(59.5, 9),
+          error_rate: 0,
+          rejected_rate: 1 / 6,
+          'error_rate(replica_fault)': 0,
+        },
+        {
+          model_version: 'v2',
+          count: 4,
+          'p50(total_ms)': 85,
+          'p99(total_ms)': expect.closeTo(99.7, 9),
+          error_rate: 0.5,
+          rejected_rate: 0,
+          'error_rate(replica_fault)': 0.5,
+        },
       ]);
     });
 
@@ -128,10 +159,37 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('round-trips every field kind', async () => {
       await store.appendEvents([
-        line({ ts: '2026-11-30T10:00:01.5Z', request_id: 'full', trace_id: 't', model: 'm', attributes: { k: 'v' }, features: { f1: 0.5 }, risk_tags: ['pii', 'long'], empty: false, refused: true, format_ok: true, probe: false, http_status: 200, confidence: 0.75, label: 'spam', input: '<script>x</script>', status: 'ok' }),
+        line({
+          ts: '2026-11-30T10:00:01.5Z',
+          request_id: 'full',
+          trace_id: 't',
+          model: 'm',
+          attributes: { k: 'v' },
+          features: { f1: 0.5 },
+          risk_tags: ['pii', 'long'],
+          empty: false,
+          refused: true,
+          format_ok: true,
+          probe: false,
+          http_status: 200,
+          confidence: 0.75,
+          label: 'spam',
+          input: '<script>x</script>',
+          status: 'ok',
+        }),
       ]);
       const [e] = await store.getEvents('full');
-      expect(e).toMatchObject({ ts: '2026-11-30T10:00:01.500Z', trace_id: 't', attributes: { k: 'v' }, features: { f1: 0.5 }, risk_tags: ['pii', 'long'], refused: true, http_status: 200, confidence: 0.75, input: '<script>x</script>' });
+      expect(e).toMatchObject({
+        ts: '2026-11-30T10:00:01.500Z',
+        trace_id: 't',
+        attributes: { k: 'v' },
+        features: { f1: 0.5 },
+        risk_tags: ['pii', 'long'],
+        refused: true,
+        http_status: 200,
+        confidence: 0.75,
+        input: '<script>x</script>',
+      });
     });
 
     test('probes are excluded from aggregates unless asked for', async () => {
@@ -166,8 +224,14 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('total(field) is Σ field × sample_weight; null where no row carries the field', async () => {
       // 40 ms standing for 9 requests + 100 ms for 1 + a row without exec_ms: 9·40 + 100 = 460 (sum: 140).
-      await store.appendEvents([line({ ts: T0, model: 'm', status: 'ok', exec_ms: 40, input_tokens: 7, sample_weight: 9 }), line({ ts: T0, model: 'm', status: 'ok', exec_ms: 100 }), line({ ts: T0, model: 'm', status: 'ok' })]);
-      expect(await store.aggregate(spec(['total(exec_ms)', 'sum(exec_ms)', 'total(input_tokens)', 'total(output_tokens)']))).toEqual([{ 'total(exec_ms)': 460, 'sum(exec_ms)': 140, 'total(input_tokens)': 63, 'total(output_tokens)': null }]);
+      await store.appendEvents([
+        line({ ts: T0, model: 'm', status: 'ok', exec_ms: 40, input_tokens: 7, sample_weight: 9 }),
+        line({ ts: T0, model: 'm', status: 'ok', exec_ms: 100 }),
+        line({ ts: T0, model: 'm', status: 'ok' }),
+      ]);
+      expect(await store.aggregate(spec(['total(exec_ms)', 'sum(exec_ms)', 'total(input_tokens)', 'total(output_tokens)']))).toEqual([
+        { 'total(exec_ms)': 460, 'sum(exec_ms)': 140, 'total(input_tokens)': 63, 'total(output_tokens)': null },
+      ]);
     });
 
     test('the incident log: idempotent on id, by time range or by incident, oldest first', async () => {
@@ -183,7 +247,13 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         labels: incident ? { alertname: 'TenantErrors', tenant: 'acme', model: 'm "1"' } : {},
         detail: { value: 0.25, by: 'ops (k1)', matchers: ['tenant="acme"'] },
       });
-      const all = [entry(1, 'inc-a', 'opened', T0), entry(2, 'inc-a', 'alert_firing', T0), entry(3, null, 'silence_created', T0 + MIN), entry(4, 'inc-a', 'resolved', T0 + 5 * MIN), entry(5, 'inc-b', 'opened', T0 + 9 * MIN)];
+      const all = [
+        entry(1, 'inc-a', 'opened', T0),
+        entry(2, 'inc-a', 'alert_firing', T0),
+        entry(3, null, 'silence_created', T0 + MIN),
+        entry(4, 'inc-a', 'resolved', T0 + 5 * MIN),
+        entry(5, 'inc-b', 'opened', T0 + 9 * MIN),
+      ];
       await store.appendIncidentLog(all.slice(0, 3));
       // Re-sent with more: the first three are stored once.
       await store.appendIncidentLog(all);
@@ -203,7 +273,15 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('a stratified read keeps at most n rows per slice', async () => {
       await store.appendEvents(fixtureLines());
-      const rows = await store.listEvents({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, columns: ['model_version', 'total_ms'], limit: 100, order: 'ts_asc', perSlice: { by: ['model_version'], limit: 2 } });
+      const rows = await store.listEvents({
+        fromMs: T0,
+        toMs: T0 + 10 * MIN,
+        filters: {},
+        columns: ['model_version', 'total_ms'],
+        limit: 100,
+        order: 'ts_asc',
+        perSlice: { by: ['model_version'], limit: 2 },
+      });
       // v1 holds total_ms 10 … 60, v2 70 … 100: the first two of each.
       expect(rows.map((r) => [r.model_version, r.total_ms])).toEqual([
         ['v1', 10],
@@ -216,8 +294,19 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
     test('bucket counts per slice and step, log and linear buckets', async () => {
       await store.appendEvents(fixtureLines());
       await store.appendEvents([line({ ts: T0 + MIN + 1, model: 'm1', model_version: 'v1', total_ms: 0, queue_ms: 0, status: 'ok', confidence: 0.93 })]);
-      const rows = await store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 100 });
-      const sorted = [...rows].sort((a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)) || a.index - b.index);
+      const rows = await store.bucketCounts({
+        fromMs: T0,
+        toMs: T0 + 10 * MIN,
+        stepMs: MIN,
+        filters: {},
+        groupBy: ['model_version'],
+        column: 'total_ms',
+        buckets: { perDecade: 20 },
+        limit: 100,
+      });
+      const sorted = [...rows].sort(
+        (a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)) || a.index - b.index,
+      );
       // 20 per decade: ⌈20·log10 v⌉ → 10 → 20, 20 → 27 (26.02), 30 → 30 (29.54), 40 → 33 (32.04),
       // 50 → 34 (33.98), 60 → 36 (35.56); v2: 70 → 37 (36.90), 80 → 39 (38.06), 90 → 40 (39.08),
       // 100 → 40 (exactly 40: a bound closes its bucket); 0 ms goes to the zero bucket.
@@ -227,20 +316,56 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         { bucketMs: T0, slice: { model_version: 'v2' }, index: 40, n: 2 },
         { bucketMs: T0 + MIN, slice: { model_version: 'v1' }, index: -32768, n: 1 },
       ]);
-      const conf = await store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: 10 * MIN, filters: { model: 'm1' }, groupBy: [], column: 'confidence', buckets: { width: 0.05 }, limit: 100 });
+      const conf = await store.bucketCounts({
+        fromMs: T0,
+        toMs: T0 + 10 * MIN,
+        stepMs: 10 * MIN,
+        filters: { model: 'm1' },
+        groupBy: [],
+        column: 'confidence',
+        buckets: { width: 0.05 },
+        limit: 100,
+      });
       expect(conf).toEqual([{ bucketMs: T0, slice: {}, index: 18, n: 1 }]);
-      await expect(store.bucketCounts({ fromMs: T0, toMs: T0 + 10 * MIN, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 5 })).rejects.toThrow(/more than 5/);
+      await expect(
+        store.bucketCounts({
+          fromMs: T0,
+          toMs: T0 + 10 * MIN,
+          stepMs: MIN,
+          filters: {},
+          groupBy: ['model_version'],
+          column: 'total_ms',
+          buckets: { perDecade: 20 },
+          limit: 5,
+        }),
+      ).rejects.toThrow(/more than 5/);
     });
 
     test('slice counts for single dimensions, pairs and the total', async () => {
       await store.appendEvents(fixtureLines());
-      const rows = await store.sliceCounts({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, dimensions: ['model_version', 'tenant'], bad: { statuses: ['error'] }, pairs: true, minSupport: 1 });
+      const rows = await store.sliceCounts({
+        fromMs: T0,
+        toMs: T0 + 10 * MIN,
+        filters: {},
+        dimensions: ['model_version', 'tenant'],
+        bad: { statuses: ['error'] },
+        pairs: true,
+        minSupport: 1,
+      });
       const find = (s: Record<string, string>) => rows.find((r) => JSON.stringify(r.slice) === JSON.stringify(s));
       expect(find({})).toEqual({ slice: {}, n: 10, k: 2 });
       expect(find({ model_version: 'v2' })).toEqual({ slice: { model_version: 'v2' }, n: 4, k: 2 });
       // errors are i = 7, 9: both odd → tenant b
       expect(find({ model_version: 'v2', tenant: 'b' })).toEqual({ slice: { model_version: 'v2', tenant: 'b' }, n: 2, k: 2 });
-      const slow = await store.sliceCounts({ fromMs: T0, toMs: T0 + 10 * MIN, filters: {}, dimensions: ['replica'], bad: { column: 'total_ms', aboveMs: 85 }, pairs: false, minSupport: 1 });
+      const slow = await store.sliceCounts({
+        fromMs: T0,
+        toMs: T0 + 10 * MIN,
+        filters: {},
+        dimensions: ['replica'],
+        bad: { column: 'total_ms', aboveMs: 85 },
+        pairs: false,
+        minSupport: 1,
+      });
       // above 85: 90 (i=8, r2), 100 (i=9, r0)
       expect(slow.find((r) => r.slice.replica === 'r2')?.k).toBe(1);
       expect(slow.find((r) => r.slice.replica === 'r1')?.k).toBe(0);
@@ -288,7 +413,14 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         { ts: T0 + 2000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 30, simulated: true },
         { ts: T0 + MIN + 1000, node: 'n1', gpu: '0', metric: 'gpu_memory_used_bytes', value: 50 },
       ]);
-      const rows = await store.resources({ fromMs: T0, toMs: T0 + 2 * MIN, stepMs: MIN, metrics: ['gpu_memory_used_bytes'], filters: { node: 'n1' }, groupBy: ['node'] });
+      const rows = await store.resources({
+        fromMs: T0,
+        toMs: T0 + 2 * MIN,
+        stepMs: MIN,
+        metrics: ['gpu_memory_used_bytes'],
+        filters: { node: 'n1' },
+        groupBy: ['node'],
+      });
       expect(rows).toEqual([
         { bucketMs: T0, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 20, max: 30, sum: 40, n: 2, simulated: true },
         { bucketMs: T0 + MIN, metric: 'gpu_memory_used_bytes', node: 'n1', avg: 50, max: 50, sum: 50, n: 1, simulated: false },
@@ -296,7 +428,13 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
     });
 
     test('resources filter and group by their own labels (model, le, token type), null where a sample lacks one', async () => {
-      const tok = (ts: number, type: string, model: string, value: number) => ({ ts, node: 'n1', metric: 'gen_ai.client.token.usage_sum', labels: { 'gen_ai.token.type': type, 'gen_ai.request.model': model }, value });
+      const tok = (ts: number, type: string, model: string, value: number) => ({
+        ts,
+        node: 'n1',
+        metric: 'gen_ai.client.token.usage_sum',
+        labels: { 'gen_ai.token.type': type, 'gen_ai.request.model': model },
+        value,
+      });
       await store.appendResources([
         tok(T0 + 1000, 'input', 'm1', 120),
         tok(T0 + 2000, 'output', 'm1', 30),
@@ -314,8 +452,25 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         [{ 'gen_ai.token.type': 'output' }, 30, 1],
         [{ 'gen_ai.token.type': null }, 1, 1],
       ]);
-      const m1Input = await store.resources({ ...base, metrics: ['gen_ai.client.token.usage_sum'], filters: { labels: { 'gen_ai.request.model': 'm1', 'gen_ai.token.type': ['input'] } }, groupBy: ['node', 'labels.gen_ai.request.model'] });
-      expect(m1Input).toEqual([{ bucketMs: T0, metric: 'gen_ai.client.token.usage_sum', node: 'n1', labels: { 'gen_ai.request.model': 'm1' }, avg: 100, max: 120, sum: 200, n: 2, simulated: false }]);
+      const m1Input = await store.resources({
+        ...base,
+        metrics: ['gen_ai.client.token.usage_sum'],
+        filters: { labels: { 'gen_ai.request.model': 'm1', 'gen_ai.token.type': ['input'] } },
+        groupBy: ['node', 'labels.gen_ai.request.model'],
+      });
+      expect(m1Input).toEqual([
+        {
+          bucketMs: T0,
+          metric: 'gen_ai.client.token.usage_sum',
+          node: 'n1',
+          labels: { 'gen_ai.request.model': 'm1' },
+          avg: 100,
+          max: 120,
+          sum: 200,
+          n: 2,
+          simulated: false,
+        },
+      ]);
       const byLe = await store.resources({ ...base, metrics: ['ttft_seconds_bucket'], groupBy: ['labels.model', 'labels.le'] });
       expect(byLe.map((r) => [r.labels!.le, r.sum]).sort()).toEqual([
         ['+Inf', 6],
@@ -324,9 +479,17 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
     });
 
     test('feedback joins events by request_id at query time; late and early feedback match, orphans are counted', async () => {
-      const ev = (id: string, i: number, version: string, label: string) => line({ ts: T0 + i * 1000, request_id: id, model: 'fb', model_version: version, label, status: 'ok' });
+      const ev = (id: string, i: number, version: string, label: string) =>
+        line({ ts: T0 + i * 1000, request_id: id, model: 'fb', model_version: version, label, status: 'ok' });
       const FB = T0 + 30 * MIN;
-      await store.appendEvents([ev('e1', 1, 'v1', 'spam'), ev('e2', 2, 'v1', 'ham'), ev('e3', 3, 'v1', 'spam'), ev('e4', 4, 'v2', 'spam'), ev('e5', 5, 'v2', 'ham'), ev('e6', 6, 'v2', 'ham')]);
+      await store.appendEvents([
+        ev('e1', 1, 'v1', 'spam'),
+        ev('e2', 2, 'v1', 'ham'),
+        ev('e3', 3, 'v1', 'spam'),
+        ev('e4', 4, 'v2', 'spam'),
+        ev('e5', 5, 'v2', 'ham'),
+        ev('e6', 6, 'v2', 'ham'),
+      ]);
       await store.appendFeedback([
         { ts: FB, request_id: 'e1', kind: 'correct', value: true },
         { ts: FB, request_id: 'e1', kind: 'label', value: 'spam' },
@@ -346,17 +509,71 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         { ts: FB, request_id: 'ghost', kind: 'click', value: true }, // never gets a request
       ]);
       const q = { fromMs: T0, toMs: T0 + 120 * MIN, filters: {}, groupBy: ['model_version'] as const, limit: 100 };
-      const v1 = { group: { model_version: 'v1' }, requests: 3, withFeedback: 3, correctN: 2, correctRate: 0.5, labelN: 2, labelAccuracy: 0.5, thumbsN: 1, thumbsUpRate: 0, ratingN: 1, ratingMean: 4, conversions: 1, conversionRate: 1 / 3, clicks: 1, clickRate: 1 / 3 };
+      const v1 = {
+        group: { model_version: 'v1' },
+        requests: 3,
+        withFeedback: 3,
+        correctN: 2,
+        correctRate: 0.5,
+        labelN: 2,
+        labelAccuracy: 0.5,
+        thumbsN: 1,
+        thumbsUpRate: 0,
+        ratingN: 1,
+        ratingMean: 4,
+        conversions: 1,
+        conversionRate: 1 / 3,
+        clicks: 1,
+        clickRate: 1 / 3,
+      };
       // v2 before 'late' arrives: e4 (correct, rating 2, click), e5 (label hit, thumbs up), e6 (nothing).
       expect(await store.feedbackStats(q)).toEqual({
         orphans: 2,
-        rows: [v1, { group: { model_version: 'v2' }, requests: 3, withFeedback: 2, correctN: 1, correctRate: 1, labelN: 1, labelAccuracy: 1, thumbsN: 1, thumbsUpRate: 1, ratingN: 1, ratingMean: 2, conversions: 0, conversionRate: 0, clicks: 1, clickRate: 1 / 3 }],
+        rows: [
+          v1,
+          {
+            group: { model_version: 'v2' },
+            requests: 3,
+            withFeedback: 2,
+            correctN: 1,
+            correctRate: 1,
+            labelN: 1,
+            labelAccuracy: 1,
+            thumbsN: 1,
+            thumbsUpRate: 1,
+            ratingN: 1,
+            ratingMean: 2,
+            conversions: 0,
+            conversionRate: 0,
+            clicks: 1,
+            clickRate: 1 / 3,
+          },
+        ],
       });
       await store.appendEvents([ev('late', 7, 'v2', 'spam')]);
       // Now 'late' joins: v2 has 4 requests, 3 with feedback, correct 2 of 2, clicks 1 of 4; only 'ghost' is an orphan.
       expect(await store.feedbackStats(q)).toEqual({
         orphans: 1,
-        rows: [v1, { group: { model_version: 'v2' }, requests: 4, withFeedback: 3, correctN: 2, correctRate: 1, labelN: 1, labelAccuracy: 1, thumbsN: 1, thumbsUpRate: 1, ratingN: 1, ratingMean: 2, conversions: 0, conversionRate: 0, clicks: 1, clickRate: 0.25 }],
+        rows: [
+          v1,
+          {
+            group: { model_version: 'v2' },
+            requests: 4,
+            withFeedback: 3,
+            correctN: 2,
+            correctRate: 1,
+            labelN: 1,
+            labelAccuracy: 1,
+            thumbsN: 1,
+            thumbsUpRate: 1,
+            ratingN: 1,
+            ratingMean: 2,
+            conversions: 0,
+            conversionRate: 0,
+            clicks: 1,
+            clickRate: 0.25,
+          },
+        ],
       });
       // Buckets are on the request time: all 7 requests fall in the first hour; label accuracy 2 of 3.
       const [all] = (await store.feedbackStats({ ...q, groupBy: [], stepMs: 60 * MIN })).rows;
@@ -365,7 +582,10 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
 
     test('the probe filter selects probes or user traffic', async () => {
       await store.appendEvents(fixtureLines());
-      await store.appendEvents([line({ ts: T0, model: 'm1', total_ms: 1000, status: 'ok', probe: true }), line({ ts: T0, model: 'm1', total_ms: 1, status: 'ok', probe: false })]);
+      await store.appendEvents([
+        line({ ts: T0, model: 'm1', total_ms: 1000, status: 'ok', probe: true }),
+        line({ ts: T0, model: 'm1', total_ms: 1, status: 'ok', probe: false }),
+      ]);
       // 10 fixture rows without the flag + 1 with probe: false are user traffic; 1 row is a probe.
       expect(await store.aggregate(spec(['count'], { includeProbes: true, filters: { probe: 'true' } }))).toEqual([{ count: 1 }]);
       expect(await store.aggregate(spec(['count'], { includeProbes: true, filters: { probe: 'false' } }))).toEqual([{ count: 11 }]);
@@ -402,7 +622,8 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(all.map((s) => s.request_id)).toEqual(['s4', 's3', 's2', 's1', 's0']);
       expect(all[0]).toEqual({ ...sample(4), ts: new Date(T0 + 4000).toISOString() });
       expect(all[2]!.output).toBeNull();
-      const ids = async (o: Partial<SampleListSpec>) => (await store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 100, ...o })).map((s) => s.request_id);
+      const ids = async (o: Partial<SampleListSpec>) =>
+        (await store.listSamples({ fromMs: T0, toMs: T0 + MIN, filters: {}, limit: 100, ...o })).map((s) => s.request_id);
       expect(await ids({ filters: { model_version: 'v1' } })).toEqual(['s2', 's1', 's0']);
       expect(await ids({ filters: { status: ['error', 'timeout'], model: 'm1' } })).toEqual(['s4']);
       expect(await ids({ reasons: ['new_version', 'risk_tag'] })).toEqual(['s4']);
@@ -423,7 +644,26 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       // Minutes 0–6 rolled up (a backend with a maintainer rolls them up now, one with materialized
       // views already has); 7–9 are the open tail, read raw by a maintainer backend.
       expect((await store.maintainRollup(T0 + 7 * MIN + 30_000)).watermarkMs).toBe(T0 + 7 * MIN);
-      const measures = ['count', 'n', 'qps', 'error_rate', 'rejected_rate', 'error_rate(replica_fault)', 'p50(total_ms)', 'p90(total_ms)', 'p99(total_ms)', 'p999(total_ms)', 'max(total_ms)', 'min(total_ms)', 'mean(queue_ms)', 'sum(queue_ms)', 'n(queue_ms)', 'p99(queue_ms)', 'mean(batch_size)', 'max(batch_size)'];
+      const measures = [
+        'count',
+        'n',
+        'qps',
+        'error_rate',
+        'rejected_rate',
+        'error_rate(replica_fault)',
+        'p50(total_ms)',
+        'p90(total_ms)',
+        'p99(total_ms)',
+        'p999(total_ms)',
+        'max(total_ms)',
+        'min(total_ms)',
+        'mean(queue_ms)',
+        'sum(queue_ms)',
+        'n(queue_ms)',
+        'p99(queue_ms)',
+        'mean(batch_size)',
+        'max(batch_size)',
+      ];
       const specs = [
         spec(measures),
         spec(measures, { stepMs: MIN }),

@@ -94,4 +94,3 @@ export function logBucketIndex(v: number, perDecade: number): number {
   if (!(v > 0)) return ZERO_INDEX;
   return Math.ceil(Math.log10(v) * perDecade - SKETCH_INDEX_EPSILON) || 0;
 }
-

@@ -28,8 +28,10 @@ export type StoreOptions =
 
 /** Opens the store (DuckDB: the file now; ClickHouse: the client, which connects on first use). */
 export async function openStore(o: StoreOptions): Promise<Store> {
-  if (o.backend === 'duckdb') return createDuckDBStore({ path: o.path, ...(o.memoryLimit ? { memoryLimit: o.memoryLimit } : {}), ...(o.threads ? { threads: o.threads } : {}) });
-  if ((o.url === undefined) === (o.chdbPath === undefined)) throw new InferlensError('invalid_argument', 'ClickHouse needs exactly one of a URL or a chdb path');
+  if (o.backend === 'duckdb')
+    return createDuckDBStore({ path: o.path, ...(o.memoryLimit ? { memoryLimit: o.memoryLimit } : {}), ...(o.threads ? { threads: o.threads } : {}) });
+  if ((o.url === undefined) === (o.chdbPath === undefined))
+    throw new InferlensError('invalid_argument', 'ClickHouse needs exactly one of a URL or a chdb path');
   const { chdbPath, backend: _, ...rest } = o;
   return createClickHouseStore({ ...rest, ...(chdbPath !== undefined ? { connection: await openChdbConnection(chdbPath) } : {}) });
 }

@@ -121,6 +121,15 @@ export function toStoredSample(r: Row): StoredSample {
  * more than `spec.limit` of them is the caller's `resource_exhausted`, as the contract says.
  */
 export function toBucketCountRows(spec: BucketCountSpec, dims: readonly string[], rows: Row[]): BucketCountRow[] {
-  if (rows.length > spec.limit) throw new InferlensError('resource_exhausted', `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`);
-  return rows.map((r) => ({ bucketMs: Number(r.bucket), slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])), index: Number(r.idx), n: Number(r.n) }));
+  if (rows.length > spec.limit)
+    throw new InferlensError(
+      'resource_exhausted',
+      `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`,
+    );
+  return rows.map((r) => ({
+    bucketMs: Number(r.bucket),
+    slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])),
+    index: Number(r.idx),
+    n: Number(r.n),
+  }));
 }

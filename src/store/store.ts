@@ -19,7 +19,22 @@
  *   full. Validation (src/schema) accepts only what the columns hold, so `invalid_argument` is a
  *   bug caught safely, not a path for ordinary bad input.
  */
-import type { Dimension, Feedback, Filters, GroupKey, NumericField, QueryRow, QuerySpec, ResourceSample, ResourceSeriesReply, StoredEvent, FeedbackStatsSpec, FeedbackStats, SampleFilterKey, SampleReason } from '../schema/index.ts';
+import type {
+  Dimension,
+  Feedback,
+  Filters,
+  GroupKey,
+  NumericField,
+  QueryRow,
+  QuerySpec,
+  ResourceSample,
+  ResourceSeriesReply,
+  StoredEvent,
+  FeedbackStatsSpec,
+  FeedbackStats,
+  SampleFilterKey,
+  SampleReason,
+} from '../schema/index.ts';
 
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
@@ -134,7 +149,13 @@ export interface ResourceQuerySpec {
   stepMs: number;
   metrics: readonly string[];
   /** Sample fields, and `labels`: a sample's own labels (key → one value or any of several). */
-  filters: { node?: string | string[]; replica?: string | string[]; pool?: string | string[]; gpu?: string | string[]; labels?: Readonly<Record<string, string | readonly string[]>> };
+  filters: {
+    node?: string | string[];
+    replica?: string | string[];
+    pool?: string | string[];
+    gpu?: string | string[];
+    labels?: Readonly<Record<string, string | readonly string[]>>;
+  };
   groupBy: readonly ResourceGroupKey[];
 }
 
@@ -261,7 +282,18 @@ export interface IncidentLogSpec {
 /** The reads of a Store: all that query/ needs, and what the read-scope decorator (`scopeStore`) wraps. */
 export type StoreReads = Pick<
   Store,
-  'aggregate' | 'approxAggregate' | 'histogram' | 'approxHistogram' | 'bucketCounts' | 'sliceCounts' | 'listEvents' | 'getEvents' | 'resources' | 'distinctValues' | 'feedbackStats' | 'listSamples'
+  | 'aggregate'
+  | 'approxAggregate'
+  | 'histogram'
+  | 'approxHistogram'
+  | 'bucketCounts'
+  | 'sliceCounts'
+  | 'listEvents'
+  | 'getEvents'
+  | 'resources'
+  | 'distinctValues'
+  | 'feedbackStats'
+  | 'listSamples'
 >;
 
 /** The feedback join's contract lives in src/schema (quality reads it too). */

@@ -53,7 +53,12 @@ async function main() {
       inCallerContext(scenario, () =>
         traceLLM(fn, {
           name: 'chat gpt-4o',
-          attributes: getLLMAttributes({ provider: 'openai', system: 'openai', requestModelName: 'gpt-4o', invocationParameters: { model: 'gpt-4o', temperature: 0.2, max_tokens: 64 } }),
+          attributes: getLLMAttributes({
+            provider: 'openai',
+            system: 'openai',
+            requestModelName: 'gpt-4o',
+            invocationParameters: { model: 'gpt-4o', temperature: 0.2, max_tokens: 64 },
+          }),
           processInput: () => ({}),
           processOutput: (r) =>
             r.response

@@ -43,18 +43,21 @@ beforeAll(async () => {
       const body = Buffer.concat(chunks);
       const headers: Record<string, string> = {};
       for (const h of ['content-type', 'content-encoding']) if (req.headers[h]) headers[h] = String(req.headers[h]);
-      void fetch(inferlens.url + req.url, { method: req.method, headers, ...(req.method === 'POST' ? { body } : {}) }).then(async (r) => {
-        const reply = Buffer.from(await r.arrayBuffer());
-        if (req.url === '/v1/traces' && r.status === 200 && !headers['content-encoding']) {
-          const contentType = headers['content-type'] ?? '';
-          exports.push({
-            path: req.url,
-            spans: decodeTraceRequest(body, contentType).spans,
-            reply: contentType.includes('json') ? reply.toString('utf8') : JSON.stringify(replyOfProto(reply)),
-          });
-        }
-        res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/octet-stream' }).end(reply);
-      }, (e: unknown) => res.writeHead(502).end(String(e)));
+      void fetch(inferlens.url + req.url, { method: req.method, headers, ...(req.method === 'POST' ? { body } : {}) }).then(
+        async (r) => {
+          const reply = Buffer.from(await r.arrayBuffer());
+          if (req.url === '/v1/traces' && r.status === 200 && !headers['content-encoding']) {
+            const contentType = headers['content-type'] ?? '';
+            exports.push({
+              path: req.url,
+              spans: decodeTraceRequest(body, contentType).spans,
+              reply: contentType.includes('json') ? reply.toString('utf8') : JSON.stringify(replyOfProto(reply)),
+            });
+          }
+          res.writeHead(r.status, { 'content-type': r.headers.get('content-type') ?? 'application/octet-stream' }).end(reply);
+        },
+        (e: unknown) => res.writeHead(502).end(String(e)),
+      );
     });
   });
   await new Promise<void>((r) => proxy.listen(0, '127.0.0.1', r));
@@ -75,7 +78,13 @@ function replyOfProto(bytes: Buffer): { text: string } {
 /** Runs one driver to its end; resolves with what the client saw for each call. */
 function drive(script: string): Promise<unknown> {
   const child = spawn(process.execPath, [resolve(import.meta.dirname, script)], {
-    env: { ...process.env, OPENAI_BASE_URL: openai.baseURL, OTLP_TRACES_URL: `${proxyUrl}/v1/traces`, OTLP_METRICS_URL: `${proxyUrl}/v1/metrics`, OTLP_BASE_URL: proxyUrl },
+    env: {
+      ...process.env,
+      OPENAI_BASE_URL: openai.baseURL,
+      OTLP_TRACES_URL: `${proxyUrl}/v1/traces`,
+      OTLP_METRICS_URL: `${proxyUrl}/v1/metrics`,
+      OTLP_BASE_URL: proxyUrl,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
@@ -83,7 +92,9 @@ function drive(script: string): Promise<unknown> {
   child.stdout.on('data', (d: Buffer) => (out += d.toString()));
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   return new Promise((resolveP, reject) =>
-    child.on('exit', (code) => (code === 0 ? resolveP(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${script} exited with ${code}:\n${err}\n${out}`)))),
+    child.on('exit', (code) =>
+      code === 0 ? resolveP(JSON.parse(out.trim().split('\n').pop()!)) : reject(new Error(`${script} exited with ${code}:\n${err}\n${out}`)),
+    ),
   );
 }
 
@@ -93,7 +104,13 @@ async function eventsOf(tenant: string, model: string): Promise<Row[]> {
   const res = await fetch(`${inferlens.url}/v1/events/search`, {
     method: 'POST',
     headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ from: new Date(T_START - 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), filters: { tenant, model }, order: 'ts_asc', limit: 100 }),
+    body: JSON.stringify({
+      from: new Date(T_START - 60_000).toISOString(),
+      to: new Date(Date.now() + 60_000).toISOString(),
+      filters: { tenant, model },
+      order: 'ts_asc',
+      limit: 100,
+    }),
   });
   const body = (await res.json()) as { data: { events: Row[] } };
   return body.data.events;
@@ -126,7 +143,19 @@ const FAILURES = [
 describe('real instrumentations of the openai client → OTLP → stored events', () => {
   it('@opentelemetry/instrumentation-openai (GenAI conventions): model, tokens, finish reason, every outcome, tenant and user from baggage', async () => {
     const seen = (await drive('drive-otel-openai.cjs')) as { scenario: string; ok: boolean; error?: string }[];
-    expect(seen.map((s) => s.error ?? 'ok')).toEqual(['ok', 'ok', 'ok', 'RateLimitError', 'InternalServerError', 'InternalServerError', 'AuthenticationError', 'NotFoundError', 'BadRequestError', 'APIUserAbortError', 'APIConnectionTimeoutError']);
+    expect(seen.map((s) => s.error ?? 'ok')).toEqual([
+      'ok',
+      'ok',
+      'ok',
+      'RateLimitError',
+      'InternalServerError',
+      'InternalServerError',
+      'AuthenticationError',
+      'NotFoundError',
+      'BadRequestError',
+      'APIUserAbortError',
+      'APIConnectionTimeoutError',
+    ]);
     const rows = await eventsOf('acme', 'gpt-4o-mini');
     expect(rows).toHaveLength(11);
     expect(outcomes(rows)).toEqual([['ok', null, null], ['ok', null, null], ['ok', null, null], ...FAILURES]);
@@ -162,7 +191,14 @@ describe('real instrumentations of the openai client → OTLP → stored events'
       const res = await fetch(`${inferlens.url}/v1/resources/query`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ from: new Date(T_START - 60_000).toISOString(), to: new Date(Date.now() + 60_000).toISOString(), step: '1h', metrics, filters: { node: 'node-a', labels: { 'gen_ai.request.model': 'gpt-4o-mini' } }, group_by }),
+        body: JSON.stringify({
+          from: new Date(T_START - 60_000).toISOString(),
+          to: new Date(Date.now() + 60_000).toISOString(),
+          step: '1h',
+          metrics,
+          filters: { node: 'node-a', labels: { 'gen_ai.request.model': 'gpt-4o-mini' } },
+          group_by,
+        }),
       });
       return ((await res.json()) as { data: { rows: { labels: Record<string, string | null>; sum: number }[] } }).data.rows;
     };
@@ -188,7 +224,11 @@ describe('real instrumentations of the openai client → OTLP → stored events'
 
     // The auto-instrumentation exports only the calls that succeeded (it never ends a failed call's span).
     const auto = await eventsOf('globex', 'gpt-4o-mini');
-    expect(outcomes(auto)).toEqual([['ok', null, null], ['ok', null, null], ['ok', null, null]]);
+    expect(outcomes(auto)).toEqual([
+      ['ok', null, null],
+      ['ok', null, null],
+      ['ok', null, null],
+    ]);
     // The stream's span carries no token counts (the instrumentation does not read the usage chunk).
     expect(usage(auto)).toEqual([
       [PROMPT_TOKENS, COMPLETION_TOKENS, 'stop'],
@@ -220,7 +260,11 @@ describe('real instrumentations of the openai client → OTLP → stored events'
     expect(seen.filter((s) => s.ok)).toHaveLength(3);
     // Like OpenInference's, Traceloop's openai instrumentation ends only successful calls' spans.
     const rows = await eventsOf('initech', 'gpt-4o-mini');
-    expect(outcomes(rows)).toEqual([['ok', null, null], ['ok', null, null], ['ok', null, null]]);
+    expect(outcomes(rows)).toEqual([
+      ['ok', null, null],
+      ['ok', null, null],
+      ['ok', null, null],
+    ]);
     // For a stream Traceloop counts the prompt itself (1 token for "stream"), not the server's usage.
     expect(usage(rows)).toEqual([
       [PROMPT_TOKENS, COMPLETION_TOKENS, 'stop'],

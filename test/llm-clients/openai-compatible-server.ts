@@ -44,12 +44,33 @@ interface ErrorReply {
 }
 
 const ERRORS: Record<string, ErrorReply> = {
-  'rate-limit': { status: 429, message: 'Rate limit reached for requests. Please try again in 1s.', type: 'requests', code: 'rate_limit_exceeded', headers: { 'retry-after': '1' } },
+  'rate-limit': {
+    status: 429,
+    message: 'Rate limit reached for requests. Please try again in 1s.',
+    type: 'requests',
+    code: 'rate_limit_exceeded',
+    headers: { 'retry-after': '1' },
+  },
   'server-error': { status: 500, message: 'The server had an error while processing your request. Sorry about that!', type: 'server_error', code: null },
   overloaded: { status: 503, message: 'The engine is currently overloaded, please try again later', type: 'server_error', code: null },
-  unauthorized: { status: 401, message: 'Incorrect API key provided: sk-test. You can find your API key at your provider.', type: 'invalid_request_error', code: 'invalid_api_key' },
-  'no-model': { status: 404, message: 'The model `gpt-9` does not exist or you do not have access to it.', type: 'invalid_request_error', code: 'model_not_found' },
-  'too-long': { status: 400, message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.", type: 'invalid_request_error', code: 'context_length_exceeded' },
+  unauthorized: {
+    status: 401,
+    message: 'Incorrect API key provided: sk-test. You can find your API key at your provider.',
+    type: 'invalid_request_error',
+    code: 'invalid_api_key',
+  },
+  'no-model': {
+    status: 404,
+    message: 'The model `gpt-9` does not exist or you do not have access to it.',
+    type: 'invalid_request_error',
+    code: 'model_not_found',
+  },
+  'too-long': {
+    status: 400,
+    message: "This model's maximum context length is 128000 tokens. However, your messages resulted in 130000 tokens.",
+    type: 'invalid_request_error',
+    code: 'context_length_exceeded',
+  },
 };
 
 export interface OpenAICompatibleServer {
@@ -112,7 +133,9 @@ export async function startOpenAICompatibleServer(): Promise<OpenAICompatibleSer
   const slow = new Set<ServerResponse>();
   const server: Server = createServer((req, res) => {
     if (req.method !== 'POST' || !req.url?.endsWith('/chat/completions')) {
-      res.writeHead(404, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } }));
+      res
+        .writeHead(404, { 'content-type': 'application/json' })
+        .end(JSON.stringify({ error: { message: `no route ${req.method} ${req.url}`, type: 'invalid_request_error', param: null, code: null } }));
       return;
     }
     readJson(req).then(
@@ -134,9 +157,15 @@ export async function startOpenAICompatibleServer(): Promise<OpenAICompatibleSer
             slow.delete(res);
           });
         } else if (body.stream) stream(res, model, body.stream_options?.include_usage === true);
-        else res.writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req-${word}` }).end(JSON.stringify(completion(model, word === 'length' ? 'length' : 'stop')));
+        else
+          res
+            .writeHead(200, { 'content-type': 'application/json', 'x-request-id': `req-${word}` })
+            .end(JSON.stringify(completion(model, word === 'length' ? 'length' : 'stop')));
       },
-      () => res.writeHead(400, { 'content-type': 'application/json' }).end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error', param: null, code: null } })),
+      () =>
+        res
+          .writeHead(400, { 'content-type': 'application/json' })
+          .end(JSON.stringify({ error: { message: 'body is not JSON', type: 'invalid_request_error', param: null, code: null } })),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

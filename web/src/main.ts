@@ -11,7 +11,18 @@ import { fmtTime } from './format.ts';
 import { Drawer } from './samples.ts';
 import { describePrincipal, loadSession, signIn, signOut } from './session.ts';
 import type { SessionInfo } from './session.ts';
-import { FILTER_DIMS, FILTER_TITLES, REFRESH_CHOICES_S, RELATIVE_WINDOWS, VIEWS, VIEW_TITLES, apiFilters, parseState, resolveWindow, stateUrl } from './state.ts';
+import {
+  FILTER_DIMS,
+  FILTER_TITLES,
+  REFRESH_CHOICES_S,
+  RELATIVE_WINDOWS,
+  VIEWS,
+  VIEW_TITLES,
+  apiFilters,
+  parseState,
+  resolveWindow,
+  stateUrl,
+} from './state.ts';
 import type { FilterDim, State, View } from './state.ts';
 import type { ViewContext, ViewFactory, ViewHandle } from './view.ts';
 import { alertsView } from './views/alerts.ts';
@@ -47,12 +58,24 @@ const drawer = new Drawer(
   },
 );
 
-const tabs = h('nav', { class: 'tabs' }, ...VIEWS.map((v) => h('a', { href: `/${v}`, data: { view: v }, on: { click: (e) => (e.preventDefault(), go({ view: v })) } }, VIEW_TITLES[v])));
+const tabs = h(
+  'nav',
+  { class: 'tabs' },
+  ...VIEWS.map((v) => h('a', { href: `/${v}`, data: { view: v }, on: { click: (e) => (e.preventDefault(), go({ view: v })) } }, VIEW_TITLES[v])),
+);
 
 const filterSelects = Object.fromEntries(
   FILTER_DIMS.map((d) => [
     d,
-    h('select', { id: `filter-${d}`, label: FILTER_TITLES[d], on: { change: (e) => go({ filters: { ...state.filters, [d]: (e.target as HTMLSelectElement).value || undefined } }) } }, h('option', { value: '' }, `all`)),
+    h(
+      'select',
+      {
+        id: `filter-${d}`,
+        label: FILTER_TITLES[d],
+        on: { change: (e) => go({ filters: { ...state.filters, [d]: (e.target as HTMLSelectElement).value || undefined } }) },
+      },
+      h('option', { value: '' }, `all`),
+    ),
   ]),
 ) as Record<FilterDim, HTMLSelectElement>;
 
@@ -279,7 +302,13 @@ function showSignIn(): void {
       'section',
       { class: 'panel signin', data: { panel: 'signin', state: 'ready' } },
       h('header', null, h('h3', null, 'Sign in')),
-      h('p', { class: 'panel-sub' }, 'This server needs an API key. Create one with ', h('code', null, 'inferlens keys create --role read'), ' (operate to silence and approve).'),
+      h(
+        'p',
+        { class: 'panel-sub' },
+        'This server needs an API key. Create one with ',
+        h('code', null, 'inferlens keys create --role read'),
+        ' (operate to silence and approve).',
+      ),
       form(
         'controls',
         () => {

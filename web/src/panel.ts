@@ -59,12 +59,7 @@ export class Panel {
   needs(fields: string[], why: string): void {
     this.set(
       'needs',
-      h(
-        'div',
-        { class: 'needs' },
-        h('strong', null, 'Needs ', ...fields.flatMap((f, i) => [i ? ', ' : '', h('code', null, f)])),
-        h('p', null, why),
-      ),
+      h('div', { class: 'needs' }, h('strong', null, 'Needs ', ...fields.flatMap((f, i) => [i ? ', ' : '', h('code', null, f)])), h('p', null, why)),
     );
   }
 

@@ -22,7 +22,22 @@ export interface SampleQuery {
 }
 
 /** The captured text first (the drawer is narrow), then the slice and the timings. */
-const TABLE_COLUMNS = ['ts', 'request_id', 'input', 'output', 'reasons', 'status', 'error_type', 'model', 'model_version', 'replica', 'tenant', 'total_ms', 'queue_ms', 'exec_ms'] as const;
+const TABLE_COLUMNS = [
+  'ts',
+  'request_id',
+  'input',
+  'output',
+  'reasons',
+  'status',
+  'error_type',
+  'model',
+  'model_version',
+  'replica',
+  'tenant',
+  'total_ms',
+  'queue_ms',
+  'exec_ms',
+] as const;
 const EVENT_LIMIT = 200;
 const SAMPLE_LIMIT = 1000;
 const MS: ReadonlySet<string> = new Set(LATENCY_FIELDS);
@@ -109,7 +124,12 @@ export class Drawer {
       });
       const withText = rows.filter((r) => r['input'] != null || r['output'] != null).length;
       const count = `${events.length} request${events.length === 1 ? '' : 's'}${events.length === EVENT_LIMIT ? ` (first ${EVENT_LIMIT})` : ''}`;
-      replace(this.body, head, h('p', { class: 'drawer-sub', data: { samples: String(withText) } }, `${count} · ${withText} with a captured sample`), this.sampleTable(rows));
+      replace(
+        this.body,
+        head,
+        h('p', { class: 'drawer-sub', data: { samples: String(withText) } }, `${count} · ${withText} with a captured sample`),
+        this.sampleTable(rows),
+      );
     } catch (e) {
       if (signal.aborted) return;
       this.el.dataset['state'] = 'error';
@@ -126,7 +146,8 @@ export class Drawer {
         { data: { requestId: id ?? '' } },
         ...cols.map((c) => {
           const text = cellText(c, e[c]);
-          if (c === 'request_id' && id) return h('td', null, h('a', { href: '#', class: 'reqlink', on: { click: (ev) => (ev.preventDefault(), this.onOpenRequest(id)) } }, text));
+          if (c === 'request_id' && id)
+            return h('td', null, h('a', { href: '#', class: 'reqlink', on: { click: (ev) => (ev.preventDefault(), this.onOpenRequest(id)) } }, text));
           return h('td', { class: c === 'input' || c === 'output' ? 'captured' : c, title: c === 'input' || c === 'output' ? String(e[c]) : '' }, text);
         }),
       );
@@ -144,7 +165,9 @@ export class Drawer {
       replace(
         this.body,
         ...events.map((e) => this.eventDetail(e, samples.length === 0)),
-        samples.length ? h('div', { class: 'samples-block' }, ...samples.map((x) => sampleCard(x, null))) : h('p', { class: 'drawer-sub' }, 'No captured sample of this request (the capture policy keeps errors, low confidence, risky and a random share).'),
+        samples.length
+          ? h('div', { class: 'samples-block' }, ...samples.map((x) => sampleCard(x, null)))
+          : h('p', { class: 'drawer-sub' }, 'No captured sample of this request (the capture policy keeps errors, low confidence, risky and a random share).'),
       );
     } catch (e) {
       if (signal.aborted) return;
@@ -158,9 +181,13 @@ export class Drawer {
     const skip = new Set(['input', 'output']);
     const rows = Object.entries(e)
       .filter(([k, v]) => v != null && !skip.has(k))
-      .map(([k, v]) => h('tr', null, h('th', null, k), h('td', null, k === 'ts' || MS.has(k) ? cellText(k, v) : typeof v === 'object' ? JSON.stringify(v) : String(v))));
+      .map(([k, v]) =>
+        h('tr', null, h('th', null, k), h('td', null, k === 'ts' || MS.has(k) ? cellText(k, v) : typeof v === 'object' ? JSON.stringify(v) : String(v))),
+      );
     const text = (k: 'input' | 'output') =>
-      withText && typeof e[k] === 'string' ? h('div', { class: 'captured-block' }, h('h4', null, k), h('pre', { data: { captured: k } }, e[k] as string)) : null;
+      withText && typeof e[k] === 'string'
+        ? h('div', { class: 'captured-block' }, h('h4', null, k), h('pre', { data: { captured: k } }, e[k] as string))
+        : null;
     return h('div', { class: 'event-detail' }, h('table', { class: 'kv' }, h('tbody', null, ...rows)), text('input'), text('output'));
   }
 }

@@ -22,7 +22,11 @@ export interface SessionInfo {
 }
 
 function asSession(data: SessionReply): SessionInfo {
-  return { principal: { ...data.principal, tenants: data.principal.tenants ? [...data.principal.tenants] : null }, via: data.via, keysRequired: data.keys_required };
+  return {
+    principal: { ...data.principal, tenants: data.principal.tenants ? [...data.principal.tenants] : null },
+    via: data.via,
+    keysRequired: data.keys_required,
+  };
 }
 
 let csrfToken: string | null = null;

@@ -33,25 +33,87 @@ beforeAll(async () => {
     ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr', replica: `pr-${i % 3}`, exec_ms: [2.0, 6.3, 2.2][i % 3], status: 'ok' })),
     ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'pr2', replica: `pr-${i % 2}`, exec_ms: [2.0, 6.3][i % 2], status: 'ok' })),
     // baseline: model cb, the canary route executes in 5.0 ms, the default route in 2.0 ms.
-    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({ model: 'cb', model_version: i % 4 ? 'v1' : 'v2', route_rule: i % 4 ? 'default' : 'canary', exec_ms: i % 4 ? 2.0 : 5.0, status: 'ok' })),
+    ...series(NOW - 5 * MIN, NOW, 1000, (i) => ({
+      model: 'cb',
+      model_version: i % 4 ? 'v1' : 'v2',
+      route_rule: i % 4 ? 'default' : 'canary',
+      exec_ms: i % 4 ? 2.0 : 5.0,
+      status: 'ok',
+    })),
     // errors: model err fails 10 % in the last 6 h (budget 0.5 % → burn 20 in every window).
     ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'err', status: i % 10 === 0 ? 'error' : 'ok', total_ms: 50 })),
     // model okish fails 0.2 % (burn 0.4: no page).
     ...series(NOW - 6 * 60 * MIN, NOW, 5000, (i) => ({ model: 'okish', status: i % 500 === 0 ? 'error' : 'ok', total_ms: 50 })),
     // quality: empty 2 % in the previous hour, 10 % in the last hour (model q); model q2 steady at 2 %.
-    ...series(NOW - 120 * MIN, NOW - 60 * MIN, 2000, (i) => ({ model: 'q', status: 'ok', empty: i % 50 === 0, label: i % 2 ? 'ham' : 'spam', confidence: 0.5 + 0.4 * rnd() })),
-    ...series(NOW - 60 * MIN, NOW, 2000, (i) => ({ model: 'q', status: 'ok', empty: i % 10 === 0, label: i % 5 ? 'spam' : 'ham', confidence: 0.1 + 0.4 * rnd() })),
-    ...series(NOW - 120 * MIN, NOW, 2000, (i) => ({ model: 'q2', status: 'ok', empty: i % 50 === 0, label: i % 2 ? 'ham' : 'spam', confidence: 0.5 + 0.4 * rnd() })),
+    ...series(NOW - 120 * MIN, NOW - 60 * MIN, 2000, (i) => ({
+      model: 'q',
+      status: 'ok',
+      empty: i % 50 === 0,
+      label: i % 2 ? 'ham' : 'spam',
+      confidence: 0.5 + 0.4 * rnd(),
+    })),
+    ...series(NOW - 60 * MIN, NOW, 2000, (i) => ({
+      model: 'q',
+      status: 'ok',
+      empty: i % 10 === 0,
+      label: i % 5 ? 'spam' : 'ham',
+      confidence: 0.1 + 0.4 * rnd(),
+    })),
+    ...series(NOW - 120 * MIN, NOW, 2000, (i) => ({
+      model: 'q2',
+      status: 'ok',
+      empty: i % 50 === 0,
+      label: i % 2 ? 'ham' : 'spam',
+      confidence: 0.5 + 0.4 * rnd(),
+    })),
     // golden probes: v1 passes 10/10, v2 passes 6/10 (one without the attribute but with an error).
-    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: 'true' }, total_ms: 10 + i })),
-    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({ model: 'g', model_version: 'v2', probe: true, status: i === 9 ? 'error' : 'ok', ...(i < 9 && { attributes: { golden_pass: i < 6 ? 'true' : 'false' } }), total_ms: 10 + i })),
+    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({
+      model: 'g',
+      model_version: 'v1',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: 'true' },
+      total_ms: 10 + i,
+    })),
+    ...series(NOW - 10 * MIN, NOW, MIN, (i) => ({
+      model: 'g',
+      model_version: 'v2',
+      probe: true,
+      status: i === 9 ? 'error' : 'ok',
+      ...(i < 9 && { attributes: { golden_pass: i < 6 ? 'true' : 'false' } }),
+      total_ms: 10 + i,
+    })),
     // golden probes, judged sequentially: gs v1 fails 12 of its last 20 (3 of every 5), gs v2 6 of its last 12 (every other).
-    ...series(NOW - 20 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i % 5 < 2 ? 'true' : 'false' } })),
-    ...series(NOW - 12 * MIN, NOW, MIN, (i) => ({ model: 'gs', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: i % 2 === 0 ? 'true' : 'false' } })),
+    ...series(NOW - 20 * MIN, NOW, MIN, (i) => ({
+      model: 'gs',
+      model_version: 'v1',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i % 5 < 2 ? 'true' : 'false' },
+    })),
+    ...series(NOW - 12 * MIN, NOW, MIN, (i) => ({
+      model: 'gs',
+      model_version: 'v2',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i % 2 === 0 ? 'true' : 'false' },
+    })),
     // golden probes against their own past: gr v1 failed 1 of 150 in the 2.5 h before the last
     // half hour, and 8 of the last 30 (every fourth, oldest first).
-    ...series(NOW - 180 * MIN, NOW - 30 * MIN, MIN, (i) => ({ model: 'gr', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i === 70 ? 'false' : 'true' } })),
-    ...series(NOW - 30 * MIN, NOW, MIN, (i) => ({ model: 'gr', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: i % 4 === 0 ? 'false' : 'true' } })),
+    ...series(NOW - 180 * MIN, NOW - 30 * MIN, MIN, (i) => ({
+      model: 'gr',
+      model_version: 'v1',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i === 70 ? 'false' : 'true' },
+    })),
+    ...series(NOW - 30 * MIN, NOW, MIN, (i) => ({
+      model: 'gr',
+      model_version: 'v1',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i % 4 === 0 ? 'false' : 'true' },
+    })),
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
@@ -90,30 +152,102 @@ async function run(condition: unknown, severity: Severity = 'warning') {
 
 describe('rule kinds on DuckDB', () => {
   it('threshold: P99 per replica, and relative to an hour ago', async () => {
-    const abs = await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['model', 'replica'], filters: { model: 'lat' }, op: '>', value: 500, min_count: 50 });
+    const abs = await run({
+      kind: 'threshold',
+      measure: 'p99(total_ms)',
+      window: '5m',
+      by: ['model', 'replica'],
+      filters: { model: 'lat' },
+      op: '>',
+      value: 500,
+      min_count: 50,
+    });
     expect(abs).toEqual([{ labels: { model: 'lat', replica: 'r1' }, value: 1000 }]);
-    const rel = await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['replica'], filters: { model: 'lat' }, relative_to: { offset: '1h' }, op: '>', value: 1.5, min_count: 50 });
+    const rel = await run({
+      kind: 'threshold',
+      measure: 'p99(total_ms)',
+      window: '5m',
+      by: ['replica'],
+      filters: { model: 'lat' },
+      relative_to: { offset: '1h' },
+      op: '>',
+      value: 1.5,
+      min_count: 50,
+    });
     expect(rel).toEqual([{ labels: { replica: 'r1' }, value: 10 }]);
     // min_count above the slice size: no verdict.
-    expect(await run({ kind: 'threshold', measure: 'p99(total_ms)', window: '5m', by: ['replica'], filters: { model: 'lat' }, op: '>', value: 500, min_count: 1000 })).toEqual([]);
+    expect(
+      await run({
+        kind: 'threshold',
+        measure: 'p99(total_ms)',
+        window: '5m',
+        by: ['replica'],
+        filters: { model: 'lat' },
+        op: '>',
+        value: 500,
+        min_count: 1000,
+      }),
+    ).toEqual([]);
   });
 
   it('threshold relative to peers: the one slow replica of three, not a model with two', async () => {
-    const obs = await run({ kind: 'threshold', measure: 'p99(exec_ms)', window: '5m', by: ['model', 'replica'], filters: { model: ['pr', 'pr2'] }, relative_to: { peers: 'replica' }, op: '>', value: 1.5, min_count: 50 });
+    const obs = await run({
+      kind: 'threshold',
+      measure: 'p99(exec_ms)',
+      window: '5m',
+      by: ['model', 'replica'],
+      filters: { model: ['pr', 'pr2'] },
+      relative_to: { peers: 'replica' },
+      op: '>',
+      value: 1.5,
+      min_count: 50,
+    });
     // pr: median of 2.0, 6.3, 2.2 is 2.2 → pr-1 reads 6.3 / 2.2 = 2.864; pr2 has 2 peers < min_peers 3.
     expect(obs).toHaveLength(1);
     expect(obs[0]!.labels).toEqual({ model: 'pr', replica: 'pr-1' });
     expect(obs[0]!.value).toBeCloseTo(6.3 / 2.2, 9);
-    const below = await run({ kind: 'threshold', measure: 'p99(exec_ms)', window: '5m', by: ['model', 'replica'], filters: { model: 'pr' }, relative_to: { peers: 'replica' }, op: '<', value: 1, min_count: 50 });
+    const below = await run({
+      kind: 'threshold',
+      measure: 'p99(exec_ms)',
+      window: '5m',
+      by: ['model', 'replica'],
+      filters: { model: 'pr' },
+      relative_to: { peers: 'replica' },
+      op: '<',
+      value: 1,
+      min_count: 50,
+    });
     expect(below).toEqual([{ labels: { model: 'pr', replica: 'pr-0' }, value: 2.0 / 2.2 }]);
   });
 
   it('threshold relative to a baseline: the canary route against the default route at the same time', async () => {
-    const obs = await run({ kind: 'threshold', measure: 'p95(exec_ms)', window: '5m', by: ['model', 'route_rule'], filters: { model: 'cb', route_rule: 'canary' }, relative_to: { baseline: { route_rule: 'default' } }, op: '>', value: 1.4, min_count: 50 });
+    const obs = await run({
+      kind: 'threshold',
+      measure: 'p95(exec_ms)',
+      window: '5m',
+      by: ['model', 'route_rule'],
+      filters: { model: 'cb', route_rule: 'canary' },
+      relative_to: { baseline: { route_rule: 'default' } },
+      op: '>',
+      value: 1.4,
+      min_count: 50,
+    });
     // 75 canary rows at 5.0 ms, 225 default rows at 2.0 ms → 2.5.
     expect(obs).toEqual([{ labels: { model: 'cb', route_rule: 'canary' }, value: 2.5 }]);
     // 75 canary rows are fewer than min_count 100: no verdict.
-    expect(await run({ kind: 'threshold', measure: 'p95(exec_ms)', window: '5m', by: ['model', 'route_rule'], filters: { model: 'cb', route_rule: 'canary' }, relative_to: { baseline: { route_rule: 'default' } }, op: '>', value: 1.4, min_count: 100 })).toEqual([]);
+    expect(
+      await run({
+        kind: 'threshold',
+        measure: 'p95(exec_ms)',
+        window: '5m',
+        by: ['model', 'route_rule'],
+        filters: { model: 'cb', route_rule: 'canary' },
+        relative_to: { baseline: { route_rule: 'default' } },
+        op: '>',
+        value: 1.4,
+        min_count: 100,
+      }),
+    ).toEqual([]);
   });
 
   it('slo_burn_rate: 10 % errors against a 99.5 % SLO burns 20× in every window → page', async () => {
@@ -123,11 +257,24 @@ describe('rule kinds on DuckDB', () => {
     // 6 h window: 4320 events, every 10th an error → 432/4320 = 0.1 → 0.1 / 0.005 = 20.
     expect(obs[0]!.value).toBeCloseTo(20, 1);
     // Latency SLO on the same data: every request is 50 ms < 100 ms → no burn.
-    expect(await run({ kind: 'slo_burn_rate', objective: 0.99, latency: { field: 'total_ms', threshold_ms: 100 }, by: ['model'], filters: { model: 'err' } }, 'critical')).toEqual([]);
+    expect(
+      await run(
+        { kind: 'slo_burn_rate', objective: 0.99, latency: { field: 'total_ms', threshold_ms: 100 }, by: ['model'], filters: { model: 'err' } },
+        'critical',
+      ),
+    ).toEqual([]);
   });
 
   it('quality_change proportion: empty rate 10 % vs 2 % the hour before fires on q only', async () => {
-    const obs = await run({ kind: 'quality_change', measure: 'empty_rate', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 200, min_delta: 0.02 });
+    const obs = await run({
+      kind: 'quality_change',
+      measure: 'empty_rate',
+      window: '1h',
+      by: ['model'],
+      filters: { model: ['q', 'q2'] },
+      min_count: 200,
+      min_delta: 0.02,
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'q' }]);
     expect(obs[0]!.value).toBeCloseTo(0.1, 2);
     // Too few requests for a verdict.
@@ -135,29 +282,76 @@ describe('rule kinds on DuckDB', () => {
   });
 
   it('quality_change drift: label mix and confidence moved on q, not on q2', async () => {
-    const labels = await run({ kind: 'quality_change', test: 'drift', field: 'label', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 100 });
+    const labels = await run({
+      kind: 'quality_change',
+      test: 'drift',
+      field: 'label',
+      window: '1h',
+      by: ['model'],
+      filters: { model: ['q', 'q2'] },
+      min_count: 100,
+    });
     expect(labels.map((o) => o.labels)).toEqual([{ model: 'q' }]);
-    const conf = await run({ kind: 'quality_change', test: 'drift', field: 'confidence', window: '1h', by: ['model'], filters: { model: ['q', 'q2'] }, min_count: 100 });
+    const conf = await run({
+      kind: 'quality_change',
+      test: 'drift',
+      field: 'confidence',
+      window: '1h',
+      by: ['model'],
+      filters: { model: ['q', 'q2'] },
+      min_count: 100,
+    });
     expect(conf.map((o) => o.labels)).toEqual([{ model: 'q' }]);
     expect(conf[0]!.value).toBeGreaterThan(0.5); // KS D: the two uniform ranges barely overlap
   });
-  it('quality_change drift: without yesterday\'s data the hour before stands in, and what cannot be judged is counted', async () => {
+  it("quality_change drift: without yesterday's data the hour before stands in, and what cannot be judged is counted", async () => {
     // Nothing was stored a day ago: the trailing hour is the reference, so q's move is still found.
-    const c = ConditionSchema.parse({ kind: 'quality_change', test: 'drift', field: 'label', window: '1h', reference: { offset: '1d' }, by: ['model'], filters: { model: ['q', 'q2', 'g'] }, min_count: 100 });
+    const c = ConditionSchema.parse({
+      kind: 'quality_change',
+      test: 'drift',
+      field: 'label',
+      window: '1h',
+      reference: { offset: '1d' },
+      by: ['model'],
+      filters: { model: ['q', 'q2', 'g'] },
+      min_count: 100,
+    });
     let coverage: unknown = null;
     const reads = typedReads(store);
-    const obs = await evaluateCondition(c, 'warning', { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000, note: (x) => (coverage = x) });
+    const obs = await evaluateCondition(c, 'warning', {
+      reads,
+      series: createSeriesCache({ reads }),
+      nowMs: NOW,
+      maxSlices: 1000,
+      note: (x) => (coverage = x),
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'q' }]);
     // q and q2 judged against the trailing hour; g sent 20 probes only (excluded): not a slice here.
     expect(coverage).toEqual({ judged: 2, without_reference: 0 });
     // Stratified: 100 rows per slice, so a small model is read as much as a large one.
-    const rows = await reads.events({ fromMs: NOW - 3_600_000, toMs: NOW, filters: { model: ['q', 'lat'] }, columns: ['model'], limit: 1000, order: 'sample', perSlice: { by: ['model'], limit: 100 } });
+    const rows = await reads.events({
+      fromMs: NOW - 3_600_000,
+      toMs: NOW,
+      filters: { model: ['q', 'lat'] },
+      columns: ['model'],
+      limit: 1000,
+      order: 'sample',
+      perSlice: { by: ['model'], limit: 100 },
+    });
     expect(rows.filter((r) => r.model === 'q')).toHaveLength(100);
     expect(rows.filter((r) => r.model === 'lat')).toHaveLength(100);
   });
 
   it('resource: GPU memory ratio near its limit, and restarts counted by increase', async () => {
-    const mem = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', by: ['node', 'gpu'], op: '>', value: 0.9 });
+    const mem = await run({
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '5m',
+      by: ['node', 'gpu'],
+      op: '>',
+      value: 0.9,
+    });
     // GPU 0 creeps to 60 + 119·0.25 = 89.75 GiB of 96 GiB = 0.935 > 0.9; GPU 1 stays at 20/80 = 0.25.
     expect(mem.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
     expect(mem[0]!.value).toBeCloseTo(89.75 / 96, 3);
@@ -170,7 +364,17 @@ describe('rule kinds on DuckDB', () => {
   });
 
   it('resource trend: a creep is a trend, a step with the load and a flat line are not', async () => {
-    const obs = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', agg: 'trend', step: '15s', by: ['node', 'gpu'], op: '>', value: 0.1 });
+    const obs = await run({
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '5m',
+      agg: 'trend',
+      step: '15s',
+      by: ['node', 'gpu'],
+      op: '>',
+      value: 0.1,
+    });
     // GPU 0: +0.25 GiB every 15 s = 60 GiB/h of 96 GiB → Theil–Sen slope 0.625 of the card per hour.
     // GPU 2: 16 steps at 20 GiB, 4 at 30 GiB → S = 64, ties 16·15·37 + 4·3·13 = 9036,
     // Var = (20·19·45 − 9036)/18 = 448, z = 63/√448 = 2.98, p = 0.0029 ≥ 0.001: no trend. GPU 1 is flat.
@@ -178,7 +382,18 @@ describe('rule kinds on DuckDB', () => {
     expect(obs[0]!.value).toBeCloseTo(0.625, 6);
     // At alpha 0.01 the step of GPU 2 reads as a rise (p 0.0029), but its Theil–Sen slope is 0
     // (most pairs lie on the flat part), so it stays below any positive threshold.
-    const loose = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '5m', agg: 'trend', step: '15s', alpha: 0.01, by: ['node', 'gpu'], op: '>', value: 0.1 });
+    const loose = await run({
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '5m',
+      agg: 'trend',
+      step: '15s',
+      alpha: 0.01,
+      by: ['node', 'gpu'],
+      op: '>',
+      value: 0.1,
+    });
     expect(loose.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
   });
 
@@ -191,7 +406,15 @@ describe('rule kinds on DuckDB', () => {
     // Against "at most 10 % fail": 12 of 20 → ln LR 12.5, p = 60·e^−12.5 = 2e-4; 6 of 12 → ln LR 4.7, p = 0.57
     // (hand-checked with the mixture over 20 %, 40 %, 80 %, 95 %); over 20 minutes the 15-minute window
     // holds 9 failures of 15 and is no stronger.
-    const obs = await run({ kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gs' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 });
+    const obs = await run({
+      kind: 'golden_failure',
+      window: '30m',
+      by: ['model', 'model_version'],
+      filters: { model: 'gs' },
+      min_pass_rate: 0.9,
+      min_count: 5,
+      fdr: 0.01,
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gs', model_version: 'v1' }]);
     expect(obs[0]!.value).toBeCloseTo(0.4, 2);
   });

@@ -106,7 +106,8 @@ function align(ref: Map<string, number>, cur: Map<string, number>): { ref: numbe
 }
 
 export async function evalDistributionShift(c: DistributionShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
-  if (!CATEGORICAL_FIELDS.has(c.field) && !(NUMERIC_FIELDS as readonly string[]).includes(c.field)) throw new Error(`distribution_shift: unknown field ${c.field}`);
+  if (!CATEGORICAL_FIELDS.has(c.field) && !(NUMERIC_FIELDS as readonly string[]).includes(c.field))
+    throw new Error(`distribution_shift: unknown field ${c.field}`);
   const refBins = Math.ceil(durationMs(c.reference.window) / MINUTE_MS);
   // Two reference windows back: the one a window is judged against, and the one before it.
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), 2 * refBins * MINUTE_MS);
@@ -129,14 +130,25 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       hadReference = true;
       if (n < c.min_count) continue;
       const v = align(ref, cur);
-      const distance = jensenShannonDistance(v.ref.map((x) => x + 0.5), v.cur.map((x) => x + 0.5)).statistic;
+      const distance = jensenShannonDistance(
+        v.ref.map((x) => x + 0.5),
+        v.cur.map((x) => x + 0.5),
+      ).statistic;
       if (!(distance >= c.min_distance)) continue;
       // An end, not a change: a mix that moved away from its reference but sits where it was the
       // reference window before (an incident that ended and now fills the reference hour).
       const older = s.over(at(L - w - 2 * refBins), at(L - w - refBins));
       if (total(older) >= c.reference.min_count) {
         const o = align(older, cur);
-        if (!(jensenShannonDistance(o.ref.map((x) => x + 0.5), o.cur.map((x) => x + 0.5)).statistic >= c.min_distance)) continue;
+        if (
+          !(
+            jensenShannonDistance(
+              o.ref.map((x) => x + 0.5),
+              o.cur.map((x) => x + 0.5),
+            ).statistic >= c.min_distance
+          )
+        )
+          continue;
       }
       const logBF = multinomialShiftLogBF(v.ref, v.cur);
       if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n };
@@ -151,7 +163,12 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
   const q = benjaminiHochberg(p);
   const out: Observation[] = [];
   tested.forEach((t, i) => {
-    if ((q[i] ?? 1) < c.fdr) out.push({ labels: t.labels, value: t.distance, details: { distance: t.distance, requests: t.n, window_minutes: t.window, log_bayes_factor: t.logBF, p_value: p[i]! } });
+    if ((q[i] ?? 1) < c.fdr)
+      out.push({
+        labels: t.labels,
+        value: t.distance,
+        details: { distance: t.distance, requests: t.n, window_minutes: t.window, log_bayes_factor: t.logBF, p_value: p[i]! },
+      });
   });
   return out;
 }

@@ -34,11 +34,17 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
   const windowMs = durationMs(c.window);
   const spanMs = windowMs + (c.fdr !== undefined && c.reference ? durationMs(c.reference.window) : 0);
   // Probes only, so the row bound is spent on them and not on user traffic.
-  const rows = await ctx.series.rows({ filters: { ...c.filters, probe: 'true' }, includeProbes: true, columns: ['attributes', 'status', ...c.by] }, ctx.nowMs, spanMs, c.max_rows);
+  const rows = await ctx.series.rows(
+    { filters: { ...c.filters, probe: 'true' }, includeProbes: true, columns: ['attributes', 'status', ...c.by] },
+    ctx.nowMs,
+    spanMs,
+    c.max_rows,
+  );
   const slices = new Map<string, Slice>();
   for (const e of rows) {
     const mark = e.attributes?.[c.pass_attribute]?.toLowerCase();
-    const passed = mark !== undefined && PASS.has(mark) ? true : mark !== undefined && FAIL.has(mark) ? false : e.status != null && e.status !== 'ok' ? false : undefined;
+    const passed =
+      mark !== undefined && PASS.has(mark) ? true : mark !== undefined && FAIL.has(mark) ? false : e.status != null && e.status !== 'ok' ? false : undefined;
     if (passed === undefined) continue;
     const labels: Labels = {};
     for (const d of c.by) {

@@ -23,7 +23,26 @@ import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import {
+  SHRINK_REQUESTS,
+  SPREAD_STEP_MS,
+  axisFor,
+  baselinePhi,
+  confirmSpread,
+  decide,
+  holdFiring,
+  levelsOf,
+  observation,
+  parentKey,
+  peerKey,
+  resolveReference,
+  scopeOf,
+  shareFilter,
+  siblingsChanged,
+  sliceFilters,
+  stepBins,
+  testWindows,
+} from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Windows up to this long share the reference that ends this long ago. */
@@ -94,7 +113,7 @@ export const MIN_TAIL_REQUESTS = 10;
  * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
  * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
  */
-export function referenceBucket(h: Map<number, number>, q: number): ({ index: number; total: number; above: number; q: number }) | null {
+export function referenceBucket(h: Map<number, number>, q: number): { index: number; total: number; above: number; q: number } | null {
   let total = 0;
   for (const v of h.values()) total += v;
   const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
@@ -107,7 +126,11 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
   // its (1 − q)-quantile, counted on mirrored bucket indices so the same code serves both.
   const sign = c.direction === 'down' ? -1 : 1;
-  const buckets: { width: number } | { perDecade: number } = c.bins ? ('width' in c.bins ? { width: c.bins.width } : { perDecade: c.bins.per_decade }) : { perDecade: c.buckets_per_decade };
+  const buckets: { width: number } | { perDecade: number } = c.bins
+    ? 'width' in c.bins
+      ? { width: c.bins.width }
+      : { perDecade: c.bins.per_decade }
+    : { perDecade: c.buckets_per_decade };
   // A bucket's value: its upper bound (log) or its middle (linear); the slowdown is current / reference
   // up, reference / current down.
   const valueOf0 = (i: number) => ('width' in buckets ? (i + 0.5) * buckets.width : 10 ** (i / buckets.perDecade));
@@ -139,7 +162,11 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
     }
     const H = axis.windows[axis.windows.length - 1]!;
     const parentPhi = new Map<string, { phi: number; n: number }>();
-    const keep = shareFilter(new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: countRange(h, axis.bins - H, axis.bins, Infinity).n }])), c.by, c.share);
+    const keep = shareFilter(
+      new Map([...perLevel[0]!].map(([k, h]) => [k, { labels: h.labels, n: countRange(h, axis.bins - H, axis.bins, Infinity).n }])),
+      c.by,
+      c.share,
+    );
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
       const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
@@ -190,7 +217,10 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const pKey = `${field}\u0001${parentKey(h.labels, c.by)}`;
         const lastThreshold = thresholds.findLast((x) => Number.isFinite(x));
         const baseFrom = ref.kind === 'self' ? axis.bins - H - ref.bins : 0;
-        const phi = lastThreshold === undefined || ref.kind !== 'self' ? 1 : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
+        const phi =
+          lastThreshold === undefined || ref.kind !== 'self'
+            ? 1
+            : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
         if (level === 0) parentPhi.set(pKey, { phi, n: countRange(h, baseFrom, axis.bins - H, Infinity).n });
         const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
         if (!t) continue;
@@ -222,7 +252,14 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           phi,
           dims,
           value: ratio,
-          details: { share_above: e.rate, reference_share: e.pRef, requests: e.n, above: e.k, window_minutes: axis.windows[e.window]!, quantile: quantiles[e.window]! },
+          details: {
+            share_above: e.rate,
+            reference_share: e.pRef,
+            requests: e.n,
+            above: e.k,
+            window_minutes: axis.windows[e.window]!,
+            quantile: quantiles[e.window]!,
+          },
         };
         tested.push(tt);
         cuts.set(tt, { field, cut: cutOf(thresholds[e.window]!) });
@@ -236,7 +273,16 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
     if (!filters) return null;
     const below = `below_rate(${at.field}, ${at.cut})`;
     const count = `n(${at.field})`;
-    const rows = await ctx.reads.aggregate({ fromMs, toMs, filters, groupBy: [], stepMs: SPREAD_STEP_MS, measures: [measure(count), measure(below)], includeProbes: false, limit: MAX_BUCKETS });
+    const rows = await ctx.reads.aggregate({
+      fromMs,
+      toMs,
+      filters,
+      groupBy: [],
+      stepMs: SPREAD_STEP_MS,
+      measures: [measure(count), measure(below)],
+      includeProbes: false,
+      limit: MAX_BUCKETS,
+    });
     return stepBins(rows, fromMs, toMs, SPREAD_STEP_MS, (row) => {
       const n = num(row[count]) ?? 0;
       const b = n * (num(row[below]) ?? 0);
@@ -249,7 +295,17 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */
 type ParentPast = Map<Hist, Map<number, { p: Map<number, number>; pt: number }>>;
 
-function referenceHist(ref: ResolvedReference, h: Hist, parent: Hist | undefined, peers: Hist[], w: number, L: number, child: boolean, fallback: boolean, parentPast: ParentPast): Map<number, number> | null {
+function referenceHist(
+  ref: ResolvedReference,
+  h: Hist,
+  parent: Hist | undefined,
+  peers: Hist[],
+  w: number,
+  L: number,
+  child: boolean,
+  fallback: boolean,
+  parentPast: ParentPast,
+): Map<number, number> | null {
   const total = (m: Map<number, number>) => {
     let t = 0;
     for (const v of m.values()) t += v;

@@ -44,7 +44,12 @@ async function evalProportion(c: QualityChangeCondition, ctx: ConditionContext):
   const q2 = benjaminiHochberg(tested.map((t) => t.pValue));
   const out: Observation[] = [];
   tested.forEach((t, i) => {
-    const big = c.direction === 'up' ? t.delta >= c.min_delta && t.delta > 0 : c.direction === 'down' ? t.delta <= -c.min_delta && t.delta < 0 : Math.abs(t.delta) >= c.min_delta && t.delta !== 0;
+    const big =
+      c.direction === 'up'
+        ? t.delta >= c.min_delta && t.delta > 0
+        : c.direction === 'down'
+          ? t.delta <= -c.min_delta && t.delta < 0
+          : Math.abs(t.delta) >= c.min_delta && t.delta !== 0;
     if (big && (q2[i] ?? 1) < c.alpha) out.push({ labels: t.labels, value: t.rate });
   });
   return out;
@@ -63,7 +68,15 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
   // Stratified: up to max_rows per slice, spread over the window, so a small version is not starved
   // by a large one (the whole answer bounded by 200 slices' worth).
   const read = async (range: { fromMs: number; toMs: number }) => {
-    const rows = await ctx.reads.events({ ...range, filters: c.filters, includeProbes: false, columns: [column, ...c.by], limit: c.max_rows * 200, order: 'sample', perSlice: { by: c.by, limit: c.max_rows } });
+    const rows = await ctx.reads.events({
+      ...range,
+      filters: c.filters,
+      includeProbes: false,
+      columns: [column, ...c.by],
+      limit: c.max_rows * 200,
+      order: 'sample',
+      perSlice: { by: c.by, limit: c.max_rows },
+    });
     const bySlice = new Map<string, { labels: Labels; values: (number | string)[] }>();
     for (const e of rows) {
       const v = fieldValue(e, field);
@@ -85,7 +98,10 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
   // Where the reference (say a day ago) has too little of a slice, the window just before the
   // current one stands in (a trailing reference), and slices with neither are counted, not skipped.
   const thin = [...cur].filter(([k, s]) => s.values.length >= c.min_count && (ref.get(k)?.values.length ?? 0) < c.min_count);
-  const trailing = thin.length > 0 && c.reference !== undefined ? await read({ fromMs: 2 * w.cur.fromMs - w.cur.toMs, toMs: w.cur.fromMs }) : new Map<string, { labels: Labels; values: (number | string)[] }>();
+  const trailing =
+    thin.length > 0 && c.reference !== undefined
+      ? await read({ fromMs: 2 * w.cur.fromMs - w.cur.toMs, toMs: w.cur.fromMs })
+      : new Map<string, { labels: Labels; values: (number | string)[] }>();
   let judged = 0;
   let without = 0;
   const out: Observation[] = [];
@@ -99,7 +115,10 @@ async function evalDrift(c: QualityChangeCondition, ctx: ConditionContext): Prom
     }
     judged++;
     const opts = { minSamples: c.min_count, alpha: c.alpha };
-    const res = kind === 'numeric' ? driftTest(r.values as number[], s.values as number[], 'numeric', opts) : driftTest(r.values as string[], s.values as string[], 'categorical', opts);
+    const res =
+      kind === 'numeric'
+        ? driftTest(r.values as number[], s.values as number[], 'numeric', opts)
+        : driftTest(r.values as string[], s.values as string[], 'categorical', opts);
     if (res.verdict === 'drift') out.push({ labels: s.labels, value: res.statistic });
   }
   ctx.note?.({ judged, without_reference: without });

@@ -26,15 +26,54 @@ import { MINUTE_MS } from '../series.ts';
 import type { Product, SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { SHRINK_REQUESTS, SPREAD_STEP_MS, axisFor, baselinePhi, confirmSpread, decide, holdFiring, levelsOf, observation, parentKey, peerKey, resolveReference, scopeOf, shareFilter, siblingsChanged, sliceFilters, stepBins, testWindows } from './shift.ts';
+import {
+  SHRINK_REQUESTS,
+  SPREAD_STEP_MS,
+  axisFor,
+  baselinePhi,
+  confirmSpread,
+  decide,
+  holdFiring,
+  levelsOf,
+  observation,
+  parentKey,
+  peerKey,
+  resolveReference,
+  scopeOf,
+  shareFilter,
+  siblingsChanged,
+  sliceFilters,
+  stepBins,
+  testWindows,
+} from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
 /** Every named signal's rates and denominators, read in one query per level. */
-export const COUNT_MEASURES = ['count', 'error_rate', 'timeout_rate', 'rejected_rate', 'rate_limited_rate', 'empty_rate', 'n(empty)', 'refused_rate', 'n(refused)', 'format_error_rate', 'n(format_ok)'] as const;
+export const COUNT_MEASURES = [
+  'count',
+  'error_rate',
+  'timeout_rate',
+  'rejected_rate',
+  'rate_limited_rate',
+  'empty_rate',
+  'n(empty)',
+  'refused_rate',
+  'n(refused)',
+  'format_error_rate',
+  'n(format_ok)',
+] as const;
 
 /** The bad requests of a minute, as rate × denominator, stored as counts by the series. */
 const product = (rate: string, weight: string): Product => ({ name: `${rate}*${weight}`, rate, weight });
-const NAMED_PRODUCTS = [product('error_rate', 'count'), product('timeout_rate', 'count'), product('rejected_rate', 'count'), product('rate_limited_rate', 'count'), product('empty_rate', 'n(empty)'), product('refused_rate', 'n(refused)'), product('format_error_rate', 'n(format_ok)')];
+const NAMED_PRODUCTS = [
+  product('error_rate', 'count'),
+  product('timeout_rate', 'count'),
+  product('rejected_rate', 'count'),
+  product('rate_limited_rate', 'count'),
+  product('empty_rate', 'n(empty)'),
+  product('refused_rate', 'n(refused)'),
+  product('format_error_rate', 'n(format_ok)'),
+];
 
 /** What a signal reads: the measures and products of its series, and which sum to k and to n. */
 export function signalSeries(signal: RateSignal): { measures: readonly string[]; products: readonly Product[]; k: string[]; n: string } {
@@ -142,7 +181,16 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       const windows: RateWindow[] = axis.windows.map((w) => {
         const n = s.n(L - w, L);
         const k = s.k(L - w, L);
-        const r = reference(ref, s, parent, peerDim ? peers?.get(peerKey(s.labels, dims, peerDim)) : undefined, w, L, level > 0, c.fallback_peers !== undefined);
+        const r = reference(
+          ref,
+          s,
+          parent,
+          peerDim ? peers?.get(peerKey(s.labels, dims, peerDim)) : undefined,
+          w,
+          L,
+          level > 0,
+          c.fallback_peers !== undefined,
+        );
         return { n, k, pRef: r.pRef, nRef: r.nRef };
       });
       if (windows.every((w) => !Number.isFinite(w.pRef))) {
@@ -181,7 +229,16 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const kept = await confirmSpread(decide(tested, c.fdr), axis, async (t, fromMs, toMs) => {
     const filters = sliceFilters(c.filters, t.labels, t.dims);
     if (!filters) return null;
-    const rows = await ctx.reads.aggregate({ fromMs, toMs, filters, groupBy: [], stepMs: SPREAD_STEP_MS, measures: sig.measures.map(measure), includeProbes: false, limit: MAX_BUCKETS });
+    const rows = await ctx.reads.aggregate({
+      fromMs,
+      toMs,
+      filters,
+      groupBy: [],
+      stepMs: SPREAD_STEP_MS,
+      measures: sig.measures.map(measure),
+      includeProbes: false,
+      limit: MAX_BUCKETS,
+    });
     const value = (row: QueryRow, name: string) => num(row[name]) ?? 0;
     return stepBins(rows, fromMs, toMs, SPREAD_STEP_MS, (row) => ({
       n: value(row, sig.n),
@@ -192,7 +249,16 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
 }
 
 /** The reference of one window: own past (shrunk toward the parent for a child), or the peers. */
-function reference(ref: ResolvedReference, s: Counts, parent: Counts | undefined, peers: Counts | undefined, w: number, L: number, child: boolean, fallback: boolean): { pRef: number; nRef: number } {
+function reference(
+  ref: ResolvedReference,
+  s: Counts,
+  parent: Counts | undefined,
+  peers: Counts | undefined,
+  w: number,
+  L: number,
+  child: boolean,
+  fallback: boolean,
+): { pRef: number; nRef: number } {
   const fromPeers = () => {
     if (!peers) return { pRef: NaN, nRef: 0 };
     const n = peers.n(L - w, L) - s.n(L - w, L);

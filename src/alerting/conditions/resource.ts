@@ -94,7 +94,10 @@ function loadBeta(points: readonly Point[]): number {
 function trendPerHour(points: readonly Point[], alpha: number, beta = 0): number | null {
   const y = deloaded(points, beta);
   if (y.length < 3 || mannKendall(y).pValue >= alpha) return null;
-  const slope = theilSen(points.map((p) => p.t), y).slope;
+  const slope = theilSen(
+    points.map((p) => p.t),
+    y,
+  ).slope;
   return Number.isFinite(slope) ? slope : null;
 }
 
@@ -123,12 +126,21 @@ function minutesToLimit(points: readonly Point[], alpha: number, limit: number, 
 
 export async function evalResource(c: ResourceCondition, ctx: ConditionContext): Promise<Observation[]> {
   const windowMs = durationMs(c.window);
-  const stepMs = c.step ? durationMs(c.step) : c.agg === 'trend' || c.agg === 'time_to_limit' ? windowMs / 20 : c.agg === 'last' || c.agg === 'increase' ? Math.min(60_000, windowMs) : windowMs;
+  const stepMs = c.step
+    ? durationMs(c.step)
+    : c.agg === 'trend' || c.agg === 'time_to_limit'
+      ? windowMs / 20
+      : c.agg === 'last' || c.agg === 'increase'
+        ? Math.min(60_000, windowMs)
+        : windowMs;
   const metrics = [c.metric, ...(c.divide_by ? [c.divide_by] : []), ...(c.control ? [c.control] : [])];
   const spec = { stepMs: Math.max(1000, Math.round(stepMs / 1000) * 1000), metrics, filters: c.filters, groupBy: c.by };
   // Steps that divide a minute are held by the series cache and read incrementally (a tick reads the
   // newest minute); a longer step (an average over the whole window) is one small read as it is.
-  const rows = 60_000 % spec.stepMs === 0 ? await ctx.series.resources(spec, ctx.nowMs, windowMs) : await ctx.reads.resources({ ...spec, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs });
+  const rows =
+    60_000 % spec.stepMs === 0
+      ? await ctx.series.resources(spec, ctx.nowMs, windowMs)
+      : await ctx.reads.resources({ ...spec, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs });
   const slices = new Map<string, { labels: Labels; num: Row[]; den: Row[]; ctl: Row[] }>();
   for (const r of rows) {
     const labels: Labels = {};
@@ -153,10 +165,11 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
     else if (c.agg === 'time_to_limit') {
       // A fast creep shows over the last third of the window, a slow one over all of it: each of the
       // three nested windows ending now is tried at alpha / 3 (Bonferroni), the shortest time wins.
-      const ttl = [1, 2, 3].map((part) => minutesToLimit(points.slice(Math.floor((points.length * (3 - part)) / 3)), c.alpha / 3, c.limit, beta)).filter((x): x is number => x !== null);
+      const ttl = [1, 2, 3]
+        .map((part) => minutesToLimit(points.slice(Math.floor((points.length * (3 - part)) / 3)), c.alpha / 3, c.limit, beta))
+        .filter((x): x is number => x !== null);
       value = ttl.length > 0 ? Math.min(...ttl) : null;
-    }
-    else {
+    } else {
       const top = reduce(s.num, c.agg);
       value = top === null ? null : top / den;
     }
@@ -174,7 +187,15 @@ export async function evalResource(c: ResourceCondition, ctx: ConditionContext):
 async function servedBy(out: Observation[], ctx: ConditionContext, windowMs: number): Promise<Observation[]> {
   const replicas = [...new Set(out.filter((o) => o.labels.replica !== undefined && o.labels.model === undefined).map((o) => o.labels.replica!))];
   if (replicas.length === 0) return out;
-  const rows = await ctx.reads.aggregate({ fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs, filters: { replica: replicas }, groupBy: ['replica', 'model', 'model_version'], measures: [measure('count')], includeProbes: true, limit: 1000 });
+  const rows = await ctx.reads.aggregate({
+    fromMs: ctx.nowMs - windowMs,
+    toMs: ctx.nowMs,
+    filters: { replica: replicas },
+    groupBy: ['replica', 'model', 'model_version'],
+    measures: [measure('count')],
+    includeProbes: true,
+    limit: 1000,
+  });
   const served = new Map<string, Labels[]>();
   for (const r of rows) {
     if (typeof r.replica !== 'string' || typeof r.model !== 'string') continue;

@@ -40,27 +40,102 @@ beforeAll(async () => {
       const small = ts % 30_000 === 0;
       const tenant = small ? 't7' : 'acme';
       const failing = model === 'err' && small && recent(12) && (ts / 30_000) % 2 === 0;
-      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version: 'v1', tenant, replica: `r${seq % 3}`, total_ms: lognormal(rnd, 40, 0.3), status: failing || rnd() < 0.005 ? 'error' : 'ok', error_type: failing ? 'internal' : undefined }));
+      lines.push(
+        JSON.stringify({
+          ts,
+          request_id: `q${seq++}`,
+          model,
+          model_version: 'v1',
+          tenant,
+          replica: `r${seq % 3}`,
+          total_ms: lognormal(rnd, 40, 0.3),
+          status: failing || rnd() < 0.005 ? 'error' : 'ok',
+          error_type: failing ? 'internal' : undefined,
+        }),
+      );
     }
     // lat: exec time on three replicas; r2 runs 3× slower in the last 6 minutes.
     const replica = `r${seq % 3}`;
     const slow = replica === 'r2' && recent(6) ? 3 : 1;
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'lat', model_version: 'v1', replica, exec_ms: lognormal(rnd, 12, 0.25) * slow, total_ms: 30, status: 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'lat',
+        model_version: 'v1',
+        replica,
+        exec_ms: lognormal(rnd, 12, 0.25) * slow,
+        total_ms: 30,
+        status: 'ok',
+      }),
+    );
     // conf: confident answers (0.90–1.00), less so over the last 10 minutes (0.60–0.90).
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'conf', model_version: 'v1', label: 'a', confidence: recent(10) ? 0.6 + 0.3 * rnd() : 0.9 + 0.1 * rnd(), total_ms: 5, status: 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'conf',
+        model_version: 'v1',
+        label: 'a',
+        confidence: recent(10) ? 0.6 + 0.3 * rnd() : 0.9 + 0.1 * rnd(),
+        total_ms: 5,
+        status: 'ok',
+      }),
+    );
     // dist: a classifier answering spam 30 % of the time, 70 % over the last 15 minutes.
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'dist', model_version: 'v1', label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham', confidence: 0.5 + rnd() / 2, total_ms: 5, status: 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'dist',
+        model_version: 'v1',
+        label: rnd() < (recent(15) ? 0.7 : 0.3) ? 'spam' : 'ham',
+        confidence: 0.5 + rnd() / 2,
+        total_ms: 5,
+        status: 'ok',
+      }),
+    );
     // distend: 30 % spam, 70 % for 25 minutes from 70 minutes ago (an incident that ended 45 minutes ago).
     const during = ts >= NOW - 70 * MIN && ts < NOW - 45 * MIN;
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'distend', model_version: 'v1', label: rnd() < (during ? 0.7 : 0.3) ? 'spam' : 'ham', total_ms: 5, status: 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'distend',
+        model_version: 'v1',
+        label: rnd() < (during ? 0.7 : 0.3) ? 'spam' : 'ham',
+        total_ms: 5,
+        status: 'ok',
+      }),
+    );
     // gen: answers of ~200 tokens; over the last 15 minutes 30 % come back empty (0 tokens) and the rest
     // as long as before: the empty rate's change, not a length shift. gen2: answers halve over the last 15.
     const empty = recent(15) && rnd() < 0.3;
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'gen', model_version: 'v1', output_tokens: empty ? 0 : Math.round(lognormal(rnd, 200, 0.4)), empty, status: 'ok' }));
-    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'gen2', model_version: 'v1', output_tokens: Math.round(lognormal(rnd, recent(15) ? 100 : 200, 0.4)), status: 'ok' }));
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'gen',
+        model_version: 'v1',
+        output_tokens: empty ? 0 : Math.round(lognormal(rnd, 200, 0.4)),
+        empty,
+        status: 'ok',
+      }),
+    );
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'gen2',
+        model_version: 'v1',
+        output_tokens: Math.round(lognormal(rnd, recent(15) ? 100 : 200, 0.4)),
+        status: 'ok',
+      }),
+    );
   }
   // fresh: a version that started 3 minutes ago (no past of its own to speak of) beside v1.
-  for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000) lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
+  for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000)
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
   const samples: ResourceSample[] = [];
@@ -121,15 +196,28 @@ describe('rate_shift', () => {
 
 describe('latency_shift', () => {
   it('a replica executing 3× slower than its peers, not the peers', async () => {
-    const { obs } = await run({ kind: 'latency_shift', field: 'exec_ms', quantile: 0.95, by: ['model', 'model_version', 'replica'], reference: { peers: 'replica' } });
+    const { obs } = await run({
+      kind: 'latency_shift',
+      field: 'exec_ms',
+      quantile: 0.95,
+      by: ['model', 'model_version', 'replica'],
+      reference: { peers: 'replica' },
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'lat', model_version: 'v1', replica: 'r2' }]);
     // The P95 of r2 sits ~3× its peers' (bucket bounds 12 % apart).
     expect(obs[0]!.value).toBeGreaterThan(2.2);
     expect(obs[0]!.value).toBeLessThan(4);
   });
 
-  it('the same slowdown seen against the model version\'s own past, localised to the replica', async () => {
-    const { obs } = await run({ kind: 'latency_shift', field: ['exec_ms', 'total_ms'], quantile: 0.99, by: ['model', 'model_version'], localize: ['replica'], filters: { model: 'lat' } });
+  it("the same slowdown seen against the model version's own past, localised to the replica", async () => {
+    const { obs } = await run({
+      kind: 'latency_shift',
+      field: ['exec_ms', 'total_ms'],
+      quantile: 0.99,
+      by: ['model', 'model_version'],
+      localize: ['replica'],
+      filters: { model: 'lat' },
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'lat', model_version: 'v1', replica: 'r2', field: 'exec_ms' }]);
   });
 
@@ -160,12 +248,13 @@ describe('distribution_shift', () => {
 
   it('a confidence distribution that did not move, binned, is not a shift; before the change neither is the label', async () => {
     expect((await run({ kind: 'distribution_shift', field: 'confidence', by: ['model'], filters: { model: 'dist' } })).obs).toEqual([]);
-    for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN) expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'], filters: { model: 'dist' } }, t)).obs).toEqual([]);
+    for (let t = NOW - 60 * MIN; t < NOW - 16 * MIN; t += 5 * MIN)
+      expect((await run({ kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'], filters: { model: 'dist' } }, t)).obs).toEqual([]);
   });
 });
 
 describe('distribution_shift of a log-binned field', () => {
-  it('answers that halved are a length shift; answers that came back empty are not (zero is the empty rate\'s)', async () => {
+  it("answers that halved are a length shift; answers that came back empty are not (zero is the empty rate's)", async () => {
     const { obs } = await run({ kind: 'distribution_shift', field: 'output_tokens', by: ['model', 'model_version'] });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gen2', model_version: 'v1' }]);
     // Halving moves a 10-a-decade log histogram by 3 bins of a lognormal with σ 0.4 (≈ 1.7 bins):
@@ -175,7 +264,16 @@ describe('distribution_shift of a log-binned field', () => {
 });
 
 describe('latency_shift down (a confidence that drops)', () => {
-  const rule = { kind: 'latency_shift', field: 'confidence', direction: 'down', quantile: 0.9, bins: { width: 0.02 }, by: ['model', 'model_version'], min_slowdown: 1.05, filters: { model: ['conf', 'dist'] } };
+  const rule = {
+    kind: 'latency_shift',
+    field: 'confidence',
+    direction: 'down',
+    quantile: 0.9,
+    bins: { width: 0.02 },
+    by: ['model', 'model_version'],
+    min_slowdown: 1.05,
+    filters: { model: ['conf', 'dist'] },
+  };
   it('more answers below the usual lowest tenth of confidence, on the model that changed', async () => {
     const { obs } = await run(rule);
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'conf', model_version: 'v1' }]);
@@ -191,7 +289,17 @@ describe('latency_shift down (a confidence that drops)', () => {
 
 describe('resource time_to_limit', () => {
   it('a GPU whose memory follows its load up is no leak once the load is taken out', async () => {
-    const rule = { kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], op: '<', value: 60 };
+    const rule = {
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '15m',
+      agg: 'time_to_limit',
+      step: '30s',
+      by: ['node', 'gpu'],
+      op: '<',
+      value: 60,
+    };
     expect((await run(rule)).obs.map((o) => o.labels)).toEqual([
       { node: 'n1', gpu: '0' },
       { node: 'n1', gpu: '3' },
@@ -200,11 +308,22 @@ describe('resource time_to_limit', () => {
   });
 
   it('minutes until a creeping GPU is full; a wobbling one has no trend', async () => {
-    const { obs } = await run({ kind: 'resource', metric: 'gpu_memory_used_bytes', divide_by: 'gpu_memory_total_bytes', window: '15m', agg: 'time_to_limit', step: '30s', by: ['node', 'gpu'], filters: { gpu: ['0', '1'] }, op: '<', value: 60 });
+    const { obs } = await run({
+      kind: 'resource',
+      metric: 'gpu_memory_used_bytes',
+      divide_by: 'gpu_memory_total_bytes',
+      window: '15m',
+      agg: 'time_to_limit',
+      step: '30s',
+      by: ['node', 'gpu'],
+      filters: { gpu: ['0', '1'] },
+      op: '<',
+      value: 60,
+    });
     expect(obs.map((o) => o.labels)).toEqual([{ node: 'n1', gpu: '0' }]);
     // 0.2333 GiB every 15 s = 0.9333 GiB/min of 80 → 0.01167 of the card a minute. The last 30 s step
     // averages k = 118, 119 → 48 + 118.5·0.2333 = 75.65 GiB = 0.9456 → (1 − 0.9456) / 0.01167 = 4.7 min.
-    expect(obs[0]!.value).toBeCloseTo(((1 - (48 + 118.5 * 0.2333) / 80) / ((0.2333 * 4) / 80)), 1);
+    expect(obs[0]!.value).toBeCloseTo((1 - (48 + 118.5 * 0.2333) / 80) / ((0.2333 * 4) / 80), 1);
   });
 });
 

@@ -44,7 +44,9 @@ export type ResolvedReference = { kind: 'self'; bins: number; minCount: number }
 
 export function resolveReference(c: RateShiftCondition | LatencyShiftCondition): ResolvedReference {
   const r = c.reference;
-  return 'peers' in r ? { kind: 'peers', dim: r.peers, minCount: r.min_count } : { kind: 'self', bins: Math.ceil(durationMs(r.window) / MINUTE_MS), minCount: r.min_count };
+  return 'peers' in r
+    ? { kind: 'peers', dim: r.peers, minCount: r.min_count }
+    : { kind: 'self', bins: Math.ceil(durationMs(r.window) / MINUTE_MS), minCount: r.min_count };
 }
 
 /** The levels a rule tests: its `by`, then `by` + each localize dimension. */
@@ -179,7 +181,11 @@ export const SHRINK_REQUESTS = 100;
  * Whether the siblings of a child (its parent without it) show the change too over the child's
  * best window: their rate above max(tolerance × their reference, their reference + min_delta / 2).
  */
-export function siblingsChanged(parent: { n: number; k: number; nRef: number; kRef: number }, child: { n: number; k: number; nRef: number; kRef: number }, c: Pick<RateShiftCondition, 'tolerance' | 'min_delta'>): boolean {
+export function siblingsChanged(
+  parent: { n: number; k: number; nRef: number; kRef: number },
+  child: { n: number; k: number; nRef: number; kRef: number },
+  c: Pick<RateShiftCondition, 'tolerance' | 'min_delta'>,
+): boolean {
   const n = parent.n - child.n;
   const nRef = parent.nRef - child.nRef;
   if (n < 20 || nRef < 20) return false;
@@ -266,7 +272,11 @@ export const SPREAD_ALPHA = 0.01;
  * passes within its first minute; a blip of errors or a stall of a few seconds never does. `read`
  * gives the slice's requests and bad requests per bin (null: the slice cannot be read apart, kept).
  */
-export async function confirmSpread(decided: Tested[], axis: Axis, read: (t: Tested, fromMs: number, toMs: number) => Promise<{ n: number[]; k: number[] } | null>): Promise<Tested[]> {
+export async function confirmSpread(
+  decided: Tested[],
+  axis: Axis,
+  read: (t: Tested, fromMs: number, toMs: number) => Promise<{ n: number[]; k: number[] } | null>,
+): Promise<Tested[]> {
   const endMs = axis.firstMs + axis.bins * MINUTE_MS;
   const out: Tested[] = [];
   for (const t of decided) {
@@ -289,7 +299,13 @@ export function sliceFilters(filters: Filters, labels: Labels, dims: readonly st
 }
 
 /** Per-bin counts of a stepped aggregate, every bin of [fromMs, toMs) present (empty ones as 0). */
-export function stepBins(rows: readonly QueryRow[], fromMs: number, toMs: number, stepMs: number, nk: (row: QueryRow) => { n: number; k: number }): { n: number[]; k: number[] } {
+export function stepBins(
+  rows: readonly QueryRow[],
+  fromMs: number,
+  toMs: number,
+  stepMs: number,
+  nk: (row: QueryRow) => { n: number; k: number },
+): { n: number[]; k: number[] } {
   const m = Math.max(0, Math.ceil((toMs - fromMs) / stepMs));
   const n = new Array<number>(m).fill(0);
   const k = new Array<number>(m).fill(0);
@@ -307,7 +323,11 @@ export function stepBins(rows: readonly QueryRow[], fromMs: number, toMs: number
  * Which level-0 slices a `share` selector keeps: a version's requests over the horizon against all
  * versions of its model (the same slice but for model_version). `major`: at least half; `minor`: less.
  */
-export function shareFilter(totals: Map<string, { labels: Labels; n: number }>, by: readonly string[], share: 'major' | 'minor' | undefined): (labels: Labels) => boolean {
+export function shareFilter(
+  totals: Map<string, { labels: Labels; n: number }>,
+  by: readonly string[],
+  share: 'major' | 'minor' | undefined,
+): (labels: Labels) => boolean {
   if (share === undefined) return () => true;
   const groups = new Map<string, number>();
   for (const t of totals.values()) {
@@ -323,7 +343,11 @@ export function shareFilter(totals: Map<string, { labels: Labels; n: number }>, 
 }
 
 /** The key of a slice without one dimension: its peer group. */
-export const peerKey = (labels: Labels, dims: readonly string[], without: string) => labelsKey(labels, dims.filter((d) => d !== without));
+export const peerKey = (labels: Labels, dims: readonly string[], without: string) =>
+  labelsKey(
+    labels,
+    dims.filter((d) => d !== without),
+  );
 
 /** ' for tenant t7' for a slice of a localize level, '' for the rule's own slices. */
 export function scopeOf(labels: Labels, dims: readonly string[], by: readonly string[]): string {

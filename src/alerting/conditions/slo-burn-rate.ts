@@ -39,7 +39,13 @@ export async function evalSloBurnRate(c: SloBurnRateCondition, severity: Severit
   const lengths = [...new Set(windows.flatMap((w) => [w.long, w.short]))];
   const burns = new Map<string, Map<string, { labels: Labels; burn: number; n: number; bad: number }>>();
   for (const len of lengths) {
-    const rows = await aggregateBySlice(ctx, { fromMs: ctx.nowMs - durationMs(len), toMs: ctx.nowMs, filters: c.filters, by: c.by, measures: [...measures, 'n'] });
+    const rows = await aggregateBySlice(ctx, {
+      fromMs: ctx.nowMs - durationMs(len),
+      toMs: ctx.nowMs,
+      filters: c.filters,
+      by: c.by,
+      measures: [...measures, 'n'],
+    });
     const m = new Map<string, { labels: Labels; burn: number; n: number; bad: number }>();
     for (const [key, { labels, row }] of rows) {
       const bad = badShare(row);

@@ -51,7 +51,11 @@ export async function evalThreshold(c: ThresholdCondition, ctx: ConditionContext
     const range =
       'baseline' in rel
         ? { filters: { ...c.filters, ...rel.baseline }, fromMs: ctx.nowMs - windowMs, toMs: ctx.nowMs }
-        : { filters: c.filters, fromMs: ctx.nowMs - durationMs(rel.offset) - (rel.window ? durationMs(rel.window) : windowMs), toMs: ctx.nowMs - durationMs(rel.offset) };
+        : {
+            filters: c.filters,
+            fromMs: ctx.nowMs - durationMs(rel.offset) - (rel.window ? durationMs(rel.window) : windowMs),
+            toMs: ctx.nowMs - durationMs(rel.offset),
+          };
     const ref = await aggregateBySlice(ctx, { ...q, ...range, by: match });
     for (const s of current) {
       const r = ref.get(sliceKey(s.labels, match));

@@ -25,15 +25,32 @@ function fakeSmi(name: string, outputFile: string, exitCode = 0): string {
 describe('createGpuCollector (nvidia-smi)', () => {
   it('runs the command and writes one sample per reported field', async () => {
     const sink = memorySink();
-    const c = createGpuCollector({ node: 'gpu-1', pool: 'h100', intervalMs: 1000, sink, command: fakeSmi('smi-ok', join(DIR, 'nvidia-smi-query-gpu.csv')), now: () => 42 });
+    const c = createGpuCollector({
+      node: 'gpu-1',
+      pool: 'h100',
+      intervalMs: 1000,
+      sink,
+      command: fakeSmi('smi-ok', join(DIR, 'nvidia-smi-query-gpu.csv')),
+      now: () => 42,
+    });
     await c.collectOnce();
     // GPUs 0 and 1 report 5 fields each; GPU 2 has [N/A] utilisation and [Not Supported] power: 3.
     expect(sink.samples).toHaveLength(13);
     const util0 = sink.samples.find((s) => s.gpu === '0' && s.metric === 'gpu_utilization_ratio')!;
-    expect(util0).toMatchObject({ ts: 42, node: 'gpu-1', pool: 'h100', value: 0.87, labels: { gpu_uuid: 'GPU-6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f', gpu_model: 'NVIDIA H100 80GB HBM3' } });
+    expect(util0).toMatchObject({
+      ts: 42,
+      node: 'gpu-1',
+      pool: 'h100',
+      value: 0.87,
+      labels: { gpu_uuid: 'GPU-6f1c2d3e-4a5b-6c7d-8e9f-0a1b2c3d4e5f', gpu_model: 'NVIDIA H100 80GB HBM3' },
+    });
     expect(sink.samples.find((s) => s.gpu === '0' && s.metric === 'gpu_memory_used_bytes')!.value).toBe(61234 * 1048576);
     expect(sink.samples.find((s) => s.gpu === '1' && s.metric === 'gpu_power_watts')!.value).toBe(69.87);
-    expect(sink.samples.filter((s) => s.gpu === '2').map((s) => s.metric)).toEqual(['gpu_memory_used_bytes', 'gpu_memory_total_bytes', 'gpu_temperature_celsius']);
+    expect(sink.samples.filter((s) => s.gpu === '2').map((s) => s.metric)).toEqual([
+      'gpu_memory_used_bytes',
+      'gpu_memory_total_bytes',
+      'gpu_temperature_celsius',
+    ]);
     expect(c.stats()).toMatchObject({ source: 'nvidia-smi', collections: 1, failures: 0, lastSamples: 13, available: true });
   });
 
@@ -73,7 +90,10 @@ describe('createGpuCollector (nvidia-smi)', () => {
 
 describe('createGpuCollector (DCGM exporter)', () => {
   it('scrapes the exporter through the scraper with the DCGM table', async () => {
-    const body = readFileSync(join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'prometheus', 'dcgm', 'datadog-dcgm-metrics-fixture.txt'), 'utf8');
+    const body = readFileSync(
+      join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'prometheus', 'dcgm', 'datadog-dcgm-metrics-fixture.txt'),
+      'utf8',
+    );
     const server = createServer((_req, res) => res.end(body));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {

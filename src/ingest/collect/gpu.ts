@@ -44,7 +44,11 @@ export interface GpuCollector extends Component {
 }
 
 /** Runs nvidia-smi; resolves with stdout, or with the reason it could not. */
-function run(command: string, env: Record<string, string> | undefined, timeoutMs: number): Promise<{ ok: true; stdout: string } | { ok: false; absent: boolean; message: string }> {
+function run(
+  command: string,
+  env: Record<string, string> | undefined,
+  timeoutMs: number,
+): Promise<{ ok: true; stdout: string } | { ok: false; absent: boolean; message: string }> {
   return new Promise((resolve) => {
     execFile(command, NVIDIA_SMI_ARGS, { timeout: timeoutMs, maxBuffer: 1024 * 1024, encoding: 'utf8', ...(env ? { env } : {}) }, (err, stdout, stderr) => {
       if (!err) return resolve({ ok: true, stdout });

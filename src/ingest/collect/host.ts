@@ -62,7 +62,10 @@ export function createHostCollector(options: HostCollectorOptions): HostCollecto
     } catch (e) {
       if (!missing.has(source)) {
         missing.add(source);
-        logger.warn({ file: join(procRoot, source), err: e instanceof Error ? e.message : String(e) }, 'cannot read a /proc file; its host metrics are skipped (logged once)');
+        logger.warn(
+          { file: join(procRoot, source), err: e instanceof Error ? e.message : String(e) },
+          'cannot read a /proc file; its host metrics are skipped (logged once)',
+        );
       }
       return undefined;
     }

@@ -7,7 +7,10 @@ const DIR = join(import.meta.dirname, '..', '..', '..', 'test', 'fixtures', 'col
 
 describe('parseNvidiaSmiCsv', () => {
   it('asks for the documented fields', () => {
-    expect(NVIDIA_SMI_ARGS).toEqual(['--query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw', '--format=csv,noheader,nounits']);
+    expect(NVIDIA_SMI_ARGS).toEqual([
+      '--query-gpu=index,uuid,name,utilization.gpu,memory.used,memory.total,temperature.gpu,power.draw',
+      '--format=csv,noheader,nounits',
+    ]);
   });
 
   it('reads the capture: % → ratio, MiB → bytes; [N/A] and [Not Supported] are left out', () => {

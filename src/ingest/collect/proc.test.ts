@@ -37,7 +37,11 @@ describe('/proc/meminfo', () => {
   });
   it('falls back to free + buffers + cached without MemAvailable', () => {
     // available = 1000 + 200 + 300 = 1500 kB; used = 4000 − 1500 = 2500 kB
-    expect(parseMeminfo('MemTotal: 4000 kB\nMemFree: 1000 kB\nBuffers: 200 kB\nCached: 300 kB\n')).toEqual({ totalBytes: 4000 * 1024, availableBytes: 1500 * 1024, usedBytes: 2500 * 1024 });
+    expect(parseMeminfo('MemTotal: 4000 kB\nMemFree: 1000 kB\nBuffers: 200 kB\nCached: 300 kB\n')).toEqual({
+      totalBytes: 4000 * 1024,
+      availableBytes: 1500 * 1024,
+      usedBytes: 2500 * 1024,
+    });
     expect(parseMeminfo('')).toBeUndefined();
   });
 });

@@ -65,7 +65,11 @@ export function parseNetDev(text: string): NetCounters[] {
     const colon = line.indexOf(':');
     if (colon < 0 || line.includes('|')) continue; // the two header lines
     const device = line.slice(0, colon).trim();
-    const f = line.slice(colon + 1).trim().split(/\s+/).map(Number);
+    const f = line
+      .slice(colon + 1)
+      .trim()
+      .split(/\s+/)
+      .map(Number);
     // 8 receive fields, then transmit: bytes packets errs drop fifo colls carrier compressed.
     if (device === '' || device === 'lo' || f.length < 16 || !Number.isFinite(f[0]) || !Number.isFinite(f[8])) continue;
     out.push({ device, rxBytes: f[0]!, txBytes: f[8]! });

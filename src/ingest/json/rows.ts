@@ -62,7 +62,7 @@ export async function parseNdjsonText(text: string): Promise<ParsedRows> {
   let index = 0;
   let sliceStart = 0;
   let sliceRows = 0;
-  for (let start = 0; start < text.length; ) {
+  for (let start = 0; start < text.length;) {
     let end = text.indexOf('\n', start);
     if (end < 0) end = text.length;
     const next = end + 1;

@@ -95,23 +95,37 @@ export function modelOf(span: OtlpSpan): string | undefined {
 /** The model that answered, when the span says so apart from the requested one. */
 export function responseModelOf(span: OtlpSpan): string | undefined {
   const a = span.attributes;
-  return attrString(a.get('gen_ai.response.model')) ?? attrString(a.get('llm.response.model_name')) ?? attrString(a.get('llm.response.model')) ?? attrString(a.get('llm.model_name'));
+  return (
+    attrString(a.get('gen_ai.response.model')) ??
+    attrString(a.get('llm.response.model_name')) ??
+    attrString(a.get('llm.response.model')) ??
+    attrString(a.get('llm.model_name'))
+  );
 }
 
 export function inputTokensOf(span: OtlpSpan): number | undefined {
   const a = span.attributes;
-  return attrNumber(a.get('gen_ai.usage.input_tokens') ?? a.get('gen_ai.usage.prompt_tokens') ?? a.get('llm.token_count.prompt') ?? a.get('llm.usage.prompt_tokens'));
+  return attrNumber(
+    a.get('gen_ai.usage.input_tokens') ?? a.get('gen_ai.usage.prompt_tokens') ?? a.get('llm.token_count.prompt') ?? a.get('llm.usage.prompt_tokens'),
+  );
 }
 
 export function outputTokensOf(span: OtlpSpan): number | undefined {
   const a = span.attributes;
-  return attrNumber(a.get('gen_ai.usage.output_tokens') ?? a.get('gen_ai.usage.completion_tokens') ?? a.get('llm.token_count.completion') ?? a.get('llm.usage.completion_tokens'));
+  return attrNumber(
+    a.get('gen_ai.usage.output_tokens') ??
+      a.get('gen_ai.usage.completion_tokens') ??
+      a.get('llm.token_count.completion') ??
+      a.get('llm.usage.completion_tokens'),
+  );
 }
 
 /** Input tokens served from the prefix / KV cache (part of the input tokens). */
 export function cachedTokensOf(span: OtlpSpan): number | undefined {
   const a = span.attributes;
-  return attrNumber(a.get('gen_ai.usage.cache_read.input_tokens') ?? a.get('gen_ai.usage.cache_read_input_tokens') ?? a.get('llm.token_count.prompt_details.cache_read'));
+  return attrNumber(
+    a.get('gen_ai.usage.cache_read.input_tokens') ?? a.get('gen_ai.usage.cache_read_input_tokens') ?? a.get('llm.token_count.prompt_details.cache_read'),
+  );
 }
 
 export function finishReasonOf(span: OtlpSpan): string | undefined {

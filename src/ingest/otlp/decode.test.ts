@@ -115,7 +115,13 @@ describe('decodeTraceRequest: the tolerant OTLP/JSON reading', () => {
       }),
       'application/json',
     ).spans;
-    expect(s).toMatchObject({ traceId: '5b8efff798038103d269b633813fc60c', kind: 3, statusCode: 2, statusMessage: 'boom', startTimeUnixNano: 1544712660000000000n });
+    expect(s).toMatchObject({
+      traceId: '5b8efff798038103d269b633813fc60c',
+      kind: 3,
+      statusCode: 2,
+      statusMessage: 'boom',
+      startTimeUnixNano: 1544712660000000000n,
+    });
     expect(Object.fromEntries(s!.attributes)).toEqual({ s: 'x', b: true, i: 42, d: 0.5, a: ['stop', 7], kv: { k: false }, bytes: 'AQI=', empty: null });
     expect(s!.events).toEqual([{ timeUnixNano: 1544712660200000000n, name: 'first_token', attributes: new Map() }]);
   });

@@ -42,10 +42,7 @@ export function encodingOf(contentType: string): OtlpEncoding {
   const mime = contentType.split(';')[0]!.trim().toLowerCase();
   if (mime === 'application/json') return 'json';
   if (mime === 'application/x-protobuf' || mime === 'application/protobuf') return 'protobuf';
-  throw new InferlensError(
-    'invalid_argument',
-    `unsupported content type "${contentType}": send OTLP as application/json or application/x-protobuf`,
-  );
+  throw new InferlensError('invalid_argument', `unsupported content type "${contentType}": send OTLP as application/json or application/x-protobuf`);
 }
 
 let root: protobuf.Root | undefined;
@@ -353,7 +350,11 @@ export function decodeMetricsRequest(body: Uint8Array, contentType: string): Met
             points: points(sum, numberPoint),
           };
         } else if (isObj(histogram)) {
-          data = { type: 'histogram', temporality: enumValue(get(histogram, 'aggregationTemporality'), TEMPORALITIES), points: points(histogram, histogramPoint) };
+          data = {
+            type: 'histogram',
+            temporality: enumValue(get(histogram, 'aggregationTemporality'), TEMPORALITIES),
+            points: points(histogram, histogramPoint),
+          };
         } else if (isObj(expHistogram)) {
           data = {
             type: 'exponential_histogram',

@@ -65,7 +65,8 @@ export async function handleOtlp(
   // The worker's rows are JSON.stringify output, one per line: parse them back a slice at a time.
   const rows = await parseNdjsonText(mapped.ndjson);
   if (rows.rows.length > 0) {
-    const reply = kind === 'traces' ? await sink.writeEvents(rows.rows, rows.lines ? { lines: rows.lines } : {}) : await sink.writeResources(rows.rows as ResourceSample[]);
+    const reply =
+      kind === 'traces' ? await sink.writeEvents(rows.rows, rows.lines ? { lines: rows.lines } : {}) : await sink.writeResources(rows.rows as ResourceSample[]);
     for (const r of reply.rejected) {
       const index = mapped.itemIndex[r.index];
       if (index !== undefined && !rejected.has(index)) rejected.set(index, r.path === '' ? r.message : `${r.path}: ${r.message}`);

@@ -80,18 +80,48 @@ function genaiBody(): Uint8Array {
                     unit: '{token}',
                     histogram: {
                       aggregationTemporality: 2,
-                      dataPoints: [{ attributes: [model, kv('gen_ai.token.type', 'input')], timeUnixNano: T_NS, count: 2, sum: 0, bucketCounts: [2], explicitBounds: [] }],
+                      dataPoints: [
+                        { attributes: [model, kv('gen_ai.token.type', 'input')], timeUnixNano: T_NS, count: 2, sum: 0, bucketCounts: [2], explicitBounds: [] },
+                      ],
                     },
                   },
                   { name: 'hw.gpu.utilization', unit: '1', gauge: { dataPoints: [{ attributes: [kv('hw.id', 'gpu0')], timeUnixNano: T_NS, asDouble: 0.87 }] } },
-                  { name: 'system.cpu.utilization', unit: '1', gauge: { dataPoints: [{ timeUnixNano: T_NS, asDouble: 0.42 }, { timeUnixNano: T_NS, asDouble: NaN }] } },
+                  {
+                    name: 'system.cpu.utilization',
+                    unit: '1',
+                    gauge: {
+                      dataPoints: [
+                        { timeUnixNano: T_NS, asDouble: 0.42 },
+                        { timeUnixNano: T_NS, asDouble: NaN },
+                      ],
+                    },
+                  },
                   {
                     name: 'gen_ai.requests',
-                    sum: { aggregationTemporality: 2, isMonotonic: true, dataPoints: [{ timeUnixNano: T_NS, asInt: 12345 }, { timeUnixNano: T_NS, flags: 1 }] },
+                    sum: {
+                      aggregationTemporality: 2,
+                      isMonotonic: true,
+                      dataPoints: [
+                        { timeUnixNano: T_NS, asInt: 12345 },
+                        { timeUnixNano: T_NS, flags: 1 },
+                      ],
+                    },
                   },
                   {
                     name: 'rpc/latency-ms',
-                    summary: { dataPoints: [{ timeUnixNano: T_NS, count: 4, sum: 40, quantileValues: [{ quantile: 0.5, value: 9 }, { quantile: 0.99, value: 15 }] }] },
+                    summary: {
+                      dataPoints: [
+                        {
+                          timeUnixNano: T_NS,
+                          count: 4,
+                          sum: 40,
+                          quantileValues: [
+                            { quantile: 0.5, value: 9 },
+                            { quantile: 0.99, value: 15 },
+                          ],
+                        },
+                      ],
+                    },
                   },
                   { name: 'bad.histogram', histogram: { dataPoints: [{ timeUnixNano: T_NS, count: 1, bucketCounts: [1, 0], explicitBounds: [1, 2] }] } },
                 ],

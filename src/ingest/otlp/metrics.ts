@@ -23,8 +23,16 @@ export function registerOtlpMetrics(registry: Registry): OtlpMetrics {
   });
   // Every reason is exported from the start (at 0), so a rate over it exists before the first one.
   for (const r of IGNORE_REASONS) ignored.inc({ reason: r }, 0);
-  const spans = new Counter({ name: 'inferlens_otlp_spans_rejected_total', help: 'Inference spans received over OTLP and not stored (reasons in the partial-success reply).', registers: [registry] });
-  const points = new Counter({ name: 'inferlens_otlp_data_points_rejected_total', help: 'Metric data points received over OTLP and not stored (reasons in the partial-success reply).', registers: [registry] });
+  const spans = new Counter({
+    name: 'inferlens_otlp_spans_rejected_total',
+    help: 'Inference spans received over OTLP and not stored (reasons in the partial-success reply).',
+    registers: [registry],
+  });
+  const points = new Counter({
+    name: 'inferlens_otlp_data_points_rejected_total',
+    help: 'Metric data points received over OTLP and not stored (reasons in the partial-success reply).',
+    registers: [registry],
+  });
   return {
     ignored: (reason, n) => ignored.inc({ reason }, n),
     rejected: (signal, n) => (signal === 'traces' ? spans : points).inc(n),

@@ -102,9 +102,14 @@ export function errorTypeOf(raw: string | undefined, httpStatus: number | undefi
   if (/\btime ?out|\btimed out\b|\bdeadline/.test(w)) return 'dependency_timeout';
   if (/\bout of memory\b|\boom\b|\boom ?kill|\bresource ?exhausted\b|\bmemory\b/.test(w)) return 'resource_exhausted';
   if (/\bmodel ?load|\bload ?model|\bloading\b|\bmodel ?not ?found\b/.test(w)) return 'model_load';
-  if (/\bunavailable\b|\bconnect|\brefused\b|\breset\b|\bunreachable\b|\bunknown ?host\b|\bcertificate\b|\breplica\b|\bworker\b|\bcrash|\beconn/.test(w)) return 'replica_fault';
+  if (/\bunavailable\b|\bconnect|\brefused\b|\breset\b|\bunreachable\b|\bunknown ?host\b|\bcertificate\b|\breplica\b|\bworker\b|\bcrash|\beconn/.test(w))
+    return 'replica_fault';
   // The caller's request was refused: malformed, too long, not allowed, or asks for what does not exist.
-  if (/\binvalid\b|\bbad ?request\b|\bbad ?input\b|\bvalidation\b|\bmalformed\b|\btoo ?long\b|\bcontext ?length\b|\bparse\b|\bunprocessable\b|\bauthentication\b|\bunauthori[sz]ed\b|\bpermission ?denied\b|\bforbidden\b|\bnot ?found\b|\bconflict\b/.test(w))
+  if (
+    /\binvalid\b|\bbad ?request\b|\bbad ?input\b|\bvalidation\b|\bmalformed\b|\btoo ?long\b|\bcontext ?length\b|\bparse\b|\bunprocessable\b|\bauthentication\b|\bunauthori[sz]ed\b|\bpermission ?denied\b|\bforbidden\b|\bnot ?found\b|\bconflict\b/.test(
+      w,
+    )
+  )
     return 'bad_input';
   if (/\binternal\b|\bserver ?error\b|\bassert|\bpanic\b/.test(w)) return 'internal';
   return 'other';

@@ -166,7 +166,7 @@ describe.each([
       expect(c.replyType).toBe(contentType);
     }
     expect(sink.events).toHaveLength(2);
-    const [ok, failed] = [...sink.events].sort((a, b) => ((a as { ts: number }).ts - (b as { ts: number }).ts)) as Record<string, unknown>[];
+    const [ok, failed] = [...sink.events].sort((a, b) => (a as { ts: number }).ts - (b as { ts: number }).ts) as Record<string, unknown>[];
     const traceId = ok!.trace_id;
     expect(traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(ok).toEqual({ ...expectedOk, trace_id: traceId });

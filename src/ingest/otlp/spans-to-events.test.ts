@@ -36,7 +36,13 @@ interface SpanSpec {
   events?: { name: string; at: number; attrs?: Attr[] }[];
 }
 
-function request(spans: SpanSpec[], resource: Attr[] = [['host.name', 'node-1'], ['service.instance.id', 'inst-9']]) {
+function request(
+  spans: SpanSpec[],
+  resource: Attr[] = [
+    ['host.name', 'node-1'],
+    ['service.instance.id', 'inst-9'],
+  ],
+) {
   const body = {
     resourceSpans: [
       {
@@ -176,7 +182,14 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
       request([
         { id: 'a000000000000001', from: 0, to: 1, attrs: [...CHAT, ['error.type', 'timeout']], status: ERR },
         { id: 'a000000000000002', from: 0, to: 1, attrs: CHAT, status: { code: 2, message: 'CUDA out of memory' } },
-        { id: 'a000000000000003', from: 0, to: 1, attrs: CHAT, status: ERR, events: [{ name: 'exception', at: 1, attrs: [['exception.type', 'ValidationError']] }] },
+        {
+          id: 'a000000000000003',
+          from: 0,
+          to: 1,
+          attrs: CHAT,
+          status: ERR,
+          events: [{ name: 'exception', at: 1, attrs: [['exception.type', 'ValidationError']] }],
+        },
         { id: 'a000000000000004', from: 0, to: 1, attrs: [...CHAT, ['http.response.status_code', 429], ['error.type', '429']], status: ERR },
         { id: 'a000000000000005', from: 0, to: 1, attrs: [...CHAT, ['inferlens.status', 'aborted']], status: ERR },
         { id: 'a000000000000006', from: 0, to: 1, attrs: [...CHAT, ['inferlens.error_type', 'model_load']], status: ERR },
@@ -245,7 +258,17 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
   it('inferlens.* on the resource applies to its spans; k8s.pod.name wins over service.instance.id', () => {
     const [e] = spansToEvents(
       request(
-        [{ id: 'a000000000000001', from: 0, to: 1, attrs: [['inferlens.model', 'ranker'], ['inferlens.tenant', 'span-tenant']] }],
+        [
+          {
+            id: 'a000000000000001',
+            from: 0,
+            to: 1,
+            attrs: [
+              ['inferlens.model', 'ranker'],
+              ['inferlens.tenant', 'span-tenant'],
+            ],
+          },
+        ],
         [
           ['inferlens.tenant', 'resource-tenant'],
           ['inferlens.pool', 'pool-a'],
@@ -282,7 +305,15 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
           ],
         },
         // OpenInference EMBEDDING span, and a RETRIEVER span (not a model call)
-        { id: 'a000000000000002', from: 0, to: 5, attrs: [['openinference.span.kind', 'EMBEDDING'], ['embedding.model_name', 'text-embedding-3-small']] },
+        {
+          id: 'a000000000000002',
+          from: 0,
+          to: 5,
+          attrs: [
+            ['openinference.span.kind', 'EMBEDDING'],
+            ['embedding.model_name', 'text-embedding-3-small'],
+          ],
+        },
         { id: 'a000000000000003', from: 0, to: 5, attrs: [['openinference.span.kind', 'RETRIEVER']] },
         // an older OpenLLMetry release: llm.* names, association properties
         {
@@ -300,7 +331,15 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
             ['traceloop.association.properties.user_id', 'u-2'],
           ],
         },
-        { id: 'a000000000000005', from: 0, to: 50, attrs: [['traceloop.span.kind', 'task'], ['traceloop.entity.name', 'summarise']] },
+        {
+          id: 'a000000000000005',
+          from: 0,
+          to: 50,
+          attrs: [
+            ['traceloop.span.kind', 'task'],
+            ['traceloop.entity.name', 'summarise'],
+          ],
+        },
         // GenAI with tenant.id on the resource-less span, and gen_ai.conversation.id as the session
         { id: 'a000000000000006', from: 0, to: 9, attrs: [...CHAT, ['tenant.id', 't-3'], ['enduser.id', 'u-3'], ['gen_ai.conversation.id', 'conv-3']] },
       ]),
@@ -313,8 +352,18 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
       ['m1', 't-3', undefined, undefined, undefined],
     ]);
     expect(events.map((e) => e.cached_tokens)).toEqual([24, undefined, undefined, undefined]);
-    expect(events[0]!.attributes).toEqual({ 'gen_ai.provider.name': 'openai', 'gen_ai.response.model': 'gpt-4o-2024-08-06', 'user.id': 'u-1', 'session.id': 's-1' });
-    expect(events[2]!.attributes).toEqual({ 'gen_ai.operation.name': 'chat', 'gen_ai.provider.name': 'Anthropic', 'gen_ai.response.model': 'claude-3-haiku-20240307', 'user.id': 'u-2' });
+    expect(events[0]!.attributes).toEqual({
+      'gen_ai.provider.name': 'openai',
+      'gen_ai.response.model': 'gpt-4o-2024-08-06',
+      'user.id': 'u-1',
+      'session.id': 's-1',
+    });
+    expect(events[2]!.attributes).toEqual({
+      'gen_ai.operation.name': 'chat',
+      'gen_ai.provider.name': 'Anthropic',
+      'gen_ai.response.model': 'claude-3-haiku-20240307',
+      'user.id': 'u-2',
+    });
     expect(events[3]!.attributes).toMatchObject({ 'user.id': 'u-3', 'session.id': 'conv-3' });
   });
 
@@ -325,9 +374,21 @@ describe('spansToEvents: stages, outcome, GenAI attributes', () => {
           id: 'a000000000000001',
           from: 0,
           to: 3,
-          attrs: [['openinference.span.kind', 'LLM'], ['llm.model_name', 'gpt-4o']],
+          attrs: [
+            ['openinference.span.kind', 'LLM'],
+            ['llm.model_name', 'gpt-4o'],
+          ],
           status: { code: 2, message: "Error code: 429 - {'error': {'message': 'Rate limit reached'}}" },
-          events: [{ name: 'exception', at: 3, attrs: [['exception.type', 'openai.RateLimitError'], ['exception.message', 'Rate limit reached']] }],
+          events: [
+            {
+              name: 'exception',
+              at: 3,
+              attrs: [
+                ['exception.type', 'openai.RateLimitError'],
+                ['exception.message', 'Rate limit reached'],
+              ],
+            },
+          ],
         },
       ]),
     ).events;

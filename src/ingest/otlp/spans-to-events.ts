@@ -16,7 +16,18 @@
 import { STAGES, truncate } from '../../schema/index.ts';
 import type { EventInput, Stage } from '../../schema/index.ts';
 import { attrBool, attrNumber, attrString, firstOf, nanosToMs, roundMs } from './attrs.ts';
-import { associationOf, cachedTokensOf, classifySpan, finishReasonOf, il, inputTokensOf, modelOf, outputTokensOf, providerOf, responseModelOf } from './conventions.ts';
+import {
+  associationOf,
+  cachedTokensOf,
+  classifySpan,
+  finishReasonOf,
+  il,
+  inputTokensOf,
+  modelOf,
+  outputTokensOf,
+  providerOf,
+  responseModelOf,
+} from './conventions.ts';
 import type { IgnoreReason } from './conventions.ts';
 import type { AttrValue, OtlpSpan, TraceRequest } from './model.ts';
 import { STATUS_CODE_ERROR } from './model.ts';
@@ -96,7 +107,8 @@ function outcomeOf(span: OtlpSpan): Outcome {
   const a = span.attributes;
   const exception = span.events.find((e) => e.name === 'exception');
   const errorClass = attrString(a.get('error.type')) ?? (exception ? attrString(exception.attributes.get('exception.type')) : undefined);
-  const message = (span.statusMessage !== '' ? span.statusMessage : undefined) ?? (exception ? attrString(exception.attributes.get('exception.message')) : undefined);
+  const message =
+    (span.statusMessage !== '' ? span.statusMessage : undefined) ?? (exception ? attrString(exception.attributes.get('exception.message')) : undefined);
   return spanOutcome({
     explicitStatus: attrString(il(span, 'status')),
     explicitErrorType: attrString(il(span, 'error_type')),
@@ -177,11 +189,7 @@ function toEvent(span: OtlpSpan, stages: ReadonlyMap<Stage, number> | undefined)
   if (stages) for (const [stage, ms] of stages) event[stage] = roundMs(ms);
   // Stage latencies measured without child spans: `inferlens.queue_ms` etc. win over stage spans.
   for (const stage of STAGES) set(stage, num(stage));
-  const ttft =
-    num('ttft_ms') ??
-    seconds('gen_ai.response.time_to_first_chunk') ??
-    seconds('gen_ai.server.time_to_first_token') ??
-    firstTokenEventMs(span);
+  const ttft = num('ttft_ms') ?? seconds('gen_ai.response.time_to_first_chunk') ?? seconds('gen_ai.server.time_to_first_token') ?? firstTokenEventMs(span);
   set('ttft_ms', ttft);
   set('input_tokens', inputTokensOf(span));
   set('output_tokens', outputTokensOf(span));

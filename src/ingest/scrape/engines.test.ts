@@ -29,7 +29,11 @@ function one(mapped: MapResult, concept: string, part: MappedSample['part'], lab
 
 const ALL = readdirSync(ROOT, { withFileTypes: true })
   .filter((d) => d.isDirectory())
-  .flatMap((d) => readdirSync(join(ROOT, d.name)).filter((f) => f.endsWith('.txt')).map((f) => `${d.name}/${f}`));
+  .flatMap((d) =>
+    readdirSync(join(ROOT, d.name))
+      .filter((f) => f.endsWith('.txt'))
+      .map((f) => `${d.name}/${f}`),
+  );
 
 describe('every capture parses and maps', () => {
   // [file, families, samples, engine, mapped samples]
@@ -108,7 +112,9 @@ describe('vLLM', () => {
     const r = parseExposition('# TYPE ray_vllm:num_requests_waiting gauge\nray_vllm:num_requests_waiting{model_name="m",WorkerId="abc"} 4\n');
     const mapped = mapFamilies(r.families);
     expect(mapped.engine).toBe('vllm');
-    expect(mapped.samples).toEqual([{ concept: 'queue_length', part: 'gauge', labels: { engine: 'vllm', model: 'm' }, value: 4, source: 'ray_vllm:num_requests_waiting' }]);
+    expect(mapped.samples).toEqual([
+      { concept: 'queue_length', part: 'gauge', labels: { engine: 'vllm', model: 'm' }, value: 4, source: 'ray_vllm:num_requests_waiting' },
+    ]);
   });
 
   it('the deprecated KV-cache alias is dropped per model, not per scrape (two models behind one endpoint)', () => {
@@ -136,7 +142,9 @@ describe('vLLM', () => {
   });
 
   it('OpenMetrics counter spelling (TYPE without _total) maps the same', () => {
-    const r = parseExposition('# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total{model_name="m"} 9\nvllm:prompt_tokens_created{model_name="m"} 1.7e9\n# EOF\n');
+    const r = parseExposition(
+      '# TYPE vllm:prompt_tokens counter\nvllm:prompt_tokens_total{model_name="m"} 9\nvllm:prompt_tokens_created{model_name="m"} 1.7e9\n# EOF\n',
+    );
     expect(mapFamilies(r.families).samples.map((s) => [s.concept, s.value])).toEqual([['prompt_tokens', 9]]);
   });
 });
@@ -335,9 +343,18 @@ describe('two scrapes of a capture give rates', () => {
   it('vLLM: request_success and ttft mean over the interval', () => {
     const text = readFileSync(join(ROOT, 'vllm/datadog-vllm-metrics-curated-fixture.txt'), 'utf8');
     const later = text
-      .replace('vllm:request_success_total{finished_reason="length",model_name="facebook/opt-125m"} 1.0', 'vllm:request_success_total{finished_reason="length",model_name="facebook/opt-125m"} 11.0')
-      .replace('vllm:time_to_first_token_seconds_count{model_name="facebook/opt-125m"} 1.0', 'vllm:time_to_first_token_seconds_count{model_name="facebook/opt-125m"} 5.0')
-      .replace('vllm:time_to_first_token_seconds_sum{model_name="facebook/opt-125m"} 0.31326723098754883', 'vllm:time_to_first_token_seconds_sum{model_name="facebook/opt-125m"} 1.11326723098754883');
+      .replace(
+        'vllm:request_success_total{finished_reason="length",model_name="facebook/opt-125m"} 1.0',
+        'vllm:request_success_total{finished_reason="length",model_name="facebook/opt-125m"} 11.0',
+      )
+      .replace(
+        'vllm:time_to_first_token_seconds_count{model_name="facebook/opt-125m"} 1.0',
+        'vllm:time_to_first_token_seconds_count{model_name="facebook/opt-125m"} 5.0',
+      )
+      .replace(
+        'vllm:time_to_first_token_seconds_sum{model_name="facebook/opt-125m"} 0.31326723098754883',
+        'vllm:time_to_first_token_seconds_sum{model_name="facebook/opt-125m"} 1.11326723098754883',
+      );
     const st = createRateState();
     st.apply(mapFamilies(parseExposition(text).families).samples, 0);
     const out = st.apply(mapFamilies(parseExposition(later).families).samples, 5000);

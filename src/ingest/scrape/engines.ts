@@ -179,11 +179,7 @@ const TRITON: Record<string, Rule[]> = {
 
 /** TorchServe: `ts_*` counters (µs) per model, CamelCase host gauges in %, MB (MiB in practice). */
 const TORCHSERVE: Record<string, Rule[]> = {
-  ts_inference_requests: [
-    c('requests'),
-    { concept: 'request_latency_seconds', kind: 'count' },
-    { concept: 'queue_time_seconds', kind: 'count' },
-  ],
+  ts_inference_requests: [c('requests'), { concept: 'request_latency_seconds', kind: 'count' }, { concept: 'queue_time_seconds', kind: 'count' }],
   ts_inference_latency_microseconds: [{ concept: 'request_latency_seconds', kind: 'sum', scale: US }],
   ts_queue_latency_microseconds: [{ concept: 'queue_time_seconds', kind: 'sum', scale: US }],
   Requests2XX: [c('request_success')],
@@ -348,7 +344,14 @@ function isCounterValueSample(family: MetricFamily, sampleName: string): boolean
  * engine only that engine's table is used.
  */
 export function mapFamilies(families: readonly MetricFamily[], engine: EngineSetting = 'auto'): MapResult {
-  const result: MapResult = { engine: engine === 'auto' ? detectEngine(families) : engine, samples: [], unmappedFamilies: 0, unmappedNames: [], duplicates: 0, nonFinite: 0 };
+  const result: MapResult = {
+    engine: engine === 'auto' ? detectEngine(families) : engine,
+    samples: [],
+    unmappedFamilies: 0,
+    unmappedNames: [],
+    duplicates: 0,
+    nonFinite: 0,
+  };
   // Per family (table/name): the models it has series for, for the deprecated-alias rule.
   const present = new Map<string, Set<string>>();
   const classified = families.map((f) => {
@@ -425,6 +428,7 @@ export function mapFamilies(families: readonly MetricFamily[], engine: EngineSet
 /** Every concept name the tables can produce, with its part; docs/engines.md lists them. */
 export function concepts(): { concept: string; kind: RuleKind }[] {
   const out = new Map<string, RuleKind>();
-  for (const table of Object.values(RULES)) for (const rules of Object.values(table)) for (const r of rules) if (!out.has(r.concept)) out.set(r.concept, r.kind);
+  for (const table of Object.values(RULES))
+    for (const rules of Object.values(table)) for (const r of rules) if (!out.has(r.concept)) out.set(r.concept, r.kind);
   return [...out].map(([concept, kind]) => ({ concept, kind }));
 }

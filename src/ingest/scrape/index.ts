@@ -3,7 +3,18 @@
 /** Parses Prometheus text 0.0.4 / OpenMetrics 1.0; never throws, reports bad lines as warnings with line numbers. */
 export { parseExposition, parseFloatStrict, groupSeries, labelKey } from './parse.ts';
 /** The parser's output: families with their samples, histogram/summary series, warnings. */
-export type { ParseResult, ParseOptions, ParseWarning, ParseWarningReason, MetricFamily, MetricType, Sample, Exemplar, SeriesGroup, ExpositionFormat } from './parse.ts';
+export type {
+  ParseResult,
+  ParseOptions,
+  ParseWarning,
+  ParseWarningReason,
+  MetricFamily,
+  MetricType,
+  Sample,
+  Exemplar,
+  SeriesGroup,
+  ExpositionFormat,
+} from './parse.ts';
 /** Engine detection and the engine → concept mapping table (documented in docs/engines.md). */
 export { ENGINES, mapFamilies, detectEngine, classifyFamily, concepts } from './engines.ts';
 /** Engine names, a target's engine setting, and mapped concept samples. */

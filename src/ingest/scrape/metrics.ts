@@ -43,12 +43,20 @@ export function registerScrapeMetrics(registry: Registry, scraper: Scraper): voi
     },
   });
   gauge('inferlens_scrape_duration_seconds', 'Duration of the last scrape of the target.', (s) => (s.lastDurationMs === null ? null : s.lastDurationMs / 1000));
-  gauge('inferlens_scrape_mapped_families', 'Metric families an engine table mapped, in the last scrape of the target.', (s) => (s.lastSuccessMs === null ? null : s.lastMappedFamilies));
-  gauge('inferlens_scrape_unmapped_families', 'Metric families no engine table knows (not stored), in the last scrape of the target; GET /v1/scrape/targets names them.', (s) =>
-    s.lastSuccessMs === null ? null : s.lastUnmappedFamilies,
+  gauge('inferlens_scrape_mapped_families', 'Metric families an engine table mapped, in the last scrape of the target.', (s) =>
+    s.lastSuccessMs === null ? null : s.lastMappedFamilies,
+  );
+  gauge(
+    'inferlens_scrape_unmapped_families',
+    'Metric families no engine table knows (not stored), in the last scrape of the target; GET /v1/scrape/targets names them.',
+    (s) => (s.lastSuccessMs === null ? null : s.lastUnmappedFamilies),
   );
   counter('inferlens_scrape_samples_total', 'Resource samples written from the target since start.', (s) => s.samplesTotal);
   counter('inferlens_scrape_failures_total', 'Failed scrapes of the target since start.', (s) => s.failures);
-  counter('inferlens_scrape_parse_warnings_total', 'Lines of the target’s bodies that were skipped (bad lines, duplicate families) since start.', (s) => s.parseWarningsTotal);
+  counter(
+    'inferlens_scrape_parse_warnings_total',
+    'Lines of the target’s bodies that were skipped (bad lines, duplicate families) since start.',
+    (s) => s.parseWarningsTotal,
+  );
   counter('inferlens_scrape_sink_rejected_total', 'Samples from the target that the write path rejected, since start.', (s) => s.sinkRejected);
 }

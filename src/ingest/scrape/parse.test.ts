@@ -27,11 +27,7 @@ describe('parseFloatStrict', () => {
 describe('parseExposition: Prometheus 0.0.4', () => {
   it('parses escaping in label values and HELP', () => {
     const r = parseExposition(
-      [
-        '# HELP m A \\\\ backslash and a\\nnewline, "quotes" stay',
-        '# TYPE m gauge',
-        'm{path="C:\\\\dir",msg="say \\"hi\\"",multi="a\\nb"} 1',
-      ].join('\n'),
+      ['# HELP m A \\\\ backslash and a\\nnewline, "quotes" stay', '# TYPE m gauge', 'm{path="C:\\\\dir",msg="say \\"hi\\"",multi="a\\nb"} 1'].join('\n'),
     );
     expect(r.warnings).toEqual([]);
     const f = r.families[0]!;
@@ -51,9 +47,7 @@ describe('parseExposition: Prometheus 0.0.4', () => {
   });
 
   it('accepts trailing commas, spaces in label sets, blank lines, free comments and no final newline', () => {
-    const r = parseExposition(
-      '# a free-text comment\n\n# TYPE x counter\nx{a="1",} 2\n\n# NOTE something\nx{ a = "2" , b="3" } 3\n# TYPE y gauge\ny 4',
-    );
+    const r = parseExposition('# a free-text comment\n\n# TYPE x counter\nx{a="1",} 2\n\n# NOTE something\nx{ a = "2" , b="3" } 3\n# TYPE y gauge\ny 4');
     expect(r.warnings).toEqual([]);
     expect(r.families).toHaveLength(2);
     expect(r.families[0]!.samples.map((s) => s.labels)).toEqual([{ a: '1' }, { a: '2', b: '3' }]);

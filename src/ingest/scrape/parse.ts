@@ -296,7 +296,11 @@ function parseExemplar(text: string, format: ExpositionFormat): Exemplar | strin
   if (text[0] !== '{') return 'an exemplar starts with a label set';
   const parsed = parseLabels(text, 0);
   if (typeof parsed === 'string') return parsed;
-  const parts = text.slice(parsed.end).trim().split(/[ \t]+/).filter((p) => p !== '');
+  const parts = text
+    .slice(parsed.end)
+    .trim()
+    .split(/[ \t]+/)
+    .filter((p) => p !== '');
   if (parts.length < 1 || parts.length > 2) return 'expected "{labels} value [timestamp]"';
   const value = parseFloatStrict(parts[0]!);
   if (value === undefined) return `"${clip(parts[0]!)}" is not a number`;

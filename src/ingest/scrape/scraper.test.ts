@@ -80,7 +80,13 @@ function memorySink(): ResourceSink & { samples: ResourceSample[]; writes: numbe
 }
 
 // Generous timeouts for the healthy servers (the machine may be busy); only the slow one is meant to time out.
-const target = (url: string, extra: Record<string, unknown> = {}) => ({ url, intervalMs: 5000, timeoutMs: url === urls.slow ? 300 : 3000, labels: { node: 'gpu-node-1', replica: 'r1', pool: 'a100', rack: 'r7' }, ...extra });
+const target = (url: string, extra: Record<string, unknown> = {}) => ({
+  url,
+  intervalMs: 5000,
+  timeoutMs: url === urls.slow ? 300 : 3000,
+  labels: { node: 'gpu-node-1', replica: 'r1', pool: 'a100', rack: 'r7' },
+  ...extra,
+});
 
 describe('createScraper', () => {
   it('scrapes, maps, and turns counters into rates on the second scrape', async () => {
@@ -94,7 +100,10 @@ describe('createScraper', () => {
     expect(q.labels).toEqual({ rack: 'r7', engine: 'vllm', model: 'facebook/opt-125m' });
     expect(sink.samples.some((s) => s.metric.endsWith('_per_second'))).toBe(false);
 
-    vllmBody = VLLM.replace('vllm:generation_tokens_total{model_name="facebook/opt-125m"} 7.0', 'vllm:generation_tokens_total{model_name="facebook/opt-125m"} 307.0');
+    vllmBody = VLLM.replace(
+      'vllm:generation_tokens_total{model_name="facebook/opt-125m"} 7.0',
+      'vllm:generation_tokens_total{model_name="facebook/opt-125m"} 307.0',
+    );
     t += 15_000;
     sink.samples.length = 0;
     await scraper.scrapeOnce();
@@ -148,7 +157,10 @@ describe('createScraper', () => {
 
   it('runs each target on its own interval; stop() is idempotent and ends the loops', async () => {
     const sink = memorySink();
-    const scraper = createScraper({ targets: [target(urls.dcgm, { intervalMs: 100, timeoutMs: 100 }), target(urls.slow, { intervalMs: 100, timeoutMs: 50 })], sink });
+    const scraper = createScraper({
+      targets: [target(urls.dcgm, { intervalMs: 100, timeoutMs: 100 }), target(urls.slow, { intervalMs: 100, timeoutMs: 50 })],
+      sink,
+    });
     scraper.start();
     scraper.start(); // a second start is a no-op
     await expect.poll(() => scraper.stats()[0]!.scrapes, { timeout: 5000, interval: 20 }).toBeGreaterThanOrEqual(3);

@@ -108,7 +108,10 @@ export function createScraper(options: ScraperOptions): Scraper {
   const logger = options.logger ?? silentLogger;
   const fetchFn = options.fetch ?? fetch;
   const now = options.now ?? Date.now;
-  const timers: NonNullable<ScraperOptions['timers']> = options.timers ?? { setTimeout: (fn, ms) => setTimeout(fn, ms), clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout) };
+  const timers: NonNullable<ScraperOptions['timers']> = options.timers ?? {
+    setTimeout: (fn, ms) => setTimeout(fn, ms),
+    clearTimeout: (h) => clearTimeout(h as NodeJS.Timeout),
+  };
   const maxBodyBytes = options.maxBodyBytes ?? 16 * 1024 * 1024;
   const issues = options.targets.flatMap((t, i) => {
     const r = ScrapeTargetSchema.safeParse(t);
@@ -194,7 +197,10 @@ export function createScraper(options: ScraperOptions): Scraper {
       }
       if (parsed.warnings.length > 0 && !st.warnedParse) {
         st.warnedParse = true;
-        logger.warn({ url: target.url, warnings: stats.lastParseWarnings, first: parsed.warnings[0] }, 'scrape body has lines that were skipped (logged once per target)');
+        logger.warn(
+          { url: target.url, warnings: stats.lastParseWarnings, first: parsed.warnings[0] },
+          'scrape body has lines that were skipped (logged once per target)',
+        );
       }
       const mapped = mapFamilies(parsed.families, target.engine);
       stats.engine = mapped.engine;

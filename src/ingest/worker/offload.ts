@@ -16,13 +16,9 @@ import type { YamlLimits } from './yaml.ts';
 import { workerEntry } from './entry.ts';
 
 export type DecodeJob =
-  | { id: number; kind: 'otlp'; signal: OtlpSignal; body: Uint8Array; contentType: string }
-  | { id: number; kind: 'yaml'; text: string; limits: YamlLimits };
+  { id: number; kind: 'otlp'; signal: OtlpSignal; body: Uint8Array; contentType: string } | { id: number; kind: 'yaml'; text: string; limits: YamlLimits };
 
-export type DecodeReply =
-  | { id: number; mapped: MappedRequest }
-  | { id: number; json: string }
-  | { id: number; error: { code: ErrorCode; message: string } };
+export type DecodeReply = { id: number; mapped: MappedRequest } | { id: number; json: string } | { id: number; error: { code: ErrorCode; message: string } };
 
 type Result = MappedRequest | { json: string };
 
@@ -71,7 +67,9 @@ function start(): Worker {
 
 function submit(job: DecodeJob): Promise<Result> {
   if (pending.size >= MAX_PENDING) {
-    return Promise.reject(new InferlensError('resource_exhausted', `${pending.size} requests are waiting to be decoded; retry after the delay`, { retryAfterS: 1 }));
+    return Promise.reject(
+      new InferlensError('resource_exhausted', `${pending.size} requests are waiting to be decoded; retry after the delay`, { retryAfterS: 1 }),
+    );
   }
   worker ??= start();
   const w = worker;

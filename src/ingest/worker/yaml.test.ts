@@ -2,7 +2,8 @@ import { describe, expect, it } from 'vitest';
 import { parseYamlBounded } from './yaml.ts';
 
 const LIMITS = { maxDepth: 8, maxEntries: 10, maxNodes: 100 };
-const bad = (text: string, why: RegExp) => expect(() => parseYamlBounded(text, LIMITS)).toThrow(expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(why) }));
+const bad = (text: string, why: RegExp) =>
+  expect(() => parseYamlBounded(text, LIMITS)).toThrow(expect.objectContaining({ code: 'invalid_argument', message: expect.stringMatching(why) }));
 
 describe('parseYamlBounded', () => {
   it('reads a document within the limits into plain values', () => {

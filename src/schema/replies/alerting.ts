@@ -79,7 +79,15 @@ export interface IncidentHistoryItem {
   /** The first acknowledgement: when, and who (null until one). */
   acknowledged_at: string | null;
   acknowledged_by: string | null;
-  alerts: { alertname: string; fingerprint: string; severity: string | null; labels: AlertLabels; first_firing_at: string | null; resolved_at: string | null; value: number | null }[];
+  alerts: {
+    alertname: string;
+    fingerprint: string;
+    severity: string | null;
+    labels: AlertLabels;
+    first_firing_at: string | null;
+    resolved_at: string | null;
+    value: number | null;
+  }[];
   actions: { id: string; action: string; state: string; alertname: string | null; proposed_at: string; last_step_at: string; by: string | null }[];
   timeline: { ts: string; kind: string; alertname: string | null; tenant: string | null; detail: Record<string, unknown> }[];
 }
@@ -162,7 +170,16 @@ export interface BacktestReply {
   to: string;
   evaluations: number;
   episodes: BacktestEpisodeReply[];
-  rules: { alert: string; group: string; interval_ms: number; episodes: number; errors: number; last_error: string | null; coverage: { judged: number; without_reference: number } | null; mean_eval_ms: number }[];
+  rules: {
+    alert: string;
+    group: string;
+    interval_ms: number;
+    episodes: number;
+    errors: number;
+    last_error: string | null;
+    coverage: { judged: number; without_reference: number } | null;
+    mean_eval_ms: number;
+  }[];
   stats: { seconds: number; queries: number; peak_series_cells: number };
   /** The score against the known incidents sent with the request; null without them. */
   score: {
@@ -180,6 +197,15 @@ export interface BacktestReply {
     false_per_clean_hour: number | null;
     grace_ms: number;
     per_kind: Record<string, { incidents: number; detected: number; recall: number; top1: number | null; median_delay_intervals: number | null }>;
-    per_incident: { id: string; kind: string | null; detected: boolean; alert: { alertname: string; labels: AlertLabels; pending_at: string; firing_at: string | null } | null; top1: boolean; delay_intervals: number | null; delay_s: number | null; firing_delay_s: number | null }[];
+    per_incident: {
+      id: string;
+      kind: string | null;
+      detected: boolean;
+      alert: { alertname: string; labels: AlertLabels; pending_at: string; firing_at: string | null } | null;
+      top1: boolean;
+      delay_intervals: number | null;
+      delay_s: number | null;
+      firing_delay_s: number | null;
+    }[];
   } | null;
 }

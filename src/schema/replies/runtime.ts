@@ -151,7 +151,16 @@ export interface SaturationReply {
   shed_rate: TrendEvidenceReply | null;
   baseline_window: WindowText;
   /** Per bucket, baseline first: offered and served rates, the shed share, queue time, P99. */
-  points: { bucket: string; baseline: boolean; offered_qps: number; qps: number; shed_rate: number | null; queue_ms: number | null; p99_ms: number | null; n: number }[];
+  points: {
+    bucket: string;
+    baseline: boolean;
+    offered_qps: number;
+    qps: number;
+    shed_rate: number | null;
+    queue_ms: number | null;
+    p99_ms: number | null;
+    n: number;
+  }[];
   approx?: Approximation | null;
 }
 
@@ -205,11 +214,25 @@ export interface CapacityReply {
   step: string;
   buckets: { bucket: string; n: number; p99_total_ms: number | null; mean_queue_ms: number | null; qps: number; resources: Record<string, number | null> }[];
   nodes: string[] | null;
-  correlations: { request: 'p99_total_ms' | 'mean_queue_ms' | 'qps'; resource: string; correlation: { method: 'pearson' | 'spearman'; r: number | null; p_value: number | null; n: number }; strong: boolean }[];
+  correlations: {
+    request: 'p99_total_ms' | 'mean_queue_ms' | 'qps';
+    resource: string;
+    correlation: { method: 'pearson' | 'spearman'; r: number | null; p_value: number | null; n: number };
+    strong: boolean;
+  }[];
   saturated: { resource: string; peak: number; level: number; node: string | null; gpu: string | null }[];
   verdict: 'capacity_bound' | 'not_capacity' | 'not_enough_data';
   reasons: string[];
-  headroom: { node: string | null; gpu: string | null; pool: string | null; max_used_bytes: number; total_bytes: number; headroom_bytes: number; headroom_ratio: number; simulated: boolean }[];
+  headroom: {
+    node: string | null;
+    gpu: string | null;
+    pool: string | null;
+    max_used_bytes: number;
+    total_bytes: number;
+    headroom_bytes: number;
+    headroom_ratio: number;
+    simulated: boolean;
+  }[];
   simulated: boolean;
 }
 

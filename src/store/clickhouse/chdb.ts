@@ -18,7 +18,11 @@ export async function openChdbConnection(path: string): Promise<NonNullable<Clic
   try {
     mod = await import('chdb/connection');
   } catch (e) {
-    throw new InferlensError('unavailable', `storage.clickhouse.chdb_path needs the chdb package, which is not installed: run \`npm install chdb\`, or set storage.clickhouse.url to a ClickHouse server`, { cause: e });
+    throw new InferlensError(
+      'unavailable',
+      `storage.clickhouse.chdb_path needs the chdb package, which is not installed: run \`npm install chdb\`, or set storage.clickhouse.url to a ClickHouse server`,
+      { cause: e },
+    );
   }
   const dir = path === ':memory:' ? path : resolve(path);
   if (dir !== ':memory:') mkdirSync(dir, { recursive: true });
@@ -26,6 +30,10 @@ export async function openChdbConnection(path: string): Promise<NonNullable<Clic
     // chdb types its connection with @clickhouse/client-common's copy of the contract, the client with its own.
     return mod.createChdbConnection({ path: dir }) as unknown as NonNullable<ClickHouseStoreOptions['connection']>;
   } catch (e) {
-    throw new InferlensError('unavailable', `cannot open the chdb folder ${dir}: ${e instanceof Error ? e.message : String(e)} (one process holds one chdb folder at a time)`, { cause: e });
+    throw new InferlensError(
+      'unavailable',
+      `cannot open the chdb folder ${dir}: ${e instanceof Error ? e.message : String(e)} (one process holds one chdb folder at a time)`,
+      { cause: e },
+    );
   }
 }

@@ -21,7 +21,8 @@ runStoreConformance('clickhouse (chdb)', open);
 /** A raw client on the same engine, to look at what the store wrote. */
 async function rawClient() {
   const client = createClient({ connection: await openChdbConnection(':memory:'), clickhouse_settings: { output_format_json_quote_64bit_integers: 0 } });
-  const q = async <T = Record<string, unknown>>(query: string, query_params?: Record<string, unknown>) => (await client.query({ query, query_params, format: 'JSONEachRow' })).json<T>();
+  const q = async <T = Record<string, unknown>>(query: string, query_params?: Record<string, unknown>) =>
+    (await client.query({ query, query_params, format: 'JSONEachRow' })).json<T>();
   return { client, q };
 }
 
@@ -39,9 +40,14 @@ describe('ClickHouse store', () => {
     const store = createClickHouseStore({ connection: await openChdbConnection(':memory:'), database: db });
     await store.migrate();
     await store.close();
-    const cols = await raw.q<{ name: string; type: string }>('SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}', { db, t: 'events' });
+    const cols = await raw.q<{ name: string; type: string }>('SELECT name, type FROM system.columns WHERE database = {db:String} AND table = {t:String}', {
+      db,
+      t: 'events',
+    });
     const model = (t: string) => (t === 'LowCardinality(Nullable(String))' ? 'LowCardinality(String)' : t); // model is required
-    expect(Object.fromEntries(cols.map((c) => [c.name, c.type]))).toEqual(Object.fromEntries(EVENT_FIELDS.map((f) => [f.name, f.name === 'model' ? model(clickhouseType(f.kind)) : clickhouseType(f.kind)])));
+    expect(Object.fromEntries(cols.map((c) => [c.name, c.type]))).toEqual(
+      Object.fromEntries(EVENT_FIELDS.map((f) => [f.name, f.name === 'model' ? model(clickhouseType(f.kind)) : clickhouseType(f.kind)])),
+    );
     const versions = await raw.q<{ version: number }>(`SELECT version FROM ${db}.schema_migrations ORDER BY version`);
     expect(versions.map((v) => v.version)).toEqual(CLICKHOUSE_MIGRATIONS.map((_, i) => i + 1));
   });
@@ -54,9 +60,19 @@ describe('ClickHouse store', () => {
     await store.close();
     const cols = ROLLUP_MODEL_COLUMNS.join(', ');
     const merged = ROLLUP_MODEL_COLUMNS.slice(4)
-      .map((c) => (c.endsWith('_min') ? `min(${c}) AS ${c}` : c.endsWith('_max') ? `max(${c}) AS ${c}` : c.endsWith('_sketch') || c.startsWith('w_by') ? `sumMap(${c}) AS ${c}` : `sum(${c}) AS ${c}`))
+      .map((c) =>
+        c.endsWith('_min')
+          ? `min(${c}) AS ${c}`
+          : c.endsWith('_max')
+            ? `max(${c}) AS ${c}`
+            : c.endsWith('_sketch') || c.startsWith('w_by')
+              ? `sumMap(${c}) AS ${c}`
+              : `sum(${c}) AS ${c}`,
+      )
       .join(', ');
-    const fromView = await raw.q(`SELECT minute, model, model_version, probe, ${merged} FROM \`${db}\`.rollup_1m_model GROUP BY minute, model, model_version, probe ORDER BY minute, model, model_version, probe`);
+    const fromView = await raw.q(
+      `SELECT minute, model, model_version, probe, ${merged} FROM \`${db}\`.rollup_1m_model GROUP BY minute, model, model_version, probe ORDER BY minute, model, model_version, probe`,
+    );
     const T0 = Date.parse('2026-11-30T10:00:00Z');
     const { sql, params } = rollupSelectSql(T0, T0 + 10 * 60_000, `\`${db}\``);
     const fromCode = await raw.q(`SELECT ${cols} FROM (${sql}) ORDER BY minute, model, model_version, probe`, params);
@@ -80,12 +96,25 @@ describe('ClickHouse store', () => {
       return { ...o, ts: tsMicros(o.ts) };
     });
     const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))] as [string, ...string[]];
-    for (let i = 0; i < 2; i++) await raw.client.insert({ table: `${db}.events`, values: rows, format: 'JSONEachRow', columns, clickhouse_settings: { insert_deduplication_token: 'batch-1' } });
+    for (let i = 0; i < 2; i++)
+      await raw.client.insert({
+        table: `${db}.events`,
+        values: rows,
+        format: 'JSONEachRow',
+        columns,
+        clickhouse_settings: { insert_deduplication_token: 'batch-1' },
+      });
     expect(await raw.q(`SELECT count() AS n FROM ${db}.events`)).toEqual([{ n: 10 }]);
     expect(await raw.q(`SELECT sum(n) AS n FROM ${db}.rollup_1m_model`)).toEqual([{ n: 10 }]);
     expect(await raw.q(`SELECT sum(n) AS n FROM ${db}.rollup_1m_all`)).toEqual([{ n: 10 }]);
     // Another token is another block.
-    await raw.client.insert({ table: `${db}.events`, values: rows, format: 'JSONEachRow', columns, clickhouse_settings: { insert_deduplication_token: 'batch-2' } });
+    await raw.client.insert({
+      table: `${db}.events`,
+      values: rows,
+      format: 'JSONEachRow',
+      columns,
+      clickhouse_settings: { insert_deduplication_token: 'batch-2' },
+    });
     expect(await raw.q(`SELECT count() AS n FROM ${db}.events`)).toEqual([{ n: 20 }]);
   });
 
@@ -95,7 +124,13 @@ describe('ClickHouse store', () => {
     const a = await open(7);
     await a.migrate();
     await a.close();
-    const ttl = async () => (await raw.q<{ name: string; e: string }>("SELECT name, extract(engine_full, 'TTL .+?\\(\\d+\\)') AS e FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree' ORDER BY name", { db })).map((r) => `${r.name}: ${r.e.trim()}`);
+    const ttl = async () =>
+      (
+        await raw.q<{ name: string; e: string }>(
+          "SELECT name, extract(engine_full, 'TTL .+?\\(\\d+\\)') AS e FROM system.tables WHERE database = {db:String} AND engine LIKE '%MergeTree' ORDER BY name",
+          { db },
+        )
+      ).map((r) => `${r.name}: ${r.e.trim()}`);
     expect(await ttl()).toEqual([
       'events: TTL toDateTime(ts) + toIntervalSecond(604800)',
       'feedback: TTL toDateTime(ts) + toIntervalSecond(604800)',
@@ -115,7 +150,10 @@ describe('ClickHouse store', () => {
 
   it('answers an unreachable server with unavailable and what to check, never a crash', async () => {
     const store = createClickHouseStore({ url: 'http://127.0.0.1:9', database: 'x', requestTimeoutMs: 2000 });
-    await expect(store.migrate()).rejects.toMatchObject({ code: 'unavailable', message: expect.stringMatching(/ClickHouse at http:\/\/127\.0\.0\.1:9 is unreachable/) });
+    await expect(store.migrate()).rejects.toMatchObject({
+      code: 'unavailable',
+      message: expect.stringMatching(/ClickHouse at http:\/\/127\.0\.0\.1:9 is unreachable/),
+    });
     await expect(store.appendEvents(fixtureLines())).rejects.toMatchObject({ code: 'unavailable', retryAfterS: 5 });
     await expect(store.aggregate(spec(['count']))).rejects.toMatchObject({ code: 'unavailable' });
     await store.close();
@@ -128,7 +166,10 @@ describe('ClickHouse store', () => {
     await store.migrate();
     const good = JSON.stringify({ ts: Date.parse('2026-11-30T10:00:00Z'), request_id: 'ok-1', model: 'm', total_ms: 1 });
     const bad = JSON.stringify({ ts: Date.parse('2026-11-30T10:00:01Z'), request_id: 'bad-1', model: 'm', total_ms: 'not a number' });
-    await expect(store.appendEvents([good, bad])).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^the store cannot hold this row: /) });
+    await expect(store.appendEvents([good, bad])).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/^the store cannot hold this row: /),
+    });
     expect((await store.stats()).events).toBe(0);
     await store.close();
   });
@@ -153,9 +194,22 @@ describe('ClickHouse DDL on a cluster', () => {
     expect(rendered.every((s) => s.includes(' ON CLUSTER `prod`'))).toBe(true);
     const created = rendered.map((s) => /^CREATE (?:TABLE|MATERIALIZED VIEW) IF NOT EXISTS `inferlens`\.(\w+)/.exec(s)?.[1]);
     expect(created).toEqual([
-      'events_local', 'events', 'resources_local', 'resources', 'feedback_local', 'feedback', 'samples_local', 'samples',
-      'rollup_1m_model_local', 'rollup_1m_model', 'rollup_1m_model_mv', 'rollup_1m_all_local', 'rollup_1m_all', 'rollup_1m_all_mv',
-      'incident_log_local', 'incident_log',
+      'events_local',
+      'events',
+      'resources_local',
+      'resources',
+      'feedback_local',
+      'feedback',
+      'samples_local',
+      'samples',
+      'rollup_1m_model_local',
+      'rollup_1m_model',
+      'rollup_1m_model_mv',
+      'rollup_1m_all_local',
+      'rollup_1m_all',
+      'rollup_1m_all_mv',
+      'incident_log_local',
+      'incident_log',
     ]);
     expect(rendered.filter((s) => /ENGINE = Replicated(Aggregating)?MergeTree\s/.test(s))).toHaveLength(7);
     expect(rendered.find((s) => s.includes('`inferlens`.events ON CLUSTER'))).toContain("ENGINE = Distributed('prod', 'inferlens', events_local, rand())");
@@ -177,8 +231,22 @@ describe('ClickHouse DDL on a cluster', () => {
       if (s.includes('ENGINE = Distributed')) continue;
       await client.command({ query: s.replace(' ON CLUSTER `prod`', '').replace(/ENGINE = Replicated/, 'ENGINE = ') });
     }
-    const tables = (await (await client.query({ query: 'SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', query_params: { db }, format: 'JSONEachRow' })).json<{ name: string }>()).map((t) => t.name);
-    expect(tables).toEqual(['events_local', 'feedback_local', 'incident_log_local', 'resources_local', 'rollup_1m_all_local', 'rollup_1m_all_mv', 'rollup_1m_model_local', 'rollup_1m_model_mv', 'samples_local']);
+    const tables = (
+      await (
+        await client.query({ query: 'SELECT name FROM system.tables WHERE database = {db:String} ORDER BY name', query_params: { db }, format: 'JSONEachRow' })
+      ).json<{ name: string }>()
+    ).map((t) => t.name);
+    expect(tables).toEqual([
+      'events_local',
+      'feedback_local',
+      'incident_log_local',
+      'resources_local',
+      'rollup_1m_all_local',
+      'rollup_1m_all_mv',
+      'rollup_1m_model_local',
+      'rollup_1m_model_mv',
+      'samples_local',
+    ]);
     await client.close();
   });
 

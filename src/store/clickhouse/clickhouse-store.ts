@@ -165,7 +165,12 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
   function call<T>(what: string, fn: () => Promise<T>, schemaNeeded = true): Promise<T> {
     if (closed) return Promise.reject(new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server'));
     // Until migrate() has run, tables may be missing or old: retryable, not a failure of the query.
-    if (!migrated && schemaNeeded) return Promise.reject(new InferlensError('unavailable', `the ClickHouse schema at ${where} is not migrated yet (inferlens retries in the background): retry later`, { retryAfterS: 5 }));
+    if (!migrated && schemaNeeded)
+      return Promise.reject(
+        new InferlensError('unavailable', `the ClickHouse schema at ${where} is not migrated yet (inferlens retries in the background): retry later`, {
+          retryAfterS: 5,
+        }),
+      );
     const p = fn().catch((e: unknown) => {
       throw toInferlensError(e, what);
     });
@@ -179,27 +184,47 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     if (e instanceof InferlensError) return e;
     const code = String((e as { code?: unknown } | null)?.code ?? '');
     const message = e instanceof Error ? e.message : String(e);
-    if (isNetworkError(e)) return new InferlensError('unavailable', `ClickHouse at ${where} is unreachable (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
+    if (isNetworkError(e))
+      return new InferlensError('unavailable', `ClickHouse at ${where} is unreachable (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
     // The Store contract for a failed append (write-errors.ts): rows it cannot hold, a full disk, the rest retryable.
     if (what === 'insert') {
-      if (code === NO_SPACE_CODE) return new InferlensError('unavailable', `ClickHouse at ${where} has no space left on its disks: free space there; writes resume by themselves (${driverMessage(e)})`, { cause: e, retryAfterS: 30 });
+      if (code === NO_SPACE_CODE)
+        return new InferlensError(
+          'unavailable',
+          `ClickHouse at ${where} has no space left on its disks: free space there; writes resume by themselves (${driverMessage(e)})`,
+          { cause: e, retryAfterS: 30 },
+        );
       return storeWriteError(e, (x) => ROW_CODES.has(String((x as { code?: unknown } | null)?.code ?? '')));
     }
-    if (code === '516' || code === '192' || code === '194') return new InferlensError('unavailable', `ClickHouse at ${where} refused the credentials (${what}): ${message}; check storage.clickhouse.username and the password`, { cause: e, retryAfterS: 30 });
-    if (BUSY_CODES.has(code)) return new InferlensError('unavailable', `ClickHouse is overloaded (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
+    if (code === '516' || code === '192' || code === '194')
+      return new InferlensError(
+        'unavailable',
+        `ClickHouse at ${where} refused the credentials (${what}): ${message}; check storage.clickhouse.username and the password`,
+        { cause: e, retryAfterS: 30 },
+      );
+    if (BUSY_CODES.has(code))
+      return new InferlensError('unavailable', `ClickHouse is overloaded (${what}): ${message}; retry later`, { cause: e, retryAfterS: 5 });
     if (code === '159') return new InferlensError('deadline_exceeded', `ClickHouse did not answer in time (${what}): ${message}`, { cause: e });
     return new InferlensError('internal', `ClickHouse failed (${what}): ${message}`, { cause: e });
   }
 
   async function read(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings, schemaNeeded = true): Promise<Row[]> {
-    return call('read', async () => {
-      const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
-      return rs.json<Row>();
-    }, schemaNeeded);
+    return call(
+      'read',
+      async () => {
+        const rs = await client.query({ query: sql, query_params: params, format: 'JSONEachRow', ...(settings ? { clickhouse_settings: settings } : {}) });
+        return rs.json<Row>();
+      },
+      schemaNeeded,
+    );
   }
 
   async function command(sql: string, params: Record<string, unknown> = {}, settings?: ClickHouseSettings, schemaNeeded = true): Promise<void> {
-    await call('command', () => client.command({ query: sql, query_params: params, clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings }), schemaNeeded);
+    await call(
+      'command',
+      () => client.command({ query: sql, query_params: params, clickhouse_settings: { wait_end_of_query: 1, ...settings } as ClickHouseSettings }),
+      schemaNeeded,
+    );
   }
 
   /**
@@ -212,8 +237,16 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     const token = randomUUID();
     for (let attempt = 1; ; attempt++) {
       try {
-        await call('insert', () =>
-          client.insert({ table: into, columns: columns as [string, ...string[]], format: 'JSONEachRow', values: rows as Row[], clickhouse_settings: { ...insertSettings, insert_deduplication_token: token } as ClickHouseSettings }),
+        await call(
+          'insert',
+          () =>
+            client.insert({
+              table: into,
+              columns: columns as [string, ...string[]],
+              format: 'JSONEachRow',
+              values: rows as Row[],
+              clickhouse_settings: { ...insertSettings, insert_deduplication_token: token } as ClickHouseSettings,
+            }),
           schemaNeeded,
         );
         return;
@@ -271,7 +304,6 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     return b > a ? { a, b } : null;
   }
 
-
   /**
    * One DDL statement of a migration. Instances that start together migrate together: the loser of
    * an IF NOT EXISTS race gets "already exists" (57 table, 82 database), which means done.
@@ -291,7 +323,10 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     const current = Number(rows[0]?.v ?? 0);
     const migrations = clickhouseMigrations(layout);
     if (current > migrations.length) {
-      throw new InferlensError('unavailable', `ClickHouse database ${layout.database} has schema version ${current}, newer than this inferlens knows (${migrations.length}): run a newer inferlens on it`);
+      throw new InferlensError(
+        'unavailable',
+        `ClickHouse database ${layout.database} has schema version ${current}, newer than this inferlens knows (${migrations.length}): run a newer inferlens on it`,
+      );
     }
     for (let v = current + 1; v <= migrations.length; v++) {
       for (const st of migrations[v - 1]!) await ddl(st);
@@ -328,14 +363,14 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async appendResources(samples: readonly ResourceSample[]) {
       const rows = samples.map((s) => ({
-          ts: tsMicros(s.ts),
-          node: s.node,
-          replica: s.replica ?? null,
-          gpu: s.gpu ?? null,
-          pool: s.pool ?? null,
-          metric: s.metric,
-          labels: s.labels ?? {},
-          value: s.value,
+        ts: tsMicros(s.ts),
+        node: s.node,
+        replica: s.replica ?? null,
+        gpu: s.gpu ?? null,
+        pool: s.pool ?? null,
+        metric: s.metric,
+        labels: s.labels ?? {},
+        value: s.value,
         simulated: s.simulated ?? false,
       }));
       await insertRows(t('resources'), ['ts', 'node', 'replica', 'gpu', 'pool', 'metric', 'labels', 'value', 'simulated'], rows);
@@ -344,12 +379,12 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     async appendFeedback(rows: readonly Feedback[]) {
       const received = Date.now() * 1000;
       const lines = rows.map((f) => ({
-          ts: tsMicros(f.ts),
-          request_id: f.request_id,
-          kind: f.kind,
-          value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
-          value_str: typeof f.value === 'string' ? f.value : null,
-          source: f.source ?? null,
+        ts: tsMicros(f.ts),
+        request_id: f.request_id,
+        kind: f.kind,
+        value_num: typeof f.value === 'number' ? f.value : typeof f.value === 'boolean' ? (f.value ? 1 : 0) : null,
+        value_str: typeof f.value === 'string' ? f.value : null,
+        source: f.source ?? null,
         received_at: received,
       }));
       await insertRows(t('feedback'), ['ts', 'request_id', 'kind', 'value_num', 'value_str', 'source', 'received_at'], lines);
@@ -400,7 +435,10 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       const p = new Params();
       const col = ident(spec.column);
       const dims = spec.groupBy.map(ident);
-      const index = 'perDecade' in spec.buckets ? sketchIndexSql(col, spec.buckets.perDecade) : `toInt32(floor(toFloat64(assumeNotNull(${col})) / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}))`;
+      const index =
+        'perDecade' in spec.buckets
+          ? sketchIndexSql(col, spec.buckets.perDecade)
+          : `toInt32(floor(toFloat64(assumeNotNull(${col})) / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}))`;
       const w = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
       const g = dims.map((d) => `, ${d}`).join('');
       const rows = await read(
@@ -440,10 +478,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       let w = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes ?? true);
       if (spec.minValue) w += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
       const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
-      const order = spec.order === 'sample' ? 'cityHash64(ifNull(request_id, \'\'), ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
+      const order = spec.order === 'sample' ? "cityHash64(ifNull(request_id, ''), ts)" : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
       // A stratified read: at most perSlice.limit rows per slice (`LIMIT n BY`), then the limit.
       const perSlice = spec.perSlice ? ` LIMIT ${p.int(spec.perSlice.limit)} BY ${spec.perSlice.by.map(ident).join(', ') || 'tuple()'}` : '';
-      const rows = await read(`SELECT ${selectEventColumns(cols)} FROM ${t('events')} WHERE ${w} ORDER BY ${order}${perSlice} LIMIT ${p.int(spec.limit)}`, p.values);
+      const rows = await read(
+        `SELECT ${selectEventColumns(cols)} FROM ${t('events')} WHERE ${w} ORDER BY ${order}${perSlice} LIMIT ${p.int(spec.limit)}`,
+        p.values,
+      );
       return rows.map(toStoredEvent);
     },
 
@@ -482,7 +523,15 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
         p.values,
       );
       return rows.map((r) => {
-        const out: ResourceRow = { bucketMs: Number(r.bucket), metric: r.metric as string, avg: Number(r.avg), max: Number(r.max), sum: Number(r.sum), n: Number(r.n), simulated: Boolean(r.simulated) };
+        const out: ResourceRow = {
+          bucketMs: Number(r.bucket),
+          metric: r.metric as string,
+          avg: Number(r.avg),
+          max: Number(r.max),
+          sum: Number(r.sum),
+          n: Number(r.n),
+          simulated: Boolean(r.simulated),
+        };
         for (const g of groups) {
           const v = (r[g.alias] as string | null | undefined) ?? null;
           if (g.label === undefined) out[g.key as ResourceField] = v;
@@ -496,7 +545,10 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       const p = new Params();
       const col = ident(dimension);
       const w = whereClause(p, fromMs, toMs, {}, true);
-      const rows = await read(`SELECT toString(${col}) AS v, count() AS n FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${p.int(limit)}`, p.values);
+      const rows = await read(
+        `SELECT toString(${col}) AS v, count() AS n FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY v ORDER BY n DESC, v LIMIT ${p.int(limit)}`,
+        p.values,
+      );
       return rows.map((r) => r.v as string);
     },
 
@@ -537,7 +589,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
 
     async stats(): Promise<StoreStats> {
-      const [c] = await read(`SELECT (SELECT count() FROM ${t('events')}) AS e, (SELECT count() FROM ${t('resources')}) AS r, (SELECT count() FROM ${t('feedback')}) AS f`);
+      const [c] = await read(
+        `SELECT (SELECT count() FROM ${t('events')}) AS e, (SELECT count() FROM ${t('resources')}) AS r, (SELECT count() FROM ${t('feedback')}) AS f`,
+      );
       // Bytes of this node's parts (on a cluster: this node only, so null).
       let bytes: number | null = null;
       if (!cluster) {
@@ -555,8 +609,31 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
     },
 
     async appendSamples(rows: readonly SampleRow[]) {
-      const cols = ['ts', 'request_id', 'model', 'model_version', 'tenant', 'entry', 'node', 'replica', 'route_rule', 'status', 'error_type', 'label', 'confidence', 'reasons', 'risk_tags', 'sample_weight', 'input', 'output'];
-      await insertRows(t('samples'), cols, rows.map((r) => ({ ...r, ts: tsMicros(r.ts) })));
+      const cols = [
+        'ts',
+        'request_id',
+        'model',
+        'model_version',
+        'tenant',
+        'entry',
+        'node',
+        'replica',
+        'route_rule',
+        'status',
+        'error_type',
+        'label',
+        'confidence',
+        'reasons',
+        'risk_tags',
+        'sample_weight',
+        'input',
+        'output',
+      ];
+      await insertRows(
+        t('samples'),
+        cols,
+        rows.map((r) => ({ ...r, ts: tsMicros(r.ts) })),
+      );
     },
 
     async listSamples(spec: SampleListSpec): Promise<StoredSample[]> {
@@ -564,7 +641,8 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       const parts = [`ts >= ${tsParam(p, spec.fromMs)}`, `ts < ${tsParam(p, spec.toMs)}`];
       for (const [key, value] of Object.entries(spec.filters)) {
         if (value === undefined) continue;
-        if (!(SAMPLE_FILTER_KEYS as readonly string[]).includes(key)) throw new InferlensError('invalid_argument', `samples cannot be filtered by "${key}": use one of ${SAMPLE_FILTER_KEYS.join(', ')}`);
+        if (!(SAMPLE_FILTER_KEYS as readonly string[]).includes(key))
+          throw new InferlensError('invalid_argument', `samples cannot be filtered by "${key}": use one of ${SAMPLE_FILTER_KEYS.join(', ')}`);
         parts.push(`${key} IN ${p.add(Array.isArray(value) ? value : [value], 'Array(String)')}`);
       }
       if (spec.reasons?.length) parts.push(`hasAny(reasons, ${p.add([...spec.reasons], 'Array(String)')})`);
@@ -585,7 +663,13 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
       // Idempotent on id: entries already stored are left out (the insert deduplication token holds
       // only within one call's retries; the lookup holds across calls).
       const p = new Params();
-      const stored = await read(`SELECT id FROM ${t('incident_log')} WHERE id IN ${p.add(entries.map((e) => e.id), 'Array(String)')}`, p.values);
+      const stored = await read(
+        `SELECT id FROM ${t('incident_log')} WHERE id IN ${p.add(
+          entries.map((e) => e.id),
+          'Array(String)',
+        )}`,
+        p.values,
+      );
       const fresh = newEntries(entries, new Set(stored.map((r) => String(r['id']))));
       await insertRows(
         t('incident_log'),
@@ -596,7 +680,9 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
 
     async listIncidentLog(spec) {
       const p = new Params();
-      const where = spec.incidentIds ? `incident_id IN ${p.add([...spec.incidentIds], 'Array(String)')}` : `ts >= ${tsParam(p, spec.fromMs)} AND ts < ${tsParam(p, spec.toMs)}`;
+      const where = spec.incidentIds
+        ? `incident_id IN ${p.add([...spec.incidentIds], 'Array(String)')}`
+        : `ts >= ${tsParam(p, spec.fromMs)} AND ts < ${tsParam(p, spec.toMs)}`;
       const limit = Math.min(Math.max(Math.trunc(spec.limit), 1), MAX_INCIDENT_LOG_ROWS);
       const rows = await read(
         `SELECT toUnixTimestamp64Milli(ts) AS ts_ms, id, incident_id, kind, alertname, fingerprint, severity, tenant, labels, detail

@@ -19,8 +19,10 @@ const CLUSTER_RE = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}$/;
 
 /** Checks the names that are written into DDL (they cannot be bound parameters). */
 export function checkLayout(l: ClickHouseLayout): void {
-  if (!NAME_RE.test(l.database)) throw new InferlensError('invalid_argument', `storage.clickhouse.database "${l.database}": expected letters, digits and _ (not starting with a digit)`);
-  if (l.cluster !== undefined && !CLUSTER_RE.test(l.cluster)) throw new InferlensError('invalid_argument', `storage.clickhouse.cluster "${l.cluster}": expected letters, digits, _ . and -`);
+  if (!NAME_RE.test(l.database))
+    throw new InferlensError('invalid_argument', `storage.clickhouse.database "${l.database}": expected letters, digits and _ (not starting with a digit)`);
+  if (l.cluster !== undefined && !CLUSTER_RE.test(l.cluster))
+    throw new InferlensError('invalid_argument', `storage.clickhouse.cluster "${l.cluster}": expected letters, digits, _ . and -`);
 }
 
 const quote = (name: string) => `\`${name}\``;
@@ -56,7 +58,10 @@ export function bootstrapDdl(l: ClickHouseLayout): string[] {
   const engine = l.cluster !== undefined ? `ReplicatedMergeTree('/clickhouse/tables/inferlens/${l.database}/schema_migrations', '{replica}')` : 'MergeTree';
   return [
     renderDdl('CREATE DATABASE IF NOT EXISTS {db} {on_cluster}', l)!,
-    renderDdl(`CREATE TABLE IF NOT EXISTS {db}.schema_migrations {on_cluster} (version UInt32, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ${engine} ORDER BY version`, l)!,
+    renderDdl(
+      `CREATE TABLE IF NOT EXISTS {db}.schema_migrations {on_cluster} (version UInt32, applied_at DateTime64(3, 'UTC') DEFAULT now64(3)) ENGINE = ${engine} ORDER BY version`,
+      l,
+    )!,
   ];
 }
 
@@ -73,7 +78,8 @@ export const TTL_TABLES: readonly { table: string; expr: string }[] = [
 /** The retention TTL of a table (whole days are dropped as their partition expires). */
 export function retentionTtlSql(l: ClickHouseLayout, table: string, expr: string, retentionDays: number): string {
   const seconds = Math.round(retentionDays * 86_400);
-  if (!Number.isSafeInteger(seconds) || seconds <= 0) throw new InferlensError('invalid_argument', `retention must be a positive number of days, got ${retentionDays}`);
+  if (!Number.isSafeInteger(seconds) || seconds <= 0)
+    throw new InferlensError('invalid_argument', `retention must be a positive number of days, got ${retentionDays}`);
   return renderDdl(`ALTER TABLE {db}.${table}{local} {on_cluster} MODIFY TTL ${expr} + INTERVAL ${seconds} SECOND`, l)!;
 }
 

@@ -49,7 +49,8 @@ export const ROLLUP_COLUMNS: readonly RollupColumn[] = [
       { name: `${f}_min`, raw: `min(${float(c)})`, merge: 'min' },
       { name: `${f}_max`, raw: `max(${float(c)})`, merge: 'max' },
     ];
-    if ((SKETCH_FIELDS as readonly string[]).includes(f)) cols.push({ name: `${f}_sketch`, raw: `sumMapIf(map(${sketchIndexSql(c)}, toUInt64(1)), ${c} IS NOT NULL)`, merge: 'sumMap' });
+    if ((SKETCH_FIELDS as readonly string[]).includes(f))
+      cols.push({ name: `${f}_sketch`, raw: `sumMapIf(map(${sketchIndexSql(c)}, toUInt64(1)), ${c} IS NOT NULL)`, merge: 'sumMap' });
     return cols;
   }),
 ];
@@ -105,7 +106,10 @@ function mergedSql(p: Params, spec: Spec, level: RollupLevel, range: { a: number
     [range.b, spec.toMs],
   ]
     .filter(([lo, hi]) => hi! > lo!)
-    .map(([lo, hi]) => `SELECT ${bucket('ts')} AS bucket${g}, ${cols.map((c) => `${c.raw} AS ${c.name}`).join(', ')} FROM ${db}.events WHERE ${whereClause(p, lo!, hi!, spec.filters, spec.includeProbes)} GROUP BY bucket${g}`);
+    .map(
+      ([lo, hi]) =>
+        `SELECT ${bucket('ts')} AS bucket${g}, ${cols.map((c) => `${c.raw} AS ${c.name}`).join(', ')} FROM ${db}.events WHERE ${whereClause(p, lo!, hi!, spec.filters, spec.includeProbes)} GROUP BY bucket${g}`,
+    );
   const groupBy = single ? '' : `GROUP BY bucket${g}`;
   return `SELECT ${single ? 'toInt64(0)' : 'bucket'} AS bucket${g}, ${cols.map((c) => `${c.merge}(${c.name}) AS ${c.name}`).join(', ')}
     FROM (${[rolled, ...raw].join(' UNION ALL ')}) ${groupBy}`;
@@ -127,7 +131,12 @@ function sketchQuantileSql(map: string, q: number): string {
  * The aggregate query answered from a level of the rollup plus raw rows outside `range`. Same
  * result columns as `aggregateSql` (bucket, group columns, m0…).
  */
-export function rollupAggregateSql(spec: QuerySpec, level: RollupLevel, range: { a: number; b: number }, db: string): { sql: string; params: Record<string, unknown> } {
+export function rollupAggregateSql(
+  spec: QuerySpec,
+  level: RollupLevel,
+  range: { a: number; b: number },
+  db: string,
+): { sql: string; params: Record<string, unknown> } {
   const p = new Params();
   const need = new Set<string>(['n']);
   const use = (c: string) => {

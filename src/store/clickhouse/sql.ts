@@ -15,7 +15,10 @@ type ParamType = 'String' | 'Int64' | 'Float64' | 'Bool' | 'Array(String)';
 export class Params {
   readonly values: Record<string, unknown> = {};
   private n = 0;
-  add(v: unknown, type: ParamType = typeof v === 'number' ? 'Float64' : typeof v === 'boolean' ? 'Bool' : Array.isArray(v) ? 'Array(String)' : 'String'): string {
+  add(
+    v: unknown,
+    type: ParamType = typeof v === 'number' ? 'Float64' : typeof v === 'boolean' ? 'Bool' : Array.isArray(v) ? 'Array(String)' : 'String',
+  ): string {
     const name = `p${this.n++}`;
     this.values[name] = v;
     return `{${name}:${type}}`;
@@ -26,7 +29,19 @@ export class Params {
   }
 }
 
-const IDENT_OK: ReadonlySet<string> = new Set<string>([...DIMENSIONS, ...NUMERIC_FIELDS, 'status', 'error_type', 'label', 'finish_reason', 'request_id', 'empty', 'refused', 'format_ok', 'probe']);
+const IDENT_OK: ReadonlySet<string> = new Set<string>([
+  ...DIMENSIONS,
+  ...NUMERIC_FIELDS,
+  'status',
+  'error_type',
+  'label',
+  'finish_reason',
+  'request_id',
+  'empty',
+  'refused',
+  'format_ok',
+  'probe',
+]);
 
 /** Guards an identifier against the closed set; throws on anything else (a programming error). */
 export function ident(name: string): string {

@@ -25,7 +25,9 @@ describe('DuckDB store', () => {
     const conn = await inst.connect();
     const columns = async (table: string) =>
       Object.fromEntries(
-        (await conn.runAndReadAll('SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1', [table])).getRowObjectsJS().map((c) => [String(c.column_name), String(c.data_type).replace(/\s/g, '')]),
+        (await conn.runAndReadAll('SELECT column_name, data_type FROM information_schema.columns WHERE table_name = $1', [table]))
+          .getRowObjectsJS()
+          .map((c) => [String(c.column_name), String(c.data_type).replace(/\s/g, '')]),
       );
     const events = await columns('events');
     const versions = (await conn.runAndReadAll('SELECT version FROM schema_migrations ORDER BY version')).getRowObjectsJS().map((r) => Number(r.version));
@@ -79,7 +81,10 @@ describe('DuckDB store', () => {
     await store.migrate();
     // A duplicate key: JSON.parse tolerates it, DuckDB's reader does not.
     const dup = `{"ts":${Date.UTC(2026, 10, 30)},"model":"a","model":"b","status":"ok"}`;
-    await expect(store.appendEvents([dup])).rejects.toMatchObject({ code: 'invalid_argument', message: expect.stringMatching(/^the store cannot hold this row: .*duplicate key/) });
+    await expect(store.appendEvents([dup])).rejects.toMatchObject({
+      code: 'invalid_argument',
+      message: expect.stringMatching(/^the store cannot hold this row: .*duplicate key/),
+    });
     // The message names no server path (the staging file).
     await expect(store.appendEvents([dup])).rejects.toSatisfy((e: Error) => !/\/tmp|stage-/.test(e.message));
     await store.close();
@@ -146,7 +151,9 @@ describe('rollup SQL', () => {
     const inst = await DuckDBInstance.create(':memory:');
     const conn = await inst.connect();
     const values = [0, 0.001, 0.1, 0.125893, 1, 9.999, 10, 10.001, 25, 47.703, 100, 999.999, 1000, 60000, 3_600_000];
-    const rows = (await conn.runAndReadAll(`SELECT v, ${sketchIndexSql('v')} AS i FROM (SELECT unnest([${values.join(', ')}]::DOUBLE[]) AS v)`)).getRowObjectsJS();
+    const rows = (
+      await conn.runAndReadAll(`SELECT v, ${sketchIndexSql('v')} AS i FROM (SELECT unnest([${values.join(', ')}]::DOUBLE[]) AS v)`)
+    ).getRowObjectsJS();
     conn.closeSync();
     inst.closeSync();
     expect(rows.map((r) => Number(r.i))).toEqual(values.map(sketchIndex));

@@ -274,7 +274,10 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       const rows = (await writer.runAndReadAll('SELECT coalesce(max(version), 0) AS v FROM schema_migrations')).getRowObjectsJS();
       const current = Number(rows[0]?.v ?? 0);
       if (current > DUCKDB_MIGRATIONS.length) {
-        throw new InferlensError('unavailable', `${options.path} has schema version ${current}, newer than this inferlens knows (${DUCKDB_MIGRATIONS.length}): run a newer inferlens on it`);
+        throw new InferlensError(
+          'unavailable',
+          `${options.path} has schema version ${current}, newer than this inferlens knows (${DUCKDB_MIGRATIONS.length}): run a newer inferlens on it`,
+        );
       }
       for (let v = current + 1; v <= DUCKDB_MIGRATIONS.length; v++) {
         await inTransaction(writer, async () => {

@@ -31,7 +31,10 @@ export async function bucketCounts(read: ReadFn, spec: BucketCountSpec): Promise
   const p = new Params();
   const col = ident(spec.column);
   const dims = spec.groupBy.map(ident);
-  const index = 'perDecade' in spec.buckets ? sketchIndexSql(col, spec.buckets.perDecade) : `CAST(floor(${col} / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}) AS INTEGER)`;
+  const index =
+    'perDecade' in spec.buckets
+      ? sketchIndexSql(col, spec.buckets.perDecade)
+      : `CAST(floor(${col} / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}) AS INTEGER)`;
   const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
   const rows = await read(
     `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, ${dims.map((d) => `${d}, `).join('')}${index} AS idx, count(*) AS n
@@ -72,7 +75,9 @@ export async function listEvents(read: ReadFn, spec: ListSpec): Promise<StoredEv
   if (spec.minValue) where += ` AND ${ident(spec.minValue.column)} >= ${p.add(spec.minValue.value)}`;
   const cols = spec.columns ? spec.columns.filter((c) => c !== 'ts').map(columnName) : undefined;
   const order = spec.order === 'sample' ? 'hash(request_id, ts)' : `ts ${spec.order === 'ts_asc' ? 'ASC' : 'DESC'}`;
-  const perSlice = spec.perSlice ? ` QUALIFY row_number() OVER (PARTITION BY ${spec.perSlice.by.map(ident).join(', ') || '1'} ORDER BY ${order}) <= ${p.add(spec.perSlice.limit)}` : '';
+  const perSlice = spec.perSlice
+    ? ` QUALIFY row_number() OVER (PARTITION BY ${spec.perSlice.by.map(ident).join(', ') || '1'} ORDER BY ${order}) <= ${p.add(spec.perSlice.limit)}`
+    : '';
   const rows = await read(`SELECT ${selectEventColumns(cols)} FROM events WHERE ${where}${perSlice} ORDER BY ${order} LIMIT ${p.add(spec.limit)}`, p.values);
   return rows.map(toStoredEvent);
 }
@@ -82,12 +87,14 @@ export async function getEvents(read: ReadFn, requestId: string): Promise<Stored
   return rows.map(toStoredEvent);
 }
 
-
 export async function distinctValues(read: ReadFn, dimension: Dimension, fromMs: number, toMs: number, limit: number): Promise<string[]> {
   const p = new Params();
   const col = ident(dimension);
   const where = whereClause(p, fromMs, toMs, {}, true);
-  const rows = await read(`SELECT ${col} AS v, count(*) AS n FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY 1 ORDER BY n DESC, v LIMIT ${p.add(limit)}`, p.values);
+  const rows = await read(
+    `SELECT ${col} AS v, count(*) AS n FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY 1 ORDER BY n DESC, v LIMIT ${p.add(limit)}`,
+    p.values,
+  );
   return rows.map((r) => r.v as string);
 }
 

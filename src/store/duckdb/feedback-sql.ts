@@ -18,7 +18,6 @@ import { toFeedbackStats } from '../result-rows.ts';
 import { Params, bucketSql, ident, tsParam, whereClause } from './sql.ts';
 import type { ReadFn, StagedWriter } from './sql.ts';
 
-
 /** Feedback rows, staged as NDJSON and loaded with DuckDB's reader; `received_at` is the load time. */
 export async function appendFeedback(w: StagedWriter, rows: readonly Feedback[]): Promise<void> {
   if (rows.length === 0) return;

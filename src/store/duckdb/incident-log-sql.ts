@@ -40,6 +40,9 @@ export async function listIncidentLog(read: ReadFn, spec: IncidentLogSpec): Prom
       : 'false'
     : `ts >= ${tsParam(p, spec.fromMs)} AND ts < ${tsParam(p, spec.toMs)}`;
   const limit = Math.min(Math.max(Math.trunc(spec.limit), 1), MAX_INCIDENT_LOG_ROWS);
-  const rows = await read(`SELECT epoch_ms(ts) AS ts_ms, ${COLUMNS.join(', ')} FROM incident_log WHERE ${where} ORDER BY ts, id LIMIT ${p.add(limit)}`, p.values);
+  const rows = await read(
+    `SELECT epoch_ms(ts) AS ts_ms, ${COLUMNS.join(', ')} FROM incident_log WHERE ${where} ORDER BY ts, id LIMIT ${p.add(limit)}`,
+    p.values,
+  );
   return rows.map(toIncidentLogEntry);
 }

@@ -62,14 +62,22 @@ export async function resources(read: ReadFn, spec: ResourceQuerySpec): Promise<
     p.values,
   );
   return rows.map((r) => {
-    const out: ResourceRow = { bucketMs: r.bucket as number, metric: r.metric as string, avg: r.avg as number, max: r.max as number, sum: r.sum as number, n: r.n as number, simulated: Boolean(r.simulated) };
+    const out: ResourceRow = {
+      bucketMs: r.bucket as number,
+      metric: r.metric as string,
+      avg: r.avg as number,
+      max: r.max as number,
+      sum: r.sum as number,
+      n: r.n as number,
+      simulated: Boolean(r.simulated),
+    };
     for (const g of groups) {
       if (g.label === undefined) out[g.key as ResourceField] = r[g.alias] as string | null;
       else (out.labels ??= {})[g.label] = r[g.alias] as string | null;
     }
     return out;
   });
-  }
+}
 
 function resourceColumn(c: string): string {
   if (c !== 'node' && c !== 'replica' && c !== 'gpu' && c !== 'pool') throw new InferlensError('invalid_argument', `unknown resource label "${c}"`);

@@ -30,7 +30,12 @@ export const ROLLUP_COLUMNS: readonly RollupColumn[] = [
   { name: 'w', type: 'DOUBLE', row: W, merge: 'sum' },
   { name: 'w_status', type: 'DOUBLE', row: `CASE WHEN status IS NOT NULL THEN ${W} ELSE 0 END`, merge: 'sum' },
   ...ROLLUP_STATUSES.map((s) => ({ name: `w_${s}`, type: 'DOUBLE', row: `CASE WHEN status = '${s}' THEN ${W} ELSE 0 END`, merge: 'sum' as const })),
-  ...ROLLUP_ERROR_TYPES.map((t) => ({ name: `w_err_${t}`, type: 'DOUBLE', row: `CASE WHEN status = 'error' AND error_type = '${t}' THEN ${W} ELSE 0 END`, merge: 'sum' as const })),
+  ...ROLLUP_ERROR_TYPES.map((t) => ({
+    name: `w_err_${t}`,
+    type: 'DOUBLE',
+    row: `CASE WHEN status = 'error' AND error_type = '${t}' THEN ${W} ELSE 0 END`,
+    merge: 'sum' as const,
+  })),
   ...STAT_FIELDS.flatMap((f) => [
     { name: `${f}_n`, type: 'BIGINT', row: `CASE WHEN ${ident(f)} IS NOT NULL THEN 1 ELSE 0 END`, merge: 'sum' as const },
     { name: `${f}_sum`, type: 'DOUBLE', row: ident(f), merge: 'sum' as const },
@@ -86,11 +91,17 @@ export function rebuildSql(fromMs: number, toMs: number): { sql: string; params:
   }
   {
     const { p, where } = range('ts');
-    const parts = SKETCH_FIELDS.map((f) => `SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`);
+    const parts = SKETCH_FIELDS.map(
+      (f) =>
+        `SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`,
+    );
     // The range parameters are shared by every part (same placeholders).
     // Sorted by key, then minute and bucket: runs of one key compress 14 % smaller than minute
     // order (1 M benchmark events: 4.7 against 5.5 MB).
-    out.push({ sql: `INSERT INTO ${sketchTable(finest)} ${sketchCols(finest)} SELECT minute, ${dims(finest)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY ${sketchOrder(finest)}`, params: p.values });
+    out.push({
+      sql: `INSERT INTO ${sketchTable(finest)} ${sketchCols(finest)} SELECT minute, ${dims(finest)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY ${sketchOrder(finest)}`,
+      params: p.values,
+    });
   }
   for (const l of coarser) {
     const s = range('minute');
@@ -99,7 +110,10 @@ export function rebuildSql(fromMs: number, toMs: number): { sql: string; params:
       params: s.p.values,
     });
     const k = range('minute');
-    out.push({ sql: `INSERT INTO ${sketchTable(l)} ${sketchCols(l)} SELECT minute, ${dims(l)}probe, field, idx, sum(n) FROM ${sketchTable(finest)} WHERE ${k.where} GROUP BY ALL ORDER BY ${sketchOrder(l)}`, params: k.p.values });
+    out.push({
+      sql: `INSERT INTO ${sketchTable(l)} ${sketchCols(l)} SELECT minute, ${dims(l)}probe, field, idx, sum(n) FROM ${sketchTable(finest)} WHERE ${k.where} GROUP BY ALL ORDER BY ${sketchOrder(l)}`,
+      params: k.p.values,
+    });
   }
   return out;
 }
@@ -159,7 +173,8 @@ function parts(spec: Pick<QuerySpec, 'fromMs' | 'toMs' | 'stepMs' | 'filters' | 
   return {
     p,
     groups,
-    rolled: (table, cols) => `SELECT ${bucket('minute')} AS bucket${g}, ${cols} FROM ${table} WHERE ${rollupWhere(p, range.a, range.b, spec.filters, spec.includeProbes)}`,
+    rolled: (table, cols) =>
+      `SELECT ${bucket('minute')} AS bucket${g}, ${cols} FROM ${table} WHERE ${rollupWhere(p, range.a, range.b, spec.filters, spec.includeProbes)}`,
     // The head [from, a) and the tail [b, to) as two constant ranges, so zone maps skip the rest.
     raw: (cols, extraWhere) =>
       [
@@ -167,7 +182,10 @@ function parts(spec: Pick<QuerySpec, 'fromMs' | 'toMs' | 'stepMs' | 'filters' | 
         [range.b, spec.toMs],
       ]
         .filter(([lo, hi]) => hi! > lo!)
-        .map(([lo, hi]) => `SELECT ${bucket('ts')} AS bucket${g}, ${cols} FROM events WHERE ${whereClause(p, lo!, hi!, spec.filters, spec.includeProbes)}${extraWhere ? ` AND ${extraWhere}` : ''}`)
+        .map(
+          ([lo, hi]) =>
+            `SELECT ${bucket('ts')} AS bucket${g}, ${cols} FROM events WHERE ${whereClause(p, lo!, hi!, spec.filters, spec.includeProbes)}${extraWhere ? ` AND ${extraWhere}` : ''}`,
+        )
         .join(' UNION ALL ') || `SELECT ${bucket('ts')} AS bucket${g}, ${cols} FROM events WHERE false`,
   };
 }
@@ -224,7 +242,10 @@ export function rollupAggregateSql(spec: QuerySpec, level: RollupLevel, range: {
   const groupBy = single ? '' : `GROUP BY ${key.join(', ')}`;
   const units = `${rolled(statsTable(level), cols.join(', '))} UNION ALL ${raw(cols.map((c) => `${COLUMN_BY_NAME.get(c)!.row} AS ${c}`).join(', '))}`;
   const countSel = merged.map((e, i) => (e ? `${e} AS m${i}` : null)).filter((x): x is string => x !== null);
-  const quantiles = spec.measures.map(({ measure }, i) => ({ i, measure })).filter((x) => x.measure.kind === 'quantile') as { i: number; measure: { kind: 'quantile'; q: number; field: string } }[];
+  const quantiles = spec.measures.map(({ measure }, i) => ({ i, measure })).filter((x) => x.measure.kind === 'quantile') as {
+    i: number;
+    measure: { kind: 'quantile'; q: number; field: string };
+  }[];
   let sql: string;
   if (quantiles.length === 0) {
     sql = `SELECT ${[single ? '0 AS bucket' : key.join(', '), ...countSel].join(', ')} FROM (${units}) ${groupBy}`;

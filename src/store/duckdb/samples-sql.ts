@@ -10,7 +10,6 @@ import { Params, tsParam } from './sql.ts';
 import type { ReadFn, StagedWriter } from './sql.ts';
 import { toStoredSample } from '../result-rows.ts';
 
-
 /** Most samples one listing returns. */
 export const MAX_SAMPLES_LISTED = 1000;
 
@@ -46,7 +45,8 @@ export function listSamplesSql(spec: SampleListSpec): { sql: string; params: unk
   const parts = [`ts >= ${tsParam(p, spec.fromMs)}`, `ts < ${tsParam(p, spec.toMs)}`];
   for (const [key, value] of Object.entries(spec.filters)) {
     if (value === undefined) continue;
-    if (!FILTER_OK.has(key)) throw new InferlensError('invalid_argument', `samples cannot be filtered by "${key}": use one of ${SAMPLE_FILTER_KEYS.join(', ')}`);
+    if (!FILTER_OK.has(key))
+      throw new InferlensError('invalid_argument', `samples cannot be filtered by "${key}": use one of ${SAMPLE_FILTER_KEYS.join(', ')}`);
     const list = Array.isArray(value) ? value : [value];
     parts.push(`${key} IN (${list.map((v) => p.add(v)).join(', ')})`);
   }

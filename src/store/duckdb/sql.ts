@@ -25,7 +25,19 @@ export class Params {
   }
 }
 
-const IDENT_OK: ReadonlySet<string> = new Set<string>([...DIMENSIONS, ...NUMERIC_FIELDS, 'status', 'error_type', 'label', 'finish_reason', 'request_id', 'empty', 'refused', 'format_ok', 'probe']);
+const IDENT_OK: ReadonlySet<string> = new Set<string>([
+  ...DIMENSIONS,
+  ...NUMERIC_FIELDS,
+  'status',
+  'error_type',
+  'label',
+  'finish_reason',
+  'request_id',
+  'empty',
+  'refused',
+  'format_ok',
+  'probe',
+]);
 
 /** Guards an identifier against the closed set; throws on anything else (a programming error). */
 export function ident(name: string): string {

@@ -116,14 +116,29 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
       x: { time: true, range: () => [o.xRange[0] / 1000, o.xRange[1] / 1000] },
       // Log: whole decades (ticks at 1, 10, 100 ms …), with room below the smallest value so the
       // lowest line is off the floor.
-      y: o.logY ? { distr: 3, log: 10, range: (_u, min, max) => (min > 0 && max > 0 ? [10 ** Math.floor(Math.log10(min / 2)), 10 ** Math.ceil(Math.log10(max * 1.2))] : [0.1, 1]) } : { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
+      y: o.logY
+        ? {
+            distr: 3,
+            log: 10,
+            range: (_u, min, max) => (min > 0 && max > 0 ? [10 ** Math.floor(Math.log10(min / 2)), 10 ** Math.ceil(Math.log10(max * 1.2))] : [0.1, 1]),
+          }
+        : { range: (_u, _min, max) => [0, max > 0 ? max * 1.1 : 1] },
       ...(o.series.some((s) => s.y2) ? { y2: { range: (_u: uPlot, _min: number, max: number): uPlot.Range.MinMax => [0, max > 0 ? max * 1.1 : 1] } } : {}),
     },
     axes: [
       { stroke: '#555', grid: { stroke: '#eee' } },
       { stroke: '#555', grid: { stroke: '#eee' }, size: 64, values: (_u, vals) => vals.map((v) => (v == null ? '' : o.fmt(v))) },
       ...(o.series.some((s) => s.y2)
-        ? [{ scale: 'y2', side: 1 as const, stroke: '#555', grid: { show: false }, size: 56, values: (_u: uPlot, vals: number[]) => vals.map((v) => (v == null ? '' : (o.fmt2 ?? o.fmt)(v))) }]
+        ? [
+            {
+              scale: 'y2',
+              side: 1 as const,
+              stroke: '#555',
+              grid: { show: false },
+              size: 56,
+              values: (_u: uPlot, vals: number[]) => vals.map((v) => (v == null ? '' : (o.fmt2 ?? o.fmt)(v))),
+            },
+          ]
         : []),
     ],
     series: [
@@ -168,7 +183,10 @@ export function timeSeries(el: HTMLElement, o: TimeSeriesOptions): uPlot {
       if (o.stacked) {
         // A stacked area is hit where the click falls inside its band (between the cumulative
         // value below it and its own): the nearest line would be the top edge of the band above.
-        const k = stackedHit(stacked.map((c) => c[idx] ?? null), u.posToVal(top, 'y'));
+        const k = stackedHit(
+          stacked.map((c) => c[idx] ?? null),
+          u.posToVal(top, 'y'),
+        );
         if (k >= 0) onPoint({ idx, series: k });
         return;
       }

@@ -9,7 +9,15 @@
  * server takes them from the session.
  */
 import { ApiError, call, get } from '../api.ts';
-import type { ActionReply, ActionsReply, AlertReply, AlertmanagerSilence, IncidentHistoryReply as HistoryReply, IncidentReply, RulesReply } from '../../../src/schema/replies.ts';
+import type {
+  ActionReply,
+  ActionsReply,
+  AlertReply,
+  AlertmanagerSilence,
+  IncidentHistoryReply as HistoryReply,
+  IncidentReply,
+  RulesReply,
+} from '../../../src/schema/replies.ts';
 import { form, h, replace } from '../dom.ts';
 import type { Child } from '../dom.ts';
 import { fmtNum, fmtTime } from '../format.ts';
@@ -65,7 +73,12 @@ const quote = (v: string) => `"${v.replace(/\\/g, '\\\\').replace(/"/g, '\\"')}"
 export function alertsView(root: HTMLElement): ViewHandle {
   const alerts = new Panel('alerts-alerts', 'Alerts', 'firing and pending, most severe first · the global filters narrow them by label', true);
   const incidents = new Panel('alerts-incidents', 'Incidents', 'alerts grouped for notification, open and recently resolved', true);
-  const history = new Panel('alerts-history', 'Incident history', 'the incident log over the window (kept in the store across restarts): each incident with its alerts, notifications, actions and their timeline', true);
+  const history = new Panel(
+    'alerts-history',
+    'Incident history',
+    'the incident log over the window (kept in the store across restarts): each incident with its alerts, notifications, actions and their timeline',
+    true,
+  );
   const silences = new Panel('alerts-silences', 'Silences', 'a matching alert is not notified and proposes no action', true);
   const actions = new Panel('alerts-actions', 'Actions', 'proposed, approved, sent and answered: the audit trail', true);
   const rules = new Panel('alerts-rules', 'Rules', 'loaded rule groups, their health and last evaluation', true);
@@ -119,10 +132,12 @@ export function alertsView(root: HTMLElement): ViewHandle {
     // The global filters apply to alerts that carry that label (an alert without it stays).
     const active = FILTER_DIMS.filter((d) => state.filters[d]);
     const rows = data
-      .filter((a) => active.every((d) => {
-        const v = a.labels[d];
-        return v == null || v === '' || v === state.filters[d];
-      }))
+      .filter((a) =>
+        active.every((d) => {
+          const v = a.labels[d];
+          return v == null || v === '' || v === state.filters[d];
+        }),
+      )
       .sort((a, b) => (STATE_ORDER[a.state] ?? 9) - (STATE_ORDER[b.state] ?? 9) || (SEVERITY_ORDER[a.severity] ?? 9) - (SEVERITY_ORDER[b.severity] ?? 9));
     const firing = rows.filter((a) => a.state === 'firing').length;
     const pending = rows.filter((a) => a.state === 'pending').length;
@@ -190,7 +205,13 @@ export function alertsView(root: HTMLElement): ViewHandle {
             ` · ${fmtNum(r.notifications, 0)} notification${r.notifications === 1 ? '' : 's'}`,
             actionsOf.length ? ` · actions: ${actionsOf.map((a) => `${a.action} ${a.state.replace(/_/g, ' ')}`).join(', ')}` : '',
             r.acknowledged_at ? h('span', { class: 'acked' }, ` · acknowledged ${when(r.acknowledged_at)} by ${r.acknowledged_by ?? '?'}`) : ' ',
-            r.acknowledged_at ? null : h('button', { class: 'ack', data: { incident: r.id }, on: { click: (e: Event) => (e.preventDefault(), acknowledge(ctx, r.id)) } }, 'acknowledge'),
+            r.acknowledged_at
+              ? null
+              : h(
+                  'button',
+                  { class: 'ack', data: { incident: r.id }, on: { click: (e: Event) => (e.preventDefault(), acknowledge(ctx, r.id)) } },
+                  'acknowledge',
+                ),
           ),
           table(
             ['time', 'step', 'alert', 'detail'],
@@ -230,7 +251,16 @@ export function alertsView(root: HTMLElement): ViewHandle {
     const { signal } = ctx;
     const rows = (await get<AlertmanagerSilence[]>('/v1/silences', signal)).sort((a, b) => (a.state === 'expired' ? 1 : 0) - (b.state === 'expired' ? 1 : 0));
     const matchersIn = h('input', { id: 'silence-matchers', placeholder: 'alertname="LatencyP99Up", model="ranker"', label: 'matchers' });
-    const duration = h('select', { id: 'silence-duration', label: 'duration' }, ...[['1h', 3600], ['4h', 14_400], ['1d', 86_400], ['7d', 604_800]].map(([t, s]) => h('option', { value: String(s) }, String(t))));
+    const duration = h(
+      'select',
+      { id: 'silence-duration', label: 'duration' },
+      ...[
+        ['1h', 3600],
+        ['4h', 14_400],
+        ['1d', 86_400],
+        ['7d', 604_800],
+      ].map(([t, s]) => h('option', { value: String(s) }, String(t))),
+    );
     const comment = h('input', { id: 'silence-comment', placeholder: 'why', label: 'comment' });
     const msg = h('span', { class: 'form-msg', id: 'silence-msg' });
     const silenceForm = form(
@@ -256,7 +286,11 @@ export function alertsView(root: HTMLElement): ViewHandle {
           ['state', 'matchers', 'starts', 'ends', 'by', 'comment', ''],
           rows.map((s) => [
             tag(s.state ?? ''),
-            h('span', null, ...s.matchers.map((m) => h('span', { class: 'chip' }, `${m.name}${m.isEqual === false ? '!' : ''}${m.isRegex ? '=~' : '='}"${m.value}"`))),
+            h(
+              'span',
+              null,
+              ...s.matchers.map((m) => h('span', { class: 'chip' }, `${m.name}${m.isEqual === false ? '!' : ''}${m.isRegex ? '=~' : '='}"${m.value}"`)),
+            ),
             when(s.startsAt),
             when(s.endsAt),
             s.createdBy,
@@ -292,16 +326,25 @@ export function alertsView(root: HTMLElement): ViewHandle {
     // A proposal whose alert is no longer firing or pending is stale: say so, offer to reject it.
     const live = new Set(current.filter((a) => a.state === 'firing' || a.state === 'pending').map((a) => a.fingerprint));
     const stale = (r: ActionReply) => r.state === 'awaiting_approval' && !live.has(r.alert.fingerprint);
-    const modeLine = h('p', { class: 'panel-sub', data: { mode } }, 'Mode ', tag(mode), mode === 'dry_run' ? ' · proposed and audited, never sent' : mode === 'approval' ? ' · sent once approved here' : ' · sent at once');
+    const modeLine = h(
+      'p',
+      { class: 'panel-sub', data: { mode } },
+      'Mode ',
+      tag(mode),
+      mode === 'dry_run' ? ' · proposed and audited, never sent' : mode === 'approval' ? ' · sent once approved here' : ' · sent at once',
+    );
     const waiting = rows.filter((r) => r.state === 'awaiting_approval').length;
     actions.setMeta(`${rows.length} action${rows.length === 1 ? '' : 's'}${waiting ? ` · ${waiting} awaiting approval` : ''}`);
-    if (rows.length === 0) return actions.ready(modeLine, h('div', { class: 'placeholder' }, 'No actions proposed (a firing alert whose rule has an action proposes one).'));
+    if (rows.length === 0)
+      return actions.ready(modeLine, h('div', { class: 'placeholder' }, 'No actions proposed (a firing alert whose rule has an action proposes one).'));
     const trail = (r: ActionReply): Child => {
       const steps: Child[] = [h('li', null, `proposed ${when(r.proposed_at)}`)];
       if (r.approved_at) steps.push(h('li', null, `approved ${when(r.approved_at)} by ${r.approved_by ?? '?'}`));
-      if (r.rejected_at) steps.push(h('li', null, `rejected ${when(r.rejected_at)} by ${r.rejected_by ?? '?'}${r.reject_reason ? `: ${r.reject_reason}` : ''}`));
+      if (r.rejected_at)
+        steps.push(h('li', null, `rejected ${when(r.rejected_at)} by ${r.rejected_by ?? '?'}${r.reject_reason ? `: ${r.reject_reason}` : ''}`));
       if (r.sent_at) steps.push(h('li', null, `sent ${when(r.sent_at)}${r.url ? ` to ${r.url}` : ''}`));
-      if (r.answered_at) steps.push(h('li', null, `answered ${when(r.answered_at)}: HTTP ${fmtNum(r.answer?.status ?? null, 0)} ${r.answer?.body_excerpt ?? ''}`));
+      if (r.answered_at)
+        steps.push(h('li', null, `answered ${when(r.answered_at)}: HTTP ${fmtNum(r.answer?.status ?? null, 0)} ${r.answer?.body_excerpt ?? ''}`));
       if (r.error) steps.push(h('li', { class: 'bad' }, `error: ${r.error}`));
       return h('ul', { class: 'trail' }, ...steps);
     };
@@ -321,12 +364,27 @@ export function alertsView(root: HTMLElement): ViewHandle {
                 'span',
                 { class: 'decide' },
                 h('button', { class: 'approve', data: { action: id }, on: { click: () => decide(id, 'approve', {}) } }, 'approve'),
-                h('button', { class: 'reject', data: { action: id }, on: { click: () => decide(id, 'reject', { reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) } }, isStale ? 'dismiss' : 'reject'),
+                h(
+                  'button',
+                  {
+                    class: 'reject',
+                    data: { action: id },
+                    on: { click: () => decide(id, 'reject', { reason: isStale ? 'the alert is no longer firing' : 'rejected in the dashboard' }) },
+                  },
+                  isStale ? 'dismiss' : 'reject',
+                ),
               )
             : '',
           h('span', null, h('strong', null, r.action), ' ', ...Object.entries(r.params).map(([k, v]) => h('span', { class: 'chip' }, `${k}=${String(v)}`))),
           h('span', null, tag(r.state), isStale ? h('div', { class: 'stale' }, 'stale: its alert is no longer firing') : null),
-          h('span', null, h('strong', null, r.alert.alertname), ' ', ...labelChips(r.alert.labels), r.incident ? h('div', { class: 'panel-sub' }, `incident ${r.incident}`) : null),
+          h(
+            'span',
+            null,
+            h('strong', null, r.alert.alertname),
+            ' ',
+            ...labelChips(r.alert.labels),
+            r.incident ? h('div', { class: 'panel-sub' }, `incident ${r.incident}`) : null,
+          ),
           trail(r),
         ];
       }),

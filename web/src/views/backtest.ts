@@ -12,7 +12,6 @@ import { Panel } from '../panel.ts';
 import type { ViewContext } from '../view.ts';
 import { table } from './common.ts';
 
-
 /** `datetime-local` value (local time, minutes) of an epoch ms, and back. */
 const toLocal = (ms: number) => {
   const d = new Date(ms - new Date(ms).getTimezoneOffset() * 60_000);
@@ -27,7 +26,12 @@ export interface BacktestPanel {
 }
 
 export function backtestPanel(): BacktestPanel {
-  const panel = new Panel('alerts-backtest', 'Backtest', 'would these rules have caught it, and when? The rules replayed over a past range on the live evaluator; nothing is notified', true);
+  const panel = new Panel(
+    'alerts-backtest',
+    'Backtest',
+    'would these rules have caught it, and when? The rules replayed over a past range on the live evaluator; nothing is notified',
+    true,
+  );
   const result = h('div', { class: 'backtest-result' });
   let ran = false;
 
@@ -67,7 +71,9 @@ export function backtestPanel(): BacktestPanel {
 
   function show(data: BacktestReply, fromMs: number, toMs: number): void {
     const { episodes, rules, stats } = data;
-    panel.setMeta(`${episodes.length} episode${episodes.length === 1 ? '' : 's'} · ${fmtNum(data.evaluations, 0)} evaluations in ${fmtNum(stats.seconds, 1)} s`);
+    panel.setMeta(
+      `${episodes.length} episode${episodes.length === 1 ? '' : 's'} · ${fmtNum(data.evaluations, 0)} evaluations in ${fmtNum(stats.seconds, 1)} s`,
+    );
     const span = Math.max(1, toMs - fromMs);
     const x = (iso: string | null, fallback: number) => {
       const t = Date.parse(iso ?? '');
@@ -118,8 +124,16 @@ export function backtestPanel(): BacktestPanel {
         });
         return h('div', { class: 'lane', data: { rule: r.alert } }, h('span', { class: 'lane-name' }, r.alert), h('span', { class: 'lane-track' }, ...bars));
       });
-    const axis = h('div', { class: 'lane lane-axis' }, h('span', { class: 'lane-name' }), h('span', { class: 'lane-track' }, h('span', { class: 'axis-from' }, fmtTime(fromMs)), h('span', { class: 'axis-to' }, fmtTime(toMs))));
-    const timeline = lanes.length > 0 ? h('div', { class: 'timeline', id: 'backtest-timeline' }, ...lanes, axis, detail) : h('div', { class: 'placeholder', id: 'backtest-timeline' }, 'No rule raised anything in this range.');
+    const axis = h(
+      'div',
+      { class: 'lane lane-axis' },
+      h('span', { class: 'lane-name' }),
+      h('span', { class: 'lane-track' }, h('span', { class: 'axis-from' }, fmtTime(fromMs)), h('span', { class: 'axis-to' }, fmtTime(toMs))),
+    );
+    const timeline =
+      lanes.length > 0
+        ? h('div', { class: 'timeline', id: 'backtest-timeline' }, ...lanes, axis, detail)
+        : h('div', { class: 'placeholder', id: 'backtest-timeline' }, 'No rule raised anything in this range.');
     const summary = table(
       ['rule', 'group', 'every', 'episodes', 'errors', 'judged', 'no history yet', 'last error'],
       rules.map((r) => [

@@ -15,7 +15,8 @@ import { guard, shareBar, table } from './common.ts';
 
 type Rec = FeedbackRowReply;
 
-const NEEDS_WHY = 'Send feedback or business events (POST /v1/feedback with request_id and kind conversion, click, thumbs, rating, correct or label) to see them here.';
+const NEEDS_WHY =
+  'Send feedback or business events (POST /v1/feedback with request_id and kind conversion, click, thumbs, rating, correct or label) to see them here.';
 
 /** The columns of a feedback row: rate, the count it rests on, and the feedback kind that fills it. */
 const RATES = [
@@ -71,7 +72,10 @@ function conversionSeries(versions: string[], gridOf: (v: string) => (Rec | unde
     const known = coverage.map((c, k) => ({ c, k })).filter((x): x is { c: number; k: number } => x.c != null);
     let tail = 0;
     for (let t = known.length - 1; t > 0; t--) {
-      const older = known.slice(0, t).map((x) => x.c).sort((a, b) => a - b);
+      const older = known
+        .slice(0, t)
+        .map((x) => x.c)
+        .sort((a, b) => a - b);
       const median = older[Math.floor(older.length / 2)] ?? 0;
       if (known[t]!.c < median / 2) tail = known.length - t;
       else break;
@@ -90,14 +94,20 @@ function conversionSeries(versions: string[], gridOf: (v: string) => (Rec | unde
 export function businessView(root: HTMLElement): ViewHandle {
   const byVersion = new Panel('business-versions', 'Conversion and feedback by version', 'window totals, feedback joined to requests by request_id', true);
   const conv = new Panel('business-feedback', 'By version and tenant', 'the same rates per version × tenant', true);
-  const trend = new Panel('business-trend', 'Conversion rate over time', `by version, per request-time bucket · a bucket with fewer than ${MIN_BUCKET_REQUESTS} requests is not drawn (one request would read 0 or 100 %); requests per bucket on the right; dashed: recent buckets whose feedback is still arriving`, true);
+  const trend = new Panel(
+    'business-trend',
+    'Conversion rate over time',
+    `by version, per request-time bucket · a bucket with fewer than ${MIN_BUCKET_REQUESTS} requests is not drawn (one request would read 0 or 100 %); requests per bucket on the right; dashed: recent buckets whose feedback is still arriving`,
+    true,
+  );
   const all = [byVersion, conv, trend];
   replace(root, h('div', { class: 'grid' }, ...all.map((p) => p.el)));
   return {
     async update(ctx: ViewContext) {
       const { win, filters, signal } = ctx;
       for (const p of all) p.loading();
-      const fetch = (groupBy: string[], step?: string) => post<FeedbackReply>('/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: groupBy, ...(step ? { step } : {}) }, signal);
+      const fetch = (groupBy: string[], step?: string) =>
+        post<FeedbackReply>('/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: groupBy, ...(step ? { step } : {}) }, signal);
       const what = 'Conversion and feedback rates are joined to requests by the quality API (POST /v1/feedback stores them).';
       await Promise.all([
         guard(byVersion, signal, 'POST /v1/quality/feedback', what, async () => {
@@ -117,14 +127,29 @@ export function businessView(root: HTMLElement): ViewHandle {
         }),
         guard(trend, signal, 'POST /v1/quality/feedback', what, async () => {
           const rows = (await fetch(['model_version'], win.step)).rows;
-          if (!rows.some((r) => r.conversions > 0)) return trend.needs(['conversion feedback'], 'Send conversion events (kind conversion) keyed by request_id.');
+          if (!rows.some((r) => r.conversions > 0))
+            return trend.needs(['conversion feedback'], 'Send conversion events (kind conversion) keyed by request_id.');
           const versions = [...new Set(rows.map((r) => dimOf(r, 'model_version')).filter((v): v is string => v != null))].sort();
-          const { series, incomplete } = conversionSeries(versions, (v) => onGrid(win.buckets, rows.filter((r) => r['model_version'] === v)));
+          const { series, incomplete } = conversionSeries(versions, (v) =>
+            onGrid(
+              win.buckets,
+              rows.filter((r) => r['model_version'] === v),
+            ),
+          );
           trend.setMeta(incomplete > 0 ? `last ${incomplete} bucket${incomplete === 1 ? '' : 's'}: feedback still arriving` : '');
           trend.el.dataset['incomplete'] = String(incomplete);
           if (!trend.body.querySelector(':scope > .chart')) trend.ready(h('div', { class: 'chart' }));
           else trend.ready();
-          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'business-trend', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: (v) => fmtPct(v, 0), fmt2: (v) => fmtNum(v, 0), syncKey: 'business', height: 220 });
+          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, {
+            id: 'business-trend',
+            xs: win.buckets,
+            xRange: [win.fromMs, win.toMs],
+            series,
+            fmt: (v) => fmtPct(v, 0),
+            fmt2: (v) => fmtNum(v, 0),
+            syncKey: 'business',
+            height: 220,
+          });
         }),
       ]);
     },

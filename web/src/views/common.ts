@@ -32,7 +32,12 @@ export function scrollBox(table: HTMLTableElement): HTMLElement {
     const right = wrap.scrollWidth - wrap.clientWidth - wrap.scrollLeft > 4;
     cue.dataset['hidden'] = String(below);
     cue.dataset['right'] = String(right);
-    cue.textContent = [below > 0 ? `↓ ${below} more row${below === 1 ? '' : 's'} below (${rows.length} in all): scroll the table` : '', right ? '→ more columns to the right' : ''].filter(Boolean).join(' · ');
+    cue.textContent = [
+      below > 0 ? `↓ ${below} more row${below === 1 ? '' : 's'} below (${rows.length} in all): scroll the table` : '',
+      right ? '→ more columns to the right' : '',
+    ]
+      .filter(Boolean)
+      .join(' · ');
   };
   wrap.addEventListener('scroll', update, { passive: true });
   new ResizeObserver(update).observe(wrap);
@@ -56,7 +61,12 @@ export function shareBar(share: number | null, color = '#3d85c6'): HTMLElement {
   const fill = h('span', { class: 'bar-fill' });
   fill.style.width = `${Math.max(0, Math.min(1, share ?? 0)) * 100}%`;
   fill.style.background = color;
-  return h('span', { class: 'bar' }, h('span', { class: 'bar-track' }, fill), h('span', { class: 'bar-text' }, share == null ? '–' : `${(share * 100).toFixed(1)} %`));
+  return h(
+    'span',
+    { class: 'bar' },
+    h('span', { class: 'bar-track' }, fill),
+    h('span', { class: 'bar-text' }, share == null ? '–' : `${(share * 100).toFixed(1)} %`),
+  );
 }
 
 /** A coloured word for a state (verdict, severity, health): class `tag tag-<value>`. */

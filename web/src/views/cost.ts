@@ -60,7 +60,14 @@ function moneyFormat(currency: string): (v: number | null) => string {
 
 /** A ranked cost table: money columns when priced, GPU-seconds always, the trend as the change per 1,000 requests. */
 function costTable(lines: CostLine[], keys: string[], money: ((v: number | null) => string) | null): HTMLElement {
-  const head = [...keys, 'requests', 'tokens', 'GPU-seconds', ...(money ? ['GPU cost', 'token cost', 'cost', 'per 1,000 requests', 'per 1,000 tokens'] : []), 'trend'];
+  const head = [
+    ...keys,
+    'requests',
+    'tokens',
+    'GPU-seconds',
+    ...(money ? ['GPU cost', 'token cost', 'cost', 'per 1,000 requests', 'per 1,000 tokens'] : []),
+    'trend',
+  ];
   return h(
     'table',
     { class: 'compact' },
@@ -71,13 +78,33 @@ function costTable(lines: CostLine[], keys: string[], money: ((v: number | null)
       ...lines.map((l) =>
         h(
           'tr',
-          { data: { ...Object.fromEntries(keys.map((k) => [k, l.key[k] ?? ''])), cost: String(l.cost ?? ''), per1kRequests: String(l.per1kRequests ?? ''), per1kTokens: String(l.per1kTokens ?? ''), gpuSeconds: String(l.gpuSeconds) } },
+          {
+            data: {
+              ...Object.fromEntries(keys.map((k) => [k, l.key[k] ?? ''])),
+              cost: String(l.cost ?? ''),
+              per1kRequests: String(l.per1kRequests ?? ''),
+              per1kTokens: String(l.per1kTokens ?? ''),
+              gpuSeconds: String(l.gpuSeconds),
+            },
+          },
           ...keys.map((k) => h('td', null, l.key[k] ?? '–')),
           h('td', null, fmtNum(l.requests, 0)),
           h('td', null, l.tokens ? fmtNum(l.tokens, 0) : '–'),
           h('td', null, fmtNum(l.gpuSeconds, 0)),
-          ...(money ? [h('td', null, money(l.gpuCost)), h('td', null, money(l.tokenCost)), h('td', null, h('strong', null, money(l.cost))), h('td', null, money(l.per1kRequests)), h('td', null, money(l.per1kTokens))] : []),
-          h('td', { title: 'cost per 1,000 requests, second half of the window against the first' }, l.change == null ? '–' : `${l.change >= 0 ? '▲' : '▼'} ${fmtPct(Math.abs(l.change), 0)}`),
+          ...(money
+            ? [
+                h('td', null, money(l.gpuCost)),
+                h('td', null, money(l.tokenCost)),
+                h('td', null, h('strong', null, money(l.cost))),
+                h('td', null, money(l.per1kRequests)),
+                h('td', null, money(l.per1kTokens)),
+              ]
+            : []),
+          h(
+            'td',
+            { title: 'cost per 1,000 requests, second half of the window against the first' },
+            l.change == null ? '–' : `${l.change >= 0 ? '▲' : '▼'} ${fmtPct(Math.abs(l.change), 0)}`,
+          ),
         ),
       ),
     ),
@@ -85,11 +112,21 @@ function costTable(lines: CostLine[], keys: string[], money: ((v: number | null)
 }
 
 export function costView(root: HTMLElement): ViewHandle {
-  const models = new Panel('cost-models', 'Cost by model', 'GPU time attributed by each slice\'s share of execution time on its replica or node, priced per GPU-hour, plus hosted models\' token prices', true);
+  const models = new Panel(
+    'cost-models',
+    'Cost by model',
+    "GPU time attributed by each slice's share of execution time on its replica or node, priced per GPU-hour, plus hosted models' token prices",
+    true,
+  );
   const tenants = new Panel('cost-tenants', 'Cost by tenant', 'the same attribution, summed per tenant', true);
   const trend = new Panel('cost-trend', 'Cost per step by model', 'attributed money per step (GPU-seconds when no price is configured)', true);
   const usage = new Panel('cost-usage', 'Requests and tokens by model and tenant', 'window totals', true);
-  const gpu = new Panel('cost-gpu', 'GPU-seconds by node', 'held: steps in which a GPU reported; busy = Σ over the node\'s GPUs of mean utilisation × step', true);
+  const gpu = new Panel(
+    'cost-gpu',
+    'GPU-seconds by node',
+    "held: steps in which a GPU reported; busy = Σ over the node's GPUs of mean utilisation × step",
+    true,
+  );
   replace(root, h('div', { class: 'grid' }, models.el, tenants.el, trend.el, usage.el, gpu.el));
   return {
     async update(ctx: ViewContext) {
@@ -111,21 +148,54 @@ export function costView(root: HTMLElement): ViewHandle {
           const total = costLine(data.total, []);
           // Without prices: GPU-seconds still show, and the note names the settings that unlock money.
           const note = data.unlock
-            ? h('div', { class: 'needs small', data: { unlock: 'cost' } }, h('strong', null, 'Money figures need prices. '), 'Set ', h('code', null, 'cost.gpu_hour'), ' (price per GPU-hour by pool or GPU model) or ', h('code', null, 'cost.tokens'), ' (price per 1 M input / output tokens by model) in the config file; ', h('code', null, 'cost.currency'), ' names the currency. Until then this shows GPU-seconds.')
+            ? h(
+                'div',
+                { class: 'needs small', data: { unlock: 'cost' } },
+                h('strong', null, 'Money figures need prices. '),
+                'Set ',
+                h('code', null, 'cost.gpu_hour'),
+                ' (price per GPU-hour by pool or GPU model) or ',
+                h('code', null, 'cost.tokens'),
+                ' (price per 1 M input / output tokens by model) in the config file; ',
+                h('code', null, 'cost.currency'),
+                ' names the currency. Until then this shows GPU-seconds.',
+              )
             : null;
           const unpriced = data.unpriced;
           const unpricedNote = unpriced.length
-            ? h('div', { class: 'needs small', data: { unpriced: String(unpriced.length) } }, 'GPUs without a price (their time is counted, not their money): ', unpriced.map((u) => `${u.pool ?? 'no pool'} / ${u.gpu_model ?? 'no gpu_model'} (${fmtNum(u.gpu_seconds, 0)} GPU-s)`).join(', '), ' — add a ', h('code', null, 'cost.gpu_hour'), ' entry.')
+            ? h(
+                'div',
+                { class: 'needs small', data: { unpriced: String(unpriced.length) } },
+                'GPUs without a price (their time is counted, not their money): ',
+                unpriced.map((u) => `${u.pool ?? 'no pool'} / ${u.gpu_model ?? 'no gpu_model'} (${fmtNum(u.gpu_seconds, 0)} GPU-s)`).join(', '),
+                ' — add a ',
+                h('code', null, 'cost.gpu_hour'),
+                ' entry.',
+              )
             : null;
           const lost = data.unattributed.filter((u) => u.gpu_seconds > 0);
-          const reasons: Record<string, string> = { idle: 'idle (no request ran there)', no_exec_ms: 'requests without exec_ms', other: 'probes and filtered-out traffic' };
+          const reasons: Record<string, string> = {
+            idle: 'idle (no request ran there)',
+            no_exec_ms: 'requests without exec_ms',
+            other: 'probes and filtered-out traffic',
+          };
           const lostNote = lost.length
-            ? h('p', { class: 'panel-sub', data: { unattributed: lost.map((u) => u.reason).join(',') } }, 'Not attributed: ', lost.map((u) => `${reasons[u.reason] ?? u.reason} ${fmtNum(u.gpu_seconds, 0)} GPU-s${money ? ` (${money(u.cost)})` : ''}`).join(' · '))
+            ? h(
+                'p',
+                { class: 'panel-sub', data: { unattributed: lost.map((u) => u.reason).join(',') } },
+                'Not attributed: ',
+                lost.map((u) => `${reasons[u.reason] ?? u.reason} ${fmtNum(u.gpu_seconds, 0)} GPU-s${money ? ` (${money(u.cost)})` : ''}`).join(' · '),
+              )
             : null;
           const summary = h(
             'p',
-            { class: 'cost-total', data: { totalCost: String(total.cost ?? ''), per1kRequests: String(total.per1kRequests ?? ''), per1kTokens: String(total.per1kTokens ?? '') } },
-            money ? `Total ${money(total.cost)} · ${money(total.per1kRequests)} per 1,000 requests · ${money(total.per1kTokens)} per 1,000 tokens · ${fmtNum(total.gpuSeconds, 0)} GPU-s attributed` : `${fmtNum(total.gpuSeconds, 0)} GPU-s attributed over ${fmtNum(total.requests, 0)} requests`,
+            {
+              class: 'cost-total',
+              data: { totalCost: String(total.cost ?? ''), per1kRequests: String(total.per1kRequests ?? ''), per1kTokens: String(total.per1kTokens ?? '') },
+            },
+            money
+              ? `Total ${money(total.cost)} · ${money(total.per1kRequests)} per 1,000 requests · ${money(total.per1kTokens)} per 1,000 tokens · ${fmtNum(total.gpuSeconds, 0)} GPU-s attributed`
+              : `${fmtNum(total.gpuSeconds, 0)} GPU-s attributed over ${fmtNum(total.requests, 0)} requests`,
           );
           models.setMeta(`cost step ${step}`);
           models.ready(note, unpricedNote, summary, costTable(byModel, ['model'], money), lostNote);
@@ -142,7 +212,17 @@ export function costView(root: HTMLElement): ViewHandle {
           const series = byModel.slice(0, 8).map((l, i) => ({ label: l.key['model'] ?? '–', color: colorFor(l.key['model'] ?? '', i), values: l.trend }));
           if (!trend.body.querySelector(':scope > .chart')) trend.ready(h('div', { class: 'chart' }));
           else trend.ready();
-          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, { id: 'cost-trend', xs, xRange: [win.fromMs, win.toMs], series, stacked: true, bars: true, fmt: (v) => (money ? money(v) : fmtNum(v, 0)), syncKey: 'cost', height: 200 });
+          timeSeries(trend.body.querySelector<HTMLElement>('.chart')!, {
+            id: 'cost-trend',
+            xs,
+            xRange: [win.fromMs, win.toMs],
+            series,
+            stacked: true,
+            bars: true,
+            fmt: (v) => (money ? money(v) : fmtNum(v, 0)),
+            syncKey: 'cost',
+            height: 200,
+          });
         }),
         costPanel(gpu, (data, money) => {
           const nodes = data.nodes;
@@ -153,7 +233,15 @@ export function costView(root: HTMLElement): ViewHandle {
             h(
               'table',
               { class: 'compact' },
-              h('thead', null, h('tr', null, ...['node', 'GPUs', 'busy GPU-seconds', 'held GPU-seconds', 'busy share', ...(money ? ['cost'] : []), ''].map((x) => h('th', null, x)))),
+              h(
+                'thead',
+                null,
+                h(
+                  'tr',
+                  null,
+                  ...['node', 'GPUs', 'busy GPU-seconds', 'held GPU-seconds', 'busy share', ...(money ? ['cost'] : []), ''].map((x) => h('th', null, x)),
+                ),
+              ),
               h(
                 'tbody',
                 null,
@@ -177,7 +265,16 @@ export function costView(root: HTMLElement): ViewHandle {
           );
         }),
         guard(usage, signal, 'POST /v1/query', '', async () => {
-          const rows = await query({ from: win.from, to: win.to, filters, group_by: ['model', 'tenant'], measures: ['count', 'total(input_tokens)', 'total(output_tokens)', 'mean(total_ms)'] }, signal);
+          const rows = await query(
+            {
+              from: win.from,
+              to: win.to,
+              filters,
+              group_by: ['model', 'tenant'],
+              measures: ['count', 'total(input_tokens)', 'total(output_tokens)', 'mean(total_ms)'],
+            },
+            signal,
+          );
           if (rows.length === 0) return usage.empty('No requests in this window.');
           // Token columns show when the events carry them; a missing one says which field unlocks it.
           // total(): tokens × sample_weight, the tokens of the requests the rows stand for.
@@ -185,7 +282,15 @@ export function costView(root: HTMLElement): ViewHandle {
           const missing = (['input_tokens', 'output_tokens'] as const).filter((k) => !kinds.includes(k));
           const head = ['model', 'tenant', 'requests', ...kinds.map((k) => k.replace('_', ' ')), ...(kinds.length ? ['tokens / request'] : [])];
           usage.ready(
-            missing.length ? h('div', { class: 'needs small', data: { needs: missing.join(',') } }, 'Token columns need ', ...missing.flatMap((k, i) => [i ? ', ' : '', h('code', null, k)]), ' sent with the events.') : null,
+            missing.length
+              ? h(
+                  'div',
+                  { class: 'needs small', data: { needs: missing.join(',') } },
+                  'Token columns need ',
+                  ...missing.flatMap((k, i) => [i ? ', ' : '', h('code', null, k)]),
+                  ' sent with the events.',
+                )
+              : null,
             h(
               'table',
               { class: 'compact' },

@@ -43,7 +43,11 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
   const filters: Rec = {};
   if (state.filters.node) filters['node'] = state.filters.node;
   const [data, targetsData] = await Promise.all([
-    post<ResourceSeriesReply>('/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: ENGINE_METRICS, filters, group_by: ['node', 'replica', 'labels.engine', 'labels.model'] }, signal),
+    post<ResourceSeriesReply>(
+      '/v1/resources/query',
+      { from: win.from, to: win.to, step: win.step, metrics: ENGINE_METRICS, filters, group_by: ['node', 'replica', 'labels.engine', 'labels.model'] },
+      signal,
+    ),
     get<ScrapeTargetsReply>('/v1/scrape/targets', signal),
   ]);
   if (signal.aborted) return;
@@ -51,7 +55,10 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
   const rows = data.rows.filter((r) => r.labels?.['engine'] != null);
   const targets = targetsData.targets;
   if (rows.length === 0 && targets.length === 0) {
-    panel.needs(['an engine scrape target'], 'Add scrape.targets (vLLM, SGLang, TGI, Triton, NIM …: their /metrics URL) to the config to see KV-cache usage, running and waiting requests, token throughput and prefix-cache hits here.');
+    panel.needs(
+      ['an engine scrape target'],
+      'Add scrape.targets (vLLM, SGLang, TGI, Triton, NIM …: their /metrics URL) to the config to see KV-cache usage, running and waiting requests, token throughput and prefix-cache hits here.',
+    );
     return;
   }
 
@@ -65,7 +72,9 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
   const names = [...units.keys()].sort();
   const column = (u: string, metric: string): (number | null)[] => onGrid(win.buckets, units.get(u)?.get(metric) ?? []).map((r) => (r ? r.avg : null));
   const lines = (metric: string, suffix = '', dash = false): SeriesSpec[] =>
-    names.filter((u) => units.get(u)?.has(metric)).map((u) => ({ label: `${u}${suffix}`, color: colorFor(u, names.indexOf(u)), values: column(u, metric), ...(dash ? { dash: true } : {}) }));
+    names
+      .filter((u) => units.get(u)?.has(metric))
+      .map((u) => ({ label: `${u}${suffix}`, color: colorFor(u, names.indexOf(u)), values: column(u, metric), ...(dash ? { dash: true } : {}) }));
   // Prefix-cache hit rate: SGLang reports the ratio; vLLM counts hit and queried tokens.
   const hitRate: SeriesSpec[] = names.flatMap((u) => {
     const ratio = column(u, 'prefix_cache_hit_ratio');
@@ -76,8 +85,20 @@ export async function loadEngine(panel: Panel, ctx: ViewContext, syncKey: string
   });
   const charts: { id: string; title: string; s: SeriesSpec[]; fmt: (v: number) => string; needs: string }[] = [
     { id: 'engine-kv', title: 'KV-cache usage', s: lines('kv_cache_usage_ratio'), fmt: (v) => fmtPct(v, 0), needs: 'kv_cache_usage_ratio' },
-    { id: 'engine-requests', title: 'Running (solid) and waiting (dashed) requests', s: [...lines('running_requests', ' running'), ...lines('queue_length', ' waiting', true)], fmt: (v) => fmtNum(v), needs: 'running_requests' },
-    { id: 'engine-tokens', title: 'Token throughput: generated (solid), prompt (dashed), per second', s: [...lines('generation_tokens_per_second', ' generated'), ...lines('prompt_tokens_per_second', ' prompt', true)], fmt: (v) => fmtNum(v), needs: 'generation_tokens_per_second' },
+    {
+      id: 'engine-requests',
+      title: 'Running (solid) and waiting (dashed) requests',
+      s: [...lines('running_requests', ' running'), ...lines('queue_length', ' waiting', true)],
+      fmt: (v) => fmtNum(v),
+      needs: 'running_requests',
+    },
+    {
+      id: 'engine-tokens',
+      title: 'Token throughput: generated (solid), prompt (dashed), per second',
+      s: [...lines('generation_tokens_per_second', ' generated'), ...lines('prompt_tokens_per_second', ' prompt', true)],
+      fmt: (v) => fmtNum(v),
+      needs: 'generation_tokens_per_second',
+    },
     { id: 'engine-prefix', title: 'Prefix-cache hit rate', s: hitRate, fmt: (v) => fmtPct(v, 0), needs: 'prefix_cache_hit_ratio or prefix_cache_*_tokens' },
   ];
   panel.setMeta(`${names.length} engine process${names.length === 1 ? '' : 'es'} · ${targets.length} scrape target${targets.length === 1 ? '' : 's'}`);

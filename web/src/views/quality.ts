@@ -45,13 +45,28 @@ function versionOf(r: object): string {
 }
 
 export function qualityView(root: HTMLElement): ViewHandle {
-  const model = new Panel('quality-model', 'Model type and result rates', 'per version: rows, low-confidence / empty / refusal / format-error rates and quantiles (what fits the model type)', true);
+  const model = new Panel(
+    'quality-model',
+    'Model type and result rates',
+    'per version: rows, low-confidence / empty / refusal / format-error rates and quantiles (what fits the model type)',
+    true,
+  );
   const labels = new Panel('quality-labels', 'Label distribution', 'share of each predicted label, by version');
   const hist = new Panel('quality-histogram', 'Confidence histogram', 'share of predictions per confidence bin, by version, with the quantiles');
   const conf = new Panel('quality-confidence', 'Confidence over time', 'min / P50 / P90 of confidence');
   const length = new Panel('quality-length', 'Output length over time', 'P50 / P90 of output_length');
-  const shift = new Panel('quality-shift', 'Key-class shift', 'share of the top classes now vs the previous window of the same length (two-proportion test, BH q-values)', true);
-  const drift = new Panel('quality-drift', 'Drift against a reference', 'per field: test, statistic, p-value, threshold, verdict, PSI and both sample sizes', true);
+  const shift = new Panel(
+    'quality-shift',
+    'Key-class shift',
+    'share of the top classes now vs the previous window of the same length (two-proportion test, BH q-values)',
+    true,
+  );
+  const drift = new Panel(
+    'quality-drift',
+    'Drift against a reference',
+    'per field: test, statistic, p-value, threshold, verdict, PSI and both sample sizes',
+    true,
+  );
   const feedback = new Panel('quality-feedback', 'Feedback hit rate', 'feedback joined to requests by request_id, by version');
   const golden = new Panel('quality-golden', 'Golden samples', 'pass rate per version (probe requests) and the samples that fail');
   const samples = new Panel('quality-samples', 'Sample explorer', 'captured samples (redacted, bounded), newest first · input / output shown as text', true);
@@ -66,33 +81,69 @@ export function qualityView(root: HTMLElement): ViewHandle {
       const models = summary.then((d) => d.models);
       // Keep unhandled rejections away: every consumer below guards its own use.
       models.catch(() => undefined);
-      const versions = query({ from: win.from, to: win.to, filters: withoutVersion(filters), group_by: ['model_version'], measures: ['n'] }, signal).then((rows) => byFrequency(rows, 'model_version'));
+      const versions = query({ from: win.from, to: win.to, filters: withoutVersion(filters), group_by: ['model_version'], measures: ['n'] }, signal).then(
+        (rows) => byFrequency(rows, 'model_version'),
+      );
       versions.catch(() => undefined);
 
       await Promise.all([
-        guard(model, signal, 'POST /v1/quality/summary', 'Model type, result rates and quantiles come from the quality summary.', async () => renderModels(model, await models)),
-        guard(labels, signal, 'POST /v1/quality/summary', 'The label distribution comes from the quality summary.', async () => renderLabels(labels, await models)),
-        guard(hist, signal, 'POST /v1/quality/summary', 'The confidence histogram comes from the quality summary.', async () => renderHistogram(hist, await models)),
+        guard(model, signal, 'POST /v1/quality/summary', 'Model type, result rates and quantiles come from the quality summary.', async () =>
+          renderModels(model, await models),
+        ),
+        guard(labels, signal, 'POST /v1/quality/summary', 'The label distribution comes from the quality summary.', async () =>
+          renderLabels(labels, await models),
+        ),
+        guard(hist, signal, 'POST /v1/quality/summary', 'The confidence histogram comes from the quality summary.', async () =>
+          renderHistogram(hist, await models),
+        ),
         guard(shift, signal, 'POST /v1/quality/summary', 'The key-class shift comes from the quality summary.', async () => renderShift(shift, await models)),
         guard(conf, signal, 'POST /v1/query', '', async () => {
-          const rows = await query({ from: win.from, to: win.to, filters, step: win.step, measures: ['p50(confidence)', 'p90(confidence)', 'min(confidence)', 'n'] }, signal);
+          const rows = await query(
+            { from: win.from, to: win.to, filters, step: win.step, measures: ['p50(confidence)', 'p90(confidence)', 'min(confidence)', 'n'] },
+            signal,
+          );
           const g = onGrid(win.buckets, rows);
-          const s = ['p50', 'p90', 'min'].map((k, i) => ({ label: k, color: colorFor(k === 'min' ? 'p999' : k, i), values: g.map((r) => num(r?.[`${k}(confidence)`])) }));
+          const s = ['p50', 'p90', 'min'].map((k, i) => ({
+            label: k,
+            color: colorFor(k === 'min' ? 'p999' : k, i),
+            values: g.map((r) => num(r?.[`${k}(confidence)`])),
+          }));
           if (!s.some((x) => x.values.some((v) => v != null))) return conf.needs(['confidence'], 'Send the confidence (0–1) of each prediction.');
           if (!conf.body.querySelector(':scope > .chart')) conf.ready(h('div', { class: 'chart' }));
           else conf.ready();
-          timeSeries(conf.body.querySelector<HTMLElement>('.chart')!, { id: 'quality-confidence', xs: win.buckets, xRange: [win.fromMs, win.toMs], series: s, fmt: (v) => v.toFixed(2), syncKey: 'quality' });
+          timeSeries(conf.body.querySelector<HTMLElement>('.chart')!, {
+            id: 'quality-confidence',
+            xs: win.buckets,
+            xRange: [win.fromMs, win.toMs],
+            series: s,
+            fmt: (v) => v.toFixed(2),
+            syncKey: 'quality',
+          });
         }),
         guard(length, signal, 'POST /v1/query', '', async () => {
           const rows = await query({ from: win.from, to: win.to, filters, step: win.step, measures: ['p50(output_length)', 'p90(output_length)'] }, signal);
           const g = onGrid(win.buckets, rows);
           const s = ['p50', 'p90'].map((k, i) => ({ label: k, color: colorFor(k, i), values: g.map((r) => num(r?.[`${k}(output_length)`])) }));
-          if (!s.some((x) => x.values.some((v) => v != null))) return length.needs(['output_length'], 'Send the length of each output (characters, tokens or items).');
+          if (!s.some((x) => x.values.some((v) => v != null)))
+            return length.needs(['output_length'], 'Send the length of each output (characters, tokens or items).');
           if (!length.body.querySelector(':scope > .chart')) length.ready(h('div', { class: 'chart' }));
           else length.ready();
-          timeSeries(length.body.querySelector<HTMLElement>('.chart')!, { id: 'quality-length', xs: win.buckets, xRange: [win.fromMs, win.toMs], series: s, fmt: (v) => fmtNum(v), syncKey: 'quality' });
+          timeSeries(length.body.querySelector<HTMLElement>('.chart')!, {
+            id: 'quality-length',
+            xs: win.buckets,
+            xRange: [win.fromMs, win.toMs],
+            series: s,
+            fmt: (v) => fmtNum(v),
+            syncKey: 'quality',
+          });
         }),
-        guard(drift, signal, 'POST /v1/quality/drift', 'Drift (KS, chi-square, Wasserstein, Jensen–Shannon, PSI) against a reference window or version comes from the quality API.', () => loadDrift(ctx, drift, versions)),
+        guard(
+          drift,
+          signal,
+          'POST /v1/quality/drift',
+          'Drift (KS, chi-square, Wasserstein, Jensen–Shannon, PSI) against a reference window or version comes from the quality API.',
+          () => loadDrift(ctx, drift, versions),
+        ),
         guard(feedback, signal, 'POST /v1/quality/feedback', 'Feedback hit rates are joined to requests by the quality API.', async () => {
           const data = await post<FeedbackReply>('/v1/quality/feedback', { from: win.from, to: win.to, filters, group_by: ['model_version'] }, signal);
           renderFeedback(feedback, data.rows, data.orphans);
@@ -101,10 +152,19 @@ export function qualityView(root: HTMLElement): ViewHandle {
           const q = new URLSearchParams({ from: win.from, to: win.to });
           const m = typeof filters.model === 'string' ? filters.model : null;
           if (m) q.set('model', m);
-          const [data, sets] = await Promise.all([get<GoldenResultsReply>(`/v1/golden/results?${q}`, signal), get<{ sets: unknown[] }>('/v1/golden/sets', signal)]);
+          const [data, sets] = await Promise.all([
+            get<GoldenResultsReply>(`/v1/golden/results?${q}`, signal),
+            get<{ sets: unknown[] }>('/v1/golden/sets', signal),
+          ]);
           renderGolden(golden, data, sets.sets.length, typeof filters.model_version === 'string' ? filters.model_version : null);
         }),
-        guard(samples, signal, 'POST /v1/samples/search', 'The sample explorer lists captured samples (the capture policy keeps errors, low confidence, risky inputs and a random share).', () => loadSamples(ctx, samples)),
+        guard(
+          samples,
+          signal,
+          'POST /v1/samples/search',
+          'The sample explorer lists captured samples (the capture policy keeps errors, low confidence, risky inputs and a random share).',
+          () => loadSamples(ctx, samples),
+        ),
       ]);
     },
     destroy() {
@@ -137,7 +197,23 @@ function renderModels(panel: Panel, models: Model[]): void {
   for (const m of models) {
     blocks.push(modelHeader(m));
     if (m.type === 'unknown') {
-      blocks.push(h('div', { class: 'needs small' }, 'Needs a result field: ', h('code', null, 'label'), ' / ', h('code', null, 'confidence'), ' (classifier), ', h('code', null, 'output_tokens'), ' / ', h('code', null, 'finish_reason'), ' (generative) or ', h('code', null, 'score'), ' (ranker).'));
+      blocks.push(
+        h(
+          'div',
+          { class: 'needs small' },
+          'Needs a result field: ',
+          h('code', null, 'label'),
+          ' / ',
+          h('code', null, 'confidence'),
+          ' (classifier), ',
+          h('code', null, 'output_tokens'),
+          ' / ',
+          h('code', null, 'finish_reason'),
+          ' (generative) or ',
+          h('code', null, 'score'),
+          ' (ranker).',
+        ),
+      );
     }
     const rows = m.measures;
     if (rows.length === 0) continue;
@@ -151,7 +227,15 @@ function renderModels(panel: Panel, models: Model[]): void {
       ),
     );
     if (missing.length) {
-      blocks.push(h('div', { class: 'needs small', data: { needs: missing.map((c) => RATE_FIELDS[c]!).join(',') } }, 'Rates shown as – need ', ...missing.flatMap((c, i) => [i ? ', ' : '', h('code', null, RATE_FIELDS[c]!), ` (${title(c)})`]), ' sent with the events.'));
+      blocks.push(
+        h(
+          'div',
+          { class: 'needs small', data: { needs: missing.map((c) => RATE_FIELDS[c]!).join(',') } },
+          'Rates shown as – need ',
+          ...missing.flatMap((c, i) => [i ? ', ' : '', h('code', null, RATE_FIELDS[c]!), ` (${title(c)})`]),
+          ' sent with the events.',
+        ),
+      );
     }
   }
   panel.ready(...blocks);
@@ -171,7 +255,13 @@ function renderLabels(panel: Panel, models: Model[]): void {
     const labelNames = [...new Set(rows.map((r) => String(r['label'] ?? '')))].sort();
     const share = (l: string, v: string) => rows.find((r) => r['label'] === l && versionOf(r) === v)?.share ?? null;
     if (cls.length > 1) blocks.push(modelHeader(m));
-    blocks.push(table(['label', ...versions], labelNames.map((l) => [l, ...versions.map((v, i) => shareBar(share(l, v), colorFor(v, i)))]), (i) => ({ label: labelNames[i]! })));
+    blocks.push(
+      table(
+        ['label', ...versions],
+        labelNames.map((l) => [l, ...versions.map((v, i) => shareBar(share(l, v), colorFor(v, i)))]),
+        (i) => ({ label: labelNames[i]! }),
+      ),
+    );
   }
   panel.ready(...blocks);
 }
@@ -193,7 +283,13 @@ function renderHistogram(panel: Panel, models: Model[]): void {
     );
     const q = m.measures;
     const qs = ['p50(confidence)', 'p75(confidence)', 'p90(confidence)', 'p99(confidence)', 'min(confidence)', 'mean(confidence)'];
-    blocks.push(h('h4', { class: 'sub' }, 'Quantiles'), table(['version', ...qs], q.map((r) => [versionOf(r), ...qs.map((k) => fmtNum(num(r[k])))])));
+    blocks.push(
+      h('h4', { class: 'sub' }, 'Quantiles'),
+      table(
+        ['version', ...qs],
+        q.map((r) => [versionOf(r), ...qs.map((k) => fmtNum(num(r[k])))]),
+      ),
+    );
   }
   panel.ready(...blocks);
 }
@@ -208,7 +304,14 @@ function renderShift(panel: Panel, models: Model[]): void {
     const pt = Date.parse(prev.to);
     if (cls.length > 1) blocks.push(modelHeader(m));
     const anyPrev = classes.some((c) => c.previous_n > 0);
-    blocks.push(h('p', { class: 'panel-sub' }, `previous window ${Number.isFinite(pf) ? fmtTime(pf) : '?'} – ${Number.isFinite(pt) ? fmtTime(pt) : '?'}`, anyPrev ? '' : ' · no requests there: nothing to compare against yet'));
+    blocks.push(
+      h(
+        'p',
+        { class: 'panel-sub' },
+        `previous window ${Number.isFinite(pf) ? fmtTime(pf) : '?'} – ${Number.isFinite(pt) ? fmtTime(pt) : '?'}`,
+        anyPrev ? '' : ' · no requests there: nothing to compare against yet',
+      ),
+    );
     blocks.push(
       table(
         ['version', 'label', 'share now', 'before', 'Δ', 'n now / before', 'p', 'q'],
@@ -244,7 +347,12 @@ async function loadDrift(ctx: ViewContext, panel: Panel, versionsP: Promise<stri
 
   const refSelect = h(
     'select',
-    { id: 'drift-reference', label: 'drift reference', value: refParam, on: { change: (e) => ctx.setExtra({ drift_ref: (e.target as HTMLSelectElement).value, drift_cur: null }) } },
+    {
+      id: 'drift-reference',
+      label: 'drift reference',
+      value: refParam,
+      on: { change: (e) => ctx.setExtra({ drift_ref: (e.target as HTMLSelectElement).value, drift_cur: null }) },
+    },
     h('option', { value: 'previous' }, 'the previous window'),
     ...[...new Set([...versions, ...(refVersion ? [refVersion] : [])])].map((v) => h('option', { value: `version:${v}` }, `version ${v} (same window)`)),
   );
@@ -253,14 +361,22 @@ async function loadDrift(ctx: ViewContext, panel: Panel, versionsP: Promise<stri
       ? h('span', { class: 'chip' }, `model_version=${globalVersion} (filter)`)
       : h(
           'select',
-          { id: 'drift-current', label: 'current version', value: current ?? '', on: { change: (e) => ctx.setExtra({ drift_cur: (e.target as HTMLSelectElement).value }) } },
+          {
+            id: 'drift-current',
+            label: 'current version',
+            value: current ?? '',
+            on: { change: (e) => ctx.setExtra({ drift_cur: (e.target as HTMLSelectElement).value }) },
+          },
           ...versions.filter((v) => v !== refVersion).map((v) => h('option', { value: v }, v)),
         )
     : h('span', { class: 'chip' }, 'this window, same filters');
   const controls = h('div', { class: 'controls' }, h('label', null, 'Current ', curSelect), h('label', null, 'against ', refSelect));
 
   if (refVersion && !current) {
-    panel.ready(controls, h('div', { class: 'needs small' }, 'Comparing against a version needs another version in the window: send ', h('code', null, 'model_version'), '.'));
+    panel.ready(
+      controls,
+      h('div', { class: 'needs small' }, 'Comparing against a version needs another version in the window: send ', h('code', null, 'model_version'), '.'),
+    );
     return;
   }
   const body = {
@@ -308,14 +424,27 @@ async function loadDrift(ctx: ViewContext, panel: Panel, versionsP: Promise<stri
           (i) => ({ field: shown[i]!.field, verdict: shown[i]!.test.verdict }),
           (i) => (shown[i]!.test.verdict === 'drift' ? 'significant' : ''),
         )
-      : h('div', { class: 'needs small' }, 'Needs ', h('code', null, 'confidence'), ', ', h('code', null, 'label'), ', ', h('code', null, 'output_length'), ' or ', h('code', null, 'score'), ' to test for drift.'),
+      : h(
+          'div',
+          { class: 'needs small' },
+          'Needs ',
+          h('code', null, 'confidence'),
+          ', ',
+          h('code', null, 'label'),
+          ', ',
+          h('code', null, 'output_length'),
+          ' or ',
+          h('code', null, 'score'),
+          ' to test for drift.',
+        ),
     absent.length ? h('p', { class: 'panel-sub' }, `Not sent on either side: ${absent.join(', ')}.`) : null,
   );
 }
 
 function renderFeedback(panel: Panel, rows: FeedbackRowReply[], orphans: number): void {
   const kept = rows.filter((r) => r.requests > 0);
-  if (!kept.some((r) => r.with_feedback > 0)) return panel.needs(['feedback'], 'Send feedback (POST /v1/feedback with request_id: correct, label, thumbs, rating, conversion, click) to see hit rates.');
+  if (!kept.some((r) => r.with_feedback > 0))
+    return panel.needs(['feedback'], 'Send feedback (POST /v1/feedback with request_id: correct, label, thumbs, rating, conversion, click) to see hit rates.');
   const hit = (r: FeedbackRowReply) => r.correct_rate ?? r.label_accuracy;
   const hasHit = kept.some((r) => hit(r) != null);
   panel.setMeta(orphans ? `${orphans} feedback rows not joined yet` : '');
@@ -341,12 +470,21 @@ function renderGolden(panel: Panel, data: GoldenResultsReply, sets: number, vers
   const failing = data.failing.filter((v) => !version || v.model_version === version);
   panel.setMeta(`${sets} golden set${sets === 1 ? '' : 's'} registered${data.truncated ? ' · newest probes only' : ''}`);
   if (versions.length === 0) {
-    return panel.needs(['probe', 'attributes.golden_set', 'attributes.golden_pass'], 'Register golden sets (POST /v1/golden/sets) and configure quality.probes targets: the probe runner sends the golden inputs and records pass/fail.');
+    return panel.needs(
+      ['probe', 'attributes.golden_set', 'attributes.golden_pass'],
+      'Register golden sets (POST /v1/golden/sets) and configure quality.probes targets: the probe runner sends the golden inputs and records pass/fail.',
+    );
   }
   panel.ready(
     table(
       ['model', 'version', 'pass rate', 'passed / runs', 'errors'],
-      versions.map((v) => [v.model ?? '–', versionOf(v), shareBar(v.pass_rate, (v.pass_rate ?? 1) < 0.9 ? '#d64545' : '#3b9c5a'), `${fmtNum(v.passed, 0)} / ${fmtNum(v.runs, 0)}`, fmtNum(v.errors, 0)]),
+      versions.map((v) => [
+        v.model ?? '–',
+        versionOf(v),
+        shareBar(v.pass_rate, (v.pass_rate ?? 1) < 0.9 ? '#d64545' : '#3b9c5a'),
+        `${fmtNum(v.passed, 0)} / ${fmtNum(v.runs, 0)}`,
+        fmtNum(v.errors, 0),
+      ]),
       (i) => ({ version: versionOf(versions[i]!) }),
     ),
     h('h4', { class: 'sub' }, failing.length ? 'Failing golden samples' : 'No golden sample fails.'),
@@ -355,7 +493,14 @@ function renderGolden(panel: Panel, data: GoldenResultsReply, sets: number, vers
           ['set', 'id', 'version', 'fails / runs', 'last failure', 'reason'],
           failing.map((f) => {
             const t = Date.parse(f.last_failure);
-            return [f.golden_set, f.golden_id, versionOf(f), `${fmtNum(f.fails, 0)} / ${fmtNum(f.runs, 0)}`, Number.isFinite(t) ? fmtTime(t) : '–', f.reason ?? '–'];
+            return [
+              f.golden_set,
+              f.golden_id,
+              versionOf(f),
+              `${fmtNum(f.fails, 0)} / ${fmtNum(f.runs, 0)}`,
+              Number.isFinite(t) ? fmtTime(t) : '–',
+              f.reason ?? '–',
+            ];
           }),
           (i) => ({ goldenId: failing[i]!.golden_id }),
         )
@@ -368,7 +513,12 @@ async function loadSamples(ctx: ViewContext, panel: Panel): Promise<void> {
   const { win, filters, signal } = ctx;
   const reason = ctx.state.extra['sreason'] ?? '';
   const tagText = ctx.state.extra['stag'] ?? '';
-  const reasonSelect = h('select', { id: 'sample-reason', label: 'reason', value: reason }, h('option', { value: '' }, 'any reason'), ...SAMPLE_REASONS.map((r) => h('option', { value: r }, r.replace(/_/g, ' '))));
+  const reasonSelect = h(
+    'select',
+    { id: 'sample-reason', label: 'reason', value: reason },
+    h('option', { value: '' }, 'any reason'),
+    ...SAMPLE_REASONS.map((r) => h('option', { value: r }, r.replace(/_/g, ' '))),
+  );
   const tagInput = h('input', { id: 'sample-tag', type: 'search', placeholder: 'risk tag', label: 'risk tag', value: tagText });
   const searchForm = form(
     'controls',
@@ -377,13 +527,22 @@ async function loadSamples(ctx: ViewContext, panel: Panel): Promise<void> {
     h('label', null, 'Tag ', tagInput),
     h('button', { type: 'submit', id: 'sample-search' }, 'search'),
   );
-  const found = await searchSamples({ from: win.from, to: win.to, filters, limit: 50, ...(reason ? { reasons: [reason] } : {}), ...(tagText ? { tags: [tagText] } : {}) }, signal);
+  const found = await searchSamples(
+    { from: win.from, to: win.to, filters, limit: 50, ...(reason ? { reasons: [reason] } : {}), ...(tagText ? { tags: [tagText] } : {}) },
+    signal,
+  );
   if (signal.aborted) return;
   panel.setMeta(`${found.length}${found.length === 50 ? '+' : ''} sample${found.length === 1 ? '' : 's'}`);
   panel.ready(
     searchForm,
     found.length
       ? h('div', { class: 'sample-list' }, ...found.map((x) => sampleCard(x, ctx.openRequest)))
-      : h('div', { class: 'placeholder' }, reason || tagText ? 'No captured samples match.' : 'No captured samples in this window: send input / output with the events (the capture policy keeps errors, low confidence, risky inputs and a random share).'),
+      : h(
+          'div',
+          { class: 'placeholder' },
+          reason || tagText
+            ? 'No captured samples match.'
+            : 'No captured samples in this window: send input / output with the events (the capture policy keeps errors, low confidence, risky inputs and a random share).',
+        ),
   );
 }

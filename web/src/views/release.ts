@@ -13,7 +13,6 @@ import { onGrid, timeSeries } from '../charts/timeseries.ts';
 import type { ViewContext, ViewHandle } from '../view.ts';
 import { byFrequency, fmtP, guard, table, tag } from './common.ts';
 
-
 /** A value of an evidence row in its unit: ms, a fraction (percent / pp for a difference), or a number. */
 function fmtUnit(v: number | null, unit: string, diff = false): string {
   if (v == null || !Number.isFinite(v)) return '–';
@@ -27,8 +26,18 @@ const SIDE_MEASURES = ['count', 'n', 'qps', 'error_rate', 'p50(total_ms)', 'p90(
 
 export function releaseView(root: HTMLElement): ViewHandle {
   const picker = h('div', { class: 'picker', data: { panel: 'release-picker' } });
-  const verdict = new Panel('verdict', 'Verdict', 'promote / hold / rollback / not enough data: the weighted share of metrics that did not get worse, critical metrics veto', true);
-  const evidence = new Panel('evidence', 'Evidence', 'every metric: baseline, candidate, difference with its 95 % interval, p and BH q, and how it was classified against its tolerance band', true);
+  const verdict = new Panel(
+    'verdict',
+    'Verdict',
+    'promote / hold / rollback / not enough data: the weighted share of metrics that did not get worse, critical metrics veto',
+    true,
+  );
+  const evidence = new Panel(
+    'evidence',
+    'Evidence',
+    'every metric: baseline, candidate, difference with its 95 % interval, p and BH q, and how it was classified against its tolerance band',
+    true,
+  );
   const side = new Panel('side-by-side', 'Side by side', 'same window, same filters', true);
   const p99 = new Panel('release-p99', 'P99 over time', 'total_ms by version', true);
   replace(root, h('div', null, picker, h('div', { class: 'grid' }, verdict.el, evidence.el, side.el, p99.el)));
@@ -79,16 +88,49 @@ export function releaseView(root: HTMLElement): ViewHandle {
               }),
             ),
           );
-          side.ready(h('table', { class: 'compact side' }, h('thead', null, h('tr', null, h('th', null, ''), h('th', null, `baseline ${baseline}`), h('th', null, `candidate ${candidate}`))), h('tbody', null, ...trs)));
+          side.ready(
+            h(
+              'table',
+              { class: 'compact side' },
+              h('thead', null, h('tr', null, h('th', null, ''), h('th', null, `baseline ${baseline}`), h('th', null, `candidate ${candidate}`))),
+              h('tbody', null, ...trs),
+            ),
+          );
         }),
         guard(p99, signal, 'POST /v1/query', '', async () => {
-          const rows = await query({ from: win.from, to: win.to, filters: both, step: win.step, group_by: ['model_version'], measures: ['p99(total_ms)', 'n'] }, signal);
-          const series = [baseline, candidate].map((v, i) => ({ label: `${i ? 'candidate' : 'baseline'} ${v}`, color: colorFor(i ? 'p99' : 'p90', i), values: onGrid(win.buckets, rows.filter((r) => r['model_version'] === v)).map((r) => num(r?.['p99(total_ms)'])) }));
+          const rows = await query(
+            { from: win.from, to: win.to, filters: both, step: win.step, group_by: ['model_version'], measures: ['p99(total_ms)', 'n'] },
+            signal,
+          );
+          const series = [baseline, candidate].map((v, i) => ({
+            label: `${i ? 'candidate' : 'baseline'} ${v}`,
+            color: colorFor(i ? 'p99' : 'p90', i),
+            values: onGrid(
+              win.buckets,
+              rows.filter((r) => r['model_version'] === v),
+            ).map((r) => num(r?.['p99(total_ms)'])),
+          }));
           p99.ready(h('div', { class: 'chart' }));
-          timeSeries(p99.body.querySelector<HTMLElement>('.chart')!, { id: 'release-p99', xs: win.buckets, xRange: [win.fromMs, win.toMs], series, fmt: fmtMs, syncKey: 'release' });
+          timeSeries(p99.body.querySelector<HTMLElement>('.chart')!, {
+            id: 'release-p99',
+            xs: win.buckets,
+            xRange: [win.fromMs, win.toMs],
+            series,
+            fmt: fmtMs,
+            syncKey: 'release',
+          });
         }),
         guard(verdict, signal, 'POST /v1/compare', 'The verdict compares baseline and candidate on the same window (the release API).', async () => {
-          const data = await post<CompareReply>('/v1/compare', { from: win.from, to: win.to, baseline: { filters: { ...filters, model_version: baseline } }, candidate: { filters: { ...filters, model_version: candidate } } }, signal);
+          const data = await post<CompareReply>(
+            '/v1/compare',
+            {
+              from: win.from,
+              to: win.to,
+              baseline: { filters: { ...filters, model_version: baseline } },
+              candidate: { filters: { ...filters, model_version: candidate } },
+            },
+            signal,
+          );
           if (signal.aborted) return;
           renderVerdict(verdict, evidence, data, baseline, candidate);
         }),
@@ -113,17 +155,31 @@ function renderVerdict(panel: Panel, evidencePanel: Panel, data: CompareReply, b
       'div',
       { class: 'verdict-row' },
       h('div', { class: `verdict verdict-${v.replace(/\W+/g, '_')}`, data: { verdict: v } }, v.replace(/_/g, ' ')),
-      h('div', { class: 'verdict-score' }, h('div', { class: 'kpi-label' }, 'score'), h('div', { class: 'kpi-value', data: { score: score == null ? '' : String(score) } }, score == null ? '–' : `${score.toFixed(1)} / 100`)),
+      h(
+        'div',
+        { class: 'verdict-score' },
+        h('div', { class: 'kpi-label' }, 'score'),
+        h('div', { class: 'kpi-value', data: { score: score == null ? '' : String(score) } }, score == null ? '–' : `${score.toFixed(1)} / 100`),
+      ),
       h('div', { class: 'verdict-sides' }, h('div', null, side('baseline')), h('div', null, side('candidate'))),
     ),
-    warnings.length ? h('div', { class: 'needs small warnings', data: { warnings: String(warnings.length) } }, ...warnings.map((w) => h('p', null, h('strong', null, 'Careful: '), w))) : null,
+    warnings.length
+      ? h(
+          'div',
+          { class: 'needs small warnings', data: { warnings: String(warnings.length) } },
+          ...warnings.map((w) => h('p', null, h('strong', null, 'Careful: '), w)),
+        )
+      : null,
     reasons.length ? h('ul', { class: 'reasons' }, ...reasons.map((r) => h('li', null, r))) : null,
   );
   const rows = data.evidence;
   if (rows.length === 0) return evidencePanel.empty('No evidence rows.');
   // Worse first, then the rest in the server's order.
   const order = (r: EvidenceRowReply) => (r.direction === 'worse' ? 0 : r.classification === 'no_data' ? 2 : 1);
-  const sorted = rows.map((r, i) => ({ r, i })).sort((a, b) => order(a.r) - order(b.r) || a.i - b.i).map((x) => x.r);
+  const sorted = rows
+    .map((r, i) => ({ r, i }))
+    .sort((a, b) => order(a.r) - order(b.r) || a.i - b.i)
+    .map((x) => x.r);
   const worse = rows.filter((r) => r.direction === 'worse').length;
   evidencePanel.setMeta(`${rows.length} metrics · ${worse} worse`);
   evidencePanel.ready(
@@ -132,7 +188,12 @@ function renderVerdict(panel: Panel, evidencePanel: Panel, data: CompareReply, b
       sorted.map((r) => {
         const { unit, ci, classification: cls, direction: dir } = r;
         return [
-          h('span', null, r.metric, r.critical ? h('span', { class: 'badge badge-significant', title: 'critical: worse vetoes the release' }, 'critical') : null),
+          h(
+            'span',
+            null,
+            r.metric,
+            r.critical ? h('span', { class: 'badge badge-significant', title: 'critical: worse vetoes the release' }, 'critical') : null,
+          ),
           fmtUnit(r.baseline, unit),
           fmtUnit(r.candidate, unit),
           fmtUnit(r.diff, unit, true),

@@ -37,19 +37,41 @@ import { drawThroughput } from './runtime/throughput.ts';
 
 export function runtimeView(root: HTMLElement): ViewHandle {
   const p = {
-    latency: new Panel('latency', 'Latency percentiles', 'total_ms per bucket, log scale (max dashed, request count on the right) · click a point for the requests at or above it'),
+    latency: new Panel(
+      'latency',
+      'Latency percentiles',
+      'total_ms per bucket, log scale (max dashed, request count on the right) · click a point for the requests at or above it',
+    ),
     stages: new Panel('stages', 'Where the time goes', 'mean ms per stage, stacked (ingress → queue → batch → exec → post)'),
     heatmap: new Panel('heatmap', 'Latency heatmap', 'requests per latency bucket (log scale) with P99 · click a cell for its requests'),
     qps: new Panel('qps', 'Throughput by status', 'requests per second, stacked by status · click for the requests'),
-    queue: new Panel('queue', 'Queue time, queue length and batch size', 'queue_ms P99 and mean (left); queue length = arrivals/s × mean queue time (Little\'s law), mean and max batch size (right)'),
+    queue: new Panel(
+      'queue',
+      'Queue time, queue length and batch size',
+      "queue_ms P99 and mean (left); queue length = arrivals/s × mean queue time (Little's law), mean and max batch size (right)",
+    ),
     rejects: new Panel('rejects', 'Not served: rejected, rate-limited, timed out, …', 'share of requests per bucket, by status'),
     errors: new Panel('errors', 'Errors by cause', 'error share per bucket by error_type, and the window totals'),
-    concentration: new Panel('concentration', 'Where it concentrates', 'slices whose rate is significantly above the rest (BH q < 0.05), with 95 % intervals', true),
-    stageShift: new Panel('stage-shift', 'Which stage grew', 'P99 per stage, this window vs the one before; a stage is named when its growth is significant (Holm) and ≥ ×1.1'),
+    concentration: new Panel(
+      'concentration',
+      'Where it concentrates',
+      'slices whose rate is significantly above the rest (BH q < 0.05), with 95 % intervals',
+      true,
+    ),
+    stageShift: new Panel(
+      'stage-shift',
+      'Which stage grew',
+      'P99 per stage, this window vs the one before; a stage is named when its growth is significant (Holm) and ≥ ×1.1',
+    ),
     replicas: new Panel('replicas', 'Exec latency by replica', 'exec_ms P50 (solid) and P99 (dashed) per replica · a slow replica stands out from its peers'),
     generative: new Panel('generative', 'Time to first token / per output token', 'generative models: TTFT and TPOT P50 / P99'),
     resources: new Panel('resources', 'Resources on the same time axis', 'GPU utilisation and memory per GPU, CPU and host memory per node', true),
-    engine: new Panel('engine', 'Engine', 'what the scraped inference engines report: KV cache, running and waiting requests, tokens, prefix-cache hits (per engine process)', true),
+    engine: new Panel(
+      'engine',
+      'Engine',
+      'what the scraped inference engines report: KV cache, running and waiting requests, tokens, prefix-cache hits (per engine process)',
+      true,
+    ),
   };
   const summary = h('div', { class: 'kpis', data: { panel: 'summary' } });
   const saturation = h('div', { class: 'banner', data: { panel: 'saturation', state: 'loading' } });
@@ -71,7 +93,31 @@ export function runtimeView(root: HTMLElement): ViewHandle {
 
   replace(
     root,
-    h('div', { class: 'view-runtime' }, saturation, summary, h('div', { class: 'grid' }, ...[p.latency, p.stages, p.heatmap, p.qps, p.queue, p.rejects, p.errors, p.stageShift, p.replicas, p.concentration, p.generative, p.resources, p.engine].map((x) => x.el))),
+    h(
+      'div',
+      { class: 'view-runtime' },
+      saturation,
+      summary,
+      h(
+        'div',
+        { class: 'grid' },
+        ...[
+          p.latency,
+          p.stages,
+          p.heatmap,
+          p.qps,
+          p.queue,
+          p.rejects,
+          p.errors,
+          p.stageShift,
+          p.replicas,
+          p.concentration,
+          p.generative,
+          p.resources,
+          p.engine,
+        ].map((x) => x.el),
+      ),
+    ),
   );
 
   /** The KPIs as soon as their (smaller) query lands; the bucket panels once the bucket query does. */

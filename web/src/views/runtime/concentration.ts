@@ -66,7 +66,11 @@ export function createConcentration(panel: Panel, reload: () => void): Concentra
     );
     if (slices.length === 0) {
       const { n, k } = total;
-      const message = !n ? 'No requests in this window.' : !k ? `Nothing stands out: no request ${what} in this window.` : 'Nothing stands out: no slice is significantly above the rest (BH q < 0.05).';
+      const message = !n
+        ? 'No requests in this window.'
+        : !k
+          ? `Nothing stands out: no request ${what} in this window.`
+          : 'Nothing stands out: no slice is significantly above the rest (BH q < 0.05).';
       panel.ready(toggle, totalLine, h('div', { class: 'placeholder', data: { nothing: 'true' } }, message));
       return;
     }
@@ -114,7 +118,11 @@ export function createConcentration(panel: Panel, reload: () => void): Concentra
       table(
         ['slice', `${what} / n`, 'rate [95 % CI]', 'rest', 'lift', 'q-value', ''],
         rows,
-        (i) => ({ slice: sliceOf(slices[i]!).map(([k, v]) => `${k}=${v}`).join(',') }),
+        (i) => ({
+          slice: sliceOf(slices[i]!)
+            .map(([k, v]) => `${k}=${v}`)
+            .join(','),
+        }),
         () => 'significant',
       ),
     );

@@ -61,7 +61,12 @@ export function drawErrors(panel: Panel, b: Buckets): void {
     height: 170,
     onPoint: ({ idx, series: si }) => {
       const t = win.buckets[idx]!;
-      ctx.openSamples({ title: `${shown[si]!.label} errors in ${fmtTime(t)}`, fromMs: t, toMs: t + win.stepMs, filters: { ...filters, error_type: shown[si]!.label } });
+      ctx.openSamples({
+        title: `${shown[si]!.label} errors in ${fmtTime(t)}`,
+        fromMs: t,
+        toMs: t + win.stepMs,
+        filters: { ...filters, error_type: shown[si]!.label },
+      });
     },
   });
 }

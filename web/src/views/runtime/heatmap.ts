@@ -37,7 +37,13 @@ export async function loadHeatmap(panel: Panel, ctx: ViewContext, buckets: Promi
       fmt: fmtMs,
       onCell: (idx, lowerMs) => {
         const t = win.buckets[idx]!;
-        ctx.openSamples({ title: `Requests ≥ ${fmtMs(lowerMs)} in ${fmtTime(t)}`, fromMs: t, toMs: t + win.stepMs, filters, min: { column: 'total_ms', value: lowerMs } });
+        ctx.openSamples({
+          title: `Requests ≥ ${fmtMs(lowerMs)} in ${fmtTime(t)}`,
+          fromMs: t,
+          toMs: t + win.stepMs,
+          filters,
+          min: { column: 'total_ms', value: lowerMs },
+        });
       },
     });
   draw(win.buckets.map(() => null));

@@ -16,7 +16,12 @@ export function drawNotServed(panel: Panel, b: Buckets): void {
     series: rej,
     fmt: (v) => fmtPct(v, 1),
     syncKey: SYNC,
-    onPoint: ({ idx, series: si }) => ctx.openSamples({ title: `${rej[si]!.label} requests in ${fmtTime(xs[idx]!)}`, ...sliceAt(ctx, idx), filters: { ...ctx.filters, status: rej[si]!.label } }),
+    onPoint: ({ idx, series: si }) =>
+      ctx.openSamples({
+        title: `${rej[si]!.label} requests in ${fmtTime(xs[idx]!)}`,
+        ...sliceAt(ctx, idx),
+        filters: { ...ctx.filters, status: rej[si]!.label },
+      }),
   });
   panel.ready();
 }

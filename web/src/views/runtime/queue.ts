@@ -14,11 +14,16 @@ export function drawQueue(panel: Panel, b: Buckets): void {
   const batchMean = col(grid, 'mean(batch_size)');
   const batchMax = col(grid, 'max(batch_size)');
   const qs: SeriesSpec[] = [];
-  if (hasAny(queueP99)) qs.push({ label: 'queue P99', color: colorFor('queue_ms', 0), values: queueP99 }, { label: 'queue mean', color: '#f6b26b', values: queueMean, dash: true });
+  if (hasAny(queueP99))
+    qs.push({ label: 'queue P99', color: colorFor('queue_ms', 0), values: queueP99 }, { label: 'queue mean', color: '#f6b26b', values: queueMean, dash: true });
   // Little's law: mean requests waiting = arrival rate × mean time in the queue.
   const queueLength = queueMean.map((v, i) => (v == null || qps[i] == null ? null : (qps[i]! * v) / 1000));
   if (hasAny(queueMean)) qs.push({ label: 'queue length', color: '#8e7cc3', values: queueLength, y2: true, width: 2 });
-  if (hasAny(batchMean)) qs.push({ label: 'batch mean', color: '#3d85c6', values: batchMean, y2: true }, { label: 'batch max', color: '#9fc5e8', values: batchMax, y2: true, dash: true });
+  if (hasAny(batchMean))
+    qs.push(
+      { label: 'batch mean', color: '#3d85c6', values: batchMean, y2: true },
+      { label: 'batch max', color: '#9fc5e8', values: batchMax, y2: true, dash: true },
+    );
   if (qs.length === 0) {
     panel.needs(['queue_ms', 'batch_size'], 'Send the time each request waited in the queue and the size of the batch it ran in.');
     return;

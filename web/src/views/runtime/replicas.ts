@@ -11,7 +11,10 @@ import type { Col } from './shared.ts';
 
 export async function loadReplicas(panel: Panel, ctx: ViewContext): Promise<void> {
   const { win, filters, signal } = ctx;
-  const { rows } = await queryApprox({ from: win.from, to: win.to, filters, step: win.step, group_by: ['replica'], measures: ['n', 'p50(exec_ms)', 'p99(exec_ms)'] }, signal);
+  const { rows } = await queryApprox(
+    { from: win.from, to: win.to, filters, step: win.step, group_by: ['replica'], measures: ['n', 'p50(exec_ms)', 'p99(exec_ms)'] },
+    signal,
+  );
   if (signal.aborted) return;
   const byReplica = new Map<string, Row[]>();
   for (const r of rows) {

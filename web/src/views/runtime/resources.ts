@@ -24,11 +24,18 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
     panel.setMeta(names.length ? `nodes of the filtered requests: ${names.join(', ')}` : 'the filtered requests name no node');
   } else panel.setMeta('');
   // Per GPU: a node's GPUs are separate lines, never averaged (one at 96 % of its memory is not 54 %).
-  const data = await post<ResourceSeriesReply>('/v1/resources/query', { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] }, signal);
+  const data = await post<ResourceSeriesReply>(
+    '/v1/resources/query',
+    { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] },
+    signal,
+  );
   if (signal.aborted) return;
   const rows = data.rows;
   if (rows.length === 0) {
-    panel.needs(['resource samples'], 'Send host and GPU readings (POST /v1/resources, a DCGM / node exporter scrape, or the built-in collector) to see them beside the requests.');
+    panel.needs(
+      ['resource samples'],
+      'Send host and GPU readings (POST /v1/resources, a DCGM / node exporter scrape, or the built-in collector) to see them beside the requests.',
+    );
     return;
   }
   const simulated = rows.some((r) => r.simulated);
@@ -71,7 +78,12 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
   panel.ready(grid);
   for (const c of charts) {
     const box = h('div', { class: 'chart' });
-    const cell = h('div', { class: 'subpanel', data: { resource: c.id } }, h('h4', null, c.title, c.s.some((s) => s.label.endsWith('(simulated)')) ? h('span', { class: 'badge badge-simulated' }, 'simulated') : null), box);
+    const cell = h(
+      'div',
+      { class: 'subpanel', data: { resource: c.id } },
+      h('h4', null, c.title, c.s.some((s) => s.label.endsWith('(simulated)')) ? h('span', { class: 'badge badge-simulated' }, 'simulated') : null),
+      box,
+    );
     grid.appendChild(cell);
     if (c.s.length === 0) {
       replace(box, h('div', { class: 'needs small' }, 'Needs ', h('code', null, c.needs)));

@@ -13,12 +13,24 @@ export async function loadSaturation(el: HTMLElement, ctx: ViewContext): Promise
     const { saturated, signals, reasons } = data;
     el.dataset['state'] = saturated ? 'saturated' : 'ok';
     el.dataset['signals'] = signals.join(',');
-    const head = signals.includes('shedding') && signals.includes('queueing') ? 'queues grow and requests are turned away. ' : signals.includes('shedding') ? 'requests are turned away at the limit. ' : 'throughput is flat while queue time and tail latency grow. ';
+    const head =
+      signals.includes('shedding') && signals.includes('queueing')
+        ? 'queues grow and requests are turned away. '
+        : signals.includes('shedding')
+          ? 'requests are turned away at the limit. '
+          : 'throughput is flat while queue time and tail latency grow. ';
     const since = data.baseline_window.from;
     replace(
       el,
       saturated
-        ? h('span', null, h('strong', null, 'Saturating: '), head, reasons.join('; '), h('span', { class: 'ci' }, ` (judged against the window before, from ${fmtTime(Date.parse(since))})`))
+        ? h(
+            'span',
+            null,
+            h('strong', null, 'Saturating: '),
+            head,
+            reasons.join('; '),
+            h('span', { class: 'ci' }, ` (judged against the window before, from ${fmtTime(Date.parse(since))})`),
+          )
         : null,
     );
   } catch {

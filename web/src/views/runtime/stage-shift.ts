@@ -33,7 +33,13 @@ export async function loadStageShift(panel: Panel, ctx: ViewContext): Promise<st
     return note;
   }
   panel.ready(
-    h('p', { class: 'panel-sub', data: { grew: grew ?? '' } }, grew ? `Grew most: ${grew.replace('_ms', '')} (significant, ≥ ×1.1)` : 'No stage grew significantly (Holm p < 0.05) and by ×1.1 or more against the previous window.'),
+    h(
+      'p',
+      { class: 'panel-sub', data: { grew: grew ?? '' } },
+      grew
+        ? `Grew most: ${grew.replace('_ms', '')} (significant, ≥ ×1.1)`
+        : 'No stage grew significantly (Holm p < 0.05) and by ×1.1 or more against the previous window.',
+    ),
     slowLine,
     table(
       ['stage', 'P99 now', 'before', 'Δ', 'above old P99 now / before', 'p (Holm)'],

@@ -17,7 +17,14 @@ export async function loadSummary(el: HTMLElement, ctx: ViewContext): Promise<Ro
 }
 
 function renderSummary(el: HTMLElement, total: Row, relativeError: number | null): void {
-  const kpi = (label: string, value: string, sub = '') => h('div', { class: 'kpi' }, h('div', { class: 'kpi-label' }, label), h('div', { class: 'kpi-value' }, value), sub ? h('div', { class: 'kpi-sub' }, sub) : null);
+  const kpi = (label: string, value: string, sub = '') =>
+    h(
+      'div',
+      { class: 'kpi' },
+      h('div', { class: 'kpi-label' }, label),
+      h('div', { class: 'kpi-value' }, value),
+      sub ? h('div', { class: 'kpi-sub' }, sub) : null,
+    );
   const n = num(total['n']);
   replace(
     el,

@@ -9,7 +9,9 @@ import type { Buckets } from './shared.ts';
 export function drawThroughput(panel: Panel, b: Buckets): void {
   const { ctx, grid, xs, xRange } = b;
   const qps = col(grid, 'qps');
-  const statusSeries = STATUSES.map((s) => ({ label: s, color: colorFor(s, 0), values: times(qps, col(grid, `${s}_rate`)) })).filter((s) => s.values.some((v) => (v ?? 0) > 0));
+  const statusSeries = STATUSES.map((s) => ({ label: s, color: colorFor(s, 0), values: times(qps, col(grid, `${s}_rate`)) })).filter((s) =>
+    s.values.some((v) => (v ?? 0) > 0),
+  );
   timeSeries(chartBox(panel), {
     id: 'qps',
     xs,
