@@ -22,6 +22,7 @@
  */
 import { z } from 'zod';
 import { InferlensError, zodIssues } from '../schema/index.ts';
+import type { BacktestReply } from '../schema/index.ts';
 import type { Episode } from './backtest.ts';
 
 const rfc3339 = z.string().refine((s) => Number.isFinite(Date.parse(s)), { error: 'expected an RFC 3339 timestamp' });
@@ -65,44 +66,10 @@ export function parseTruth(value: unknown, where = 'truth'): TruthIncident[] {
   );
 }
 
-export interface IncidentScore {
-  id: string;
-  kind: string | null;
-  detected: boolean;
-  /** The first consistent episode. */
-  alert: { alertname: string; labels: Record<string, string>; pending_at: string; firing_at: string | null } | null;
-  top1: boolean;
-  delay_intervals: number | null;
-  delay_s: number | null;
-  firing_delay_s: number | null;
-}
-
-export interface KindScore {
-  incidents: number;
-  detected: number;
-  recall: number;
-  top1: number | null;
-  median_delay_intervals: number | null;
-}
-
-export interface BacktestScore {
-  incidents: number;
-  detected: number;
-  recall: number | null;
-  episodes: number;
-  true_episodes: number;
-  false_episodes: number;
-  precision: number | null;
-  /** Of the detected incidents, the share whose first alert named the whole slice. */
-  top1: number | null;
-  median_delay_intervals: number | null;
-  p90_delay_intervals: number | null;
-  clean_hours: number;
-  false_per_clean_hour: number | null;
-  grace_ms: number;
-  per_kind: Record<string, KindScore>;
-  per_incident: IncidentScore[];
-}
+/** The score's shapes are the reply's (src/schema/replies/alerting.ts): one declaration for the CLI, the route and the web. */
+export type BacktestScore = NonNullable<BacktestReply['score']>;
+export type KindScore = BacktestScore['per_kind'][string];
+export type IncidentScore = BacktestScore['per_incident'][number];
 
 /** An alert raised this long after an incident ended still belongs to it (its data is still in the windows). */
 export const DEFAULT_GRACE_MS = 10 * 60_000;

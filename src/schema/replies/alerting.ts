@@ -190,6 +190,7 @@ export interface BacktestReply {
     true_episodes: number;
     false_episodes: number;
     precision: number | null;
+    /** Of the detected incidents, the share whose first alert named the whole slice. */
     top1: number | null;
     median_delay_intervals: number | null;
     p90_delay_intervals: number | null;
@@ -201,6 +202,7 @@ export interface BacktestReply {
       id: string;
       kind: string | null;
       detected: boolean;
+      /** The first consistent episode. */
       alert: { alertname: string; labels: AlertLabels; pending_at: string; firing_at: string | null } | null;
       top1: boolean;
       delay_intervals: number | null;
