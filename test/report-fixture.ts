@@ -48,6 +48,22 @@ export function reportRows(): { events: unknown[]; resources: unknown[] } {
 }
 
 /** Fires on v2's errors (2 of 4 in the hour before NOW) when evaluated at NOW. */
+/** Sends the fixture's events and resource samples to a running server. */
+export async function postReportRows(url: string): Promise<void> {
+  const { events, resources } = reportRows();
+  for (const [p, list] of [
+    ['/v1/events', events],
+    ['/v1/resources', resources],
+  ] as const) {
+    const res = await fetch(url + p, {
+      method: 'POST',
+      headers: { 'content-type': 'application/x-ndjson' },
+      body: list.map((r) => JSON.stringify(r)).join('\n'),
+    });
+    expect(res.status).toBe(200);
+  }
+}
+
 export const VERSION_ERRORS_RULE = `alert: VersionErrors
 condition: { kind: threshold, measure: error_rate, window: 1h, by: [model, model_version], op: '>', value: 0.3, min_count: 2 }
 for: 0s
@@ -68,18 +84,7 @@ export async function startReportServer(dir: string, options: Partial<ServerOpti
     }),
     { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false, ...options },
   );
-  const { events, resources } = reportRows();
-  for (const [p, list] of [
-    ['/v1/events', events],
-    ['/v1/resources', resources],
-  ] as const) {
-    const res = await fetch(server.url + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: list.map((r) => JSON.stringify(r)).join('\n'),
-    });
-    expect(res.status).toBe(200);
-  }
+  await postReportRows(server.url);
   // One evaluation at NOW: v2's 2 errors in 4 requests (50 %) fire VersionErrors.
   await server.alerting!.evaluateAt(NOW);
   return server;

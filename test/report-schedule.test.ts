@@ -14,7 +14,7 @@ import { startServer } from '../src/main.ts';
 import type { InferlensServer } from '../src/main.ts';
 import { SIGNATURE_HEADER, verifySignature } from '../src/notify/index.ts';
 import { lastDue } from '../src/reports/index.ts';
-import { H, NOW, reportRows } from './report-fixture.ts';
+import { H, NOW, postReportRows } from './report-fixture.ts';
 
 const SECRET = 'a-shared-secret-of-32-characters';
 let receiver: Server;
@@ -53,18 +53,7 @@ beforeAll(async () => {
     },
   });
   server = await startServer(config, { logger: pino({ level: 'silent' }), now: () => now, collectors: false, ui: false });
-  const { events, resources } = reportRows();
-  for (const [p, list] of [
-    ['/v1/events', events],
-    ['/v1/resources', resources],
-  ] as const) {
-    const res = await fetch(server.url + p, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: list.map((r) => JSON.stringify(r)).join('\n'),
-    });
-    expect(res.status).toBe(200);
-  }
+  await postReportRows(server.url);
 }, 60_000);
 
 afterAll(async () => {

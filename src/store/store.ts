@@ -34,6 +34,7 @@ import type {
   FeedbackStats,
   SampleFilterKey,
   SampleReason,
+  SampleReply,
 } from '../schema/index.ts';
 
 export interface AppendResult {
@@ -302,32 +303,11 @@ export type { FeedbackStatsSpec, FeedbackStatsRow, FeedbackStats } from '../sche
 /** Why a sample was kept, and what samples can be filtered by: request-schema constants (src/schema). */
 export { SAMPLE_REASONS, SAMPLE_FILTER_KEYS } from '../schema/index.ts';
 export type { SampleReason, SampleFilterKey } from '../schema/index.ts';
-/** One captured request/response, as written. */
-export interface SampleRow {
-  /** The request time, epoch ms. */
-  ts: number;
-  request_id: string | null;
-  model: string;
-  model_version: string | null;
-  tenant: string | null;
-  entry: string | null;
-  node: string | null;
-  replica: string | null;
-  route_rule: string | null;
-  status: string | null;
-  error_type: string | null;
-  label: string | null;
-  confidence: number | null;
-  reasons: SampleReason[];
-  risk_tags: string[];
-  /** How many requests this sample stands for (1 / probability it was kept × the event's own weight). */
-  sample_weight: number;
-  input: string | null;
-  output: string | null;
-}
+/** One captured request/response, as written: the API's sample with the time in epoch ms and the reasons typed. */
+export type SampleRow = Omit<SampleReply, 'ts' | 'reasons'> & { ts: number; reasons: SampleReason[] };
 
-/** A stored sample as read back: `ts` is RFC 3339 UTC. */
-export type StoredSample = Omit<SampleRow, 'ts' | 'reasons'> & { ts: string; reasons: string[] };
+/** A stored sample as read back (`ts` RFC 3339 UTC): the API's sample (src/schema/replies/runtime.ts). */
+export type StoredSample = SampleReply;
 
 export interface SampleListSpec {
   fromMs: number;

@@ -256,7 +256,7 @@ export interface SampleReply {
   /** Why the capture policy kept it. */
   reasons: string[];
   risk_tags: string[];
-  /** How many requests this sample stands for. */
+  /** How many requests this sample stands for (1 / probability it was kept × the event's own weight). */
   sample_weight: number;
   input: string | null;
   output: string | null;

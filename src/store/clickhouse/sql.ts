@@ -6,7 +6,8 @@
  *
  * Written for ClickHouse ≥ 24.3: `-If` combinators (not `FILTER`), no `QUALIFY`, no `GROUP BY ALL`.
  */
-import { DIMENSIONS, InferlensError, NUMERIC_FIELDS } from '../../schema/index.ts';
+import { InferlensError } from '../../schema/index.ts';
+import { ident } from '../sql-ident.ts';
 import type { Filters, Measure, QuerySpec } from '../../schema/index.ts';
 
 type ParamType = 'String' | 'Int64' | 'Float64' | 'Bool' | 'Array(String)';
@@ -29,25 +30,7 @@ export class Params {
   }
 }
 
-const IDENT_OK: ReadonlySet<string> = new Set<string>([
-  ...DIMENSIONS,
-  ...NUMERIC_FIELDS,
-  'status',
-  'error_type',
-  'label',
-  'finish_reason',
-  'request_id',
-  'empty',
-  'refused',
-  'format_ok',
-  'probe',
-]);
-
-/** Guards an identifier against the closed set; throws on anything else (a programming error). */
-export function ident(name: string): string {
-  if (!IDENT_OK.has(name)) throw new Error(`not a known column: ${name}`);
-  return name;
-}
+export { ident } from '../sql-ident.ts';
 
 /** A finite number written into the SQL text (bounds, quantile levels). */
 export function literal(x: number): string {

@@ -2,7 +2,8 @@
  * SQL text for the DuckDB backend. User values only ever travel as bound parameters ($1, $2, …);
  * identifiers come from closed sets validated by the schema (dimension and field names).
  */
-import { DIMENSIONS, InferlensError, NUMERIC_FIELDS } from '../../schema/index.ts';
+import { InferlensError } from '../../schema/index.ts';
+import { ident } from '../sql-ident.ts';
 import type { Filters, Measure, QuerySpec } from '../../schema/index.ts';
 import type { Row } from '../result-rows.ts';
 
@@ -25,25 +26,7 @@ export class Params {
   }
 }
 
-const IDENT_OK: ReadonlySet<string> = new Set<string>([
-  ...DIMENSIONS,
-  ...NUMERIC_FIELDS,
-  'status',
-  'error_type',
-  'label',
-  'finish_reason',
-  'request_id',
-  'empty',
-  'refused',
-  'format_ok',
-  'probe',
-]);
-
-/** Guards an identifier against the closed set; throws on anything else (a programming error). */
-export function ident(name: string): string {
-  if (!IDENT_OK.has(name)) throw new Error(`not a known column: ${name}`);
-  return name;
-}
+export { ident } from '../sql-ident.ts';
 
 /** `make_timestamp` takes microseconds. */
 export const tsParam = (p: Params, ms: number): string => `make_timestamp(CAST(${p.add(Math.round(ms * 1000))} AS BIGINT))`;
