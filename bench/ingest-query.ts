@@ -5,7 +5,8 @@
 //       concurrent clients sending NDJSON batches,
 //   (c) the runtime dashboard query (per-minute P50/P95/P99/max of total_ms by model × version
 //       over the last hour) through the API, and as hand-written SQL on the store directly.
-// Usage: npm run bench -- --json [--store duckdb|clickhouse] [--events N] [--clients C] [--batch B]
+// Usage: npm run bench -- --json [--store duckdb|clickhouse] [--events N] [--clients C] [--batch B] [--profile DIR]
+// --profile DIR writes a CPU profile of the server process (node --cpu-prof) into DIR.
 // ClickHouse runs in-process through chdb (the server's `storage.clickhouse.chdbPath`).
 // The last line of output is one JSON object.
 import { mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import { EVENT_FIELDS } from '../src/schema/index.ts';
 import { serveProcess, stopProcess } from '../test/serve-process.ts';
+import { generate } from './ingest-events.ts';
 
 const args = process.argv.slice(2);
 const arg = (name: string, def: number) => {
@@ -26,78 +28,8 @@ if (STORE !== 'duckdb' && STORE !== 'clickhouse') throw new Error(`--store must 
 const N = arg('events', 1_000_000);
 const CLIENTS = arg('clients', 4);
 const BATCH = arg('batch', 5000);
+const PROFILE = args.includes('--profile') ? args[args.indexOf('--profile') + 1] : undefined;
 const log = (...a: unknown[]) => console.log(...a);
-
-// ---------- realistic events ----------
-// Seeded PRNG (mulberry32) so runs are comparable.
-let seed = 42;
-const rand = () => {
-  seed = (seed + 0x6d2b79f5) | 0;
-  let t = Math.imul(seed ^ (seed >>> 15), 1 | seed);
-  t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
-  return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-};
-const gauss = () => Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
-const lognormal = (medianMs: number, sigma: number) => medianMs * Math.exp(sigma * gauss());
-const r3 = (x: number) => Math.round(x * 1000) / 1000;
-// 50 tenants, heavy-tailed (Zipf-like, s = 1.2): a few large, many small.
-const tenantWeights = Array.from({ length: 50 }, (_, i) => 1 / Math.pow(i + 1, 1.2));
-const tenantCdf = tenantWeights
-  .map(
-    (
-      (s) => (w: number) =>
-        (s += w)
-    )(0),
-  )
-  .map((c, _, a) => c / a[a.length - 1]!);
-const pickTenant = () => {
-  const u = rand();
-  return `tenant-${tenantCdf.findIndex((c) => u <= c)}`;
-};
-const ENTRIES = ['api', 'batch', 'web'];
-
-function generate(n: number, endMs: number): string[] {
-  const startMs = endMs - 3_600_000;
-  const lines: string[] = new Array(n);
-  for (let i = 0; i < n; i++) {
-    // Time-ordered like real traffic (senders flush recent events).
-    const ts = Math.floor(startMs + (i / n) * 3_600_000);
-    const m = Math.floor(rand() * 20);
-    const v = rand() < 0.7 ? 0 : rand() < 0.66 ? 1 : 2;
-    const replica = Math.floor(rand() * 16);
-    const ingress = lognormal(0.4, 0.5);
-    const queue = lognormal(3, 1.0);
-    const batch = lognormal(2, 0.6);
-    const exec = lognormal(15 + m, 0.5);
-    const post = lognormal(0.6, 0.4);
-    const error = rand() < 0.01;
-    lines[i] = JSON.stringify({
-      ts,
-      request_id: (i * 2654435761 + 0x9e3779b9).toString(16).padStart(12, '0'),
-      model: `model-${m}`,
-      model_version: `v${v + 1}`,
-      service_version: '2.3.1',
-      route_rule: v === 2 ? 'canary' : 'default',
-      tenant: pickTenant(),
-      entry: ENTRIES[i % 3],
-      node: `node-${replica >> 2}`,
-      replica: `replica-${replica}`,
-      service_tier: i % 5 === 0 ? 'premium' : 'standard',
-      ingress_ms: r3(ingress),
-      queue_ms: r3(queue),
-      batch_ms: r3(batch),
-      exec_ms: r3(exec),
-      post_ms: r3(post),
-      total_ms: r3(ingress + queue + batch + exec + post),
-      batch_size: 1 + Math.floor(rand() * 16),
-      status: error ? 'error' : 'ok',
-      ...(error ? { error_type: rand() < 0.5 ? 'dependency_timeout' : 'internal' } : {}),
-      input_tokens: 50 + Math.floor(rand() * 400),
-      output_tokens: 1 + Math.floor(rand() * 200),
-    });
-  }
-  return lines;
-}
 
 // ---------- helpers ----------
 const dir = mkdtempSync(join(tmpdir(), 'inferlens-bench-'));
@@ -113,7 +45,7 @@ function dashboardSql(fromMs: number, toMs: number): string {
 }
 
 async function startServer(dataDir: string, env: Record<string, string> = {}): Promise<{ url: string; pid: number; stop: () => Promise<unknown> }> {
-  const p = await serveProcess(['--port', '0', '--data', dataDir, '--log-level', 'warn'], env);
+  const p = await serveProcess(['--port', '0', '--data', dataDir, '--log-level', 'warn'], env, PROFILE ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE}`] : []);
   return { url: p.url, pid: p.child.pid!, stop: () => stopProcess(p.child) };
 }
 
@@ -158,6 +90,17 @@ async function apiIngest(url: string, bodies: string[]): Promise<{ ms: number; r
   return { ms: performance.now() - t0, retries };
 }
 
+/** The store writer's transactions so far, from the server's /metrics: count, rows and seconds in them. */
+async function storeWrites(url: string): Promise<{ count: number; rows: number; seconds: number }> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  return {
+    count: value('inferlens_store_write_duration_seconds_count'),
+    seconds: value('inferlens_store_write_duration_seconds_sum'),
+    rows: value('inferlens_store_write_batch_rows_sum'),
+  };
+}
+
 /** The dashboard query through the API: median of 5 after a warm-up. */
 async function apiQuery(url: string, qFrom: number, qTo: number): Promise<{ ms: number; rows: number }> {
   const times: number[] = [];
@@ -180,6 +123,19 @@ async function apiQuery(url: string, qFrom: number, qTo: number): Promise<{ ms: 
     if (i > 0) times.push(performance.now() - t);
   }
   return { ms: median(times), rows };
+}
+
+/** One approximate read of the whole range (what the dashboard's KPIs ask); its duration in ms. */
+async function approxRead(url: string, qFrom: number, qTo: number): Promise<number> {
+  const t = performance.now();
+  const res = await fetch(`${url}/v1/query`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ from: new Date(qFrom).toISOString(), to: new Date(qTo).toISOString(), measures: ['count', 'p99(total_ms)'], approx: true }),
+  });
+  const body = (await res.json()) as { data: { approx: unknown } };
+  if (!body.data.approx) throw new Error('the approximate read was answered exactly: the rollup did not answer');
+  return performance.now() - t;
 }
 
 /** Median of 5 runs after a warm-up of a hand-written query. */
@@ -246,9 +202,16 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
   const ingest = await apiIngest(server.url, bodies);
   const apiEps = N / (ingest.ms / 1000);
   const serverCpuS = cpuSeconds(server.pid) - cpu0;
+  const writes = await storeWrites(server.url);
   log(`(b) API ingest: ${Math.round(apiEps)} events/s with ${CLIENTS} clients × ${BATCH} rows (${ingest.retries} retries after 429/503)`);
+  log(
+    `    ${writes.count} store transactions of ${Math.round(writes.rows / writes.count)} rows on average, busy ${((100 * writes.seconds * 1000) / ingest.ms).toFixed(0)} % of the time`,
+  );
   // (c) the dashboard query through the API, then as hand-written SQL on the same file.
   const api = await apiQuery(server.url, qFrom, qTo);
+  // (d) the first approximate read after the backfill waits for the rollup to catch up on the hour,
+  // so the bytes below are those of a store with its rollup (as one that took the hour live).
+  const catchUpMs = await approxRead(server.url, qFrom, qTo);
   const rss = peakRssMb(server.pid);
   await server.stop();
   const apiFile = join(dataDir, 'inferlens.duckdb');
@@ -259,6 +222,7 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
   conn.closeSync();
   inst.closeSync();
   log(`(c) dashboard query: API ${api.ms.toFixed(1)} ms (${api.rows} rows), SQL ${sql.ms.toFixed(1)} ms (${sql.rows} rows)`);
+  log(`(d) first approximate read (the rollup catches up on the hour first): ${catchUpMs.toFixed(0)} ms`);
   log(`server peak RSS ${rss} MB; stored ${(apiBytes / N).toFixed(1)} bytes/event`);
   return {
     store: 'duckdb',
@@ -273,9 +237,13 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
     native_cpu_us_per_event: +((nativeCpuS * 1e6) / N).toFixed(1),
     api_server_cpu_us_per_event: +((serverCpuS * 1e6) / N).toFixed(1),
     retries: ingest.retries,
+    // The share of the ingest's wall time the single store writer was inside a transaction.
+    store_write_busy: +((writes.seconds * 1000) / ingest.ms).toFixed(2),
+    store_write_rows: Math.round(writes.rows / writes.count),
     query_api_ms: +api.ms.toFixed(1),
     query_sql_ms: +sql.ms.toFixed(1),
     query_ratio: +(api.ms / sql.ms).toFixed(3),
+    rollup_catch_up_ms: Math.round(catchUpMs),
     bytes_per_event: +(apiBytes / N).toFixed(1),
     native_bytes_per_event: +(nativeBytes / N).toFixed(1),
     peak_rss_mb: rss,

@@ -241,7 +241,6 @@ describe('approximate answers (approx: true)', () => {
     const body = {
       ...window,
       step: '1m',
-      filters: { model: 'big' },
       measures: ['count', 'error_rate', 'mean(exec_ms)', 'p50(total_ms)', 'p99(total_ms)', 'max(total_ms)'],
     };
     const exact = await post<{ rows: Record<string, number>[]; approx?: unknown }>('/v1/query', body);
@@ -256,10 +255,22 @@ describe('approximate answers (approx: true)', () => {
       const e = exact.rows[i]!;
       expect([r.bucket, r.count, r.error_rate, r['max(total_ms)']]).toEqual([e.bucket, e.count, e.error_rate, e['max(total_ms)']]);
       expect(r['mean(exec_ms)']).toBeCloseTo(e['mean(exec_ms)']!, 9);
-      // Late minutes: P99 of 75 × 26 ms and 25 × 66 ms (r3) is exactly 66 ms; the sketch reads bucket 219,
-      // (65.564, 66.834], as 66.193 ms (+0.29 %). 26 ms is bucket 170, read as 25.851 ms (−0.57 %).
       for (const k of ['p50(total_ms)', 'p99(total_ms)']) expect(Math.abs(r[k]! / e[k]! - 1)).toBeLessThanOrEqual(0.0096);
     });
+  });
+
+  it('filtered by model: counts from the rollup, quantiles exact (DuckDB keeps no (model, version) sketch)', async () => {
+    const body = { ...window, step: '1m', filters: { model: 'big' }, approx: true };
+    const counts = await post<{ rows: Record<string, number>[]; approx: unknown }>('/v1/query', {
+      ...body,
+      measures: ['count', 'error_rate', 'max(total_ms)'],
+    });
+    expect(counts.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
+    expect(counts.rows.length).toBe(40);
+    const quantiles = await post<{ rows: Record<string, number>[]; approx: unknown }>('/v1/query', { ...body, measures: ['count', 'p99(total_ms)'] });
+    expect(quantiles.approx).toBeNull();
+    // Late minutes: P99 of 75 × 26 ms and 25 × 66 ms (r3) is exactly 66 ms.
+    expect(quantiles.rows.at(-1)).toMatchObject({ count: 100, 'p99(total_ms)': 66 });
   });
 
   it('a filter the rollup does not keep is answered exactly, and the reply says so', async () => {
@@ -268,12 +279,12 @@ describe('approximate answers (approx: true)', () => {
   });
 
   it('histogram, stage attribution, saturation and the slice finder take approx too', async () => {
-    const hist = { ...window, step: '1m', filters: { model: 'big' } };
+    const hist = { ...window, step: '1m' };
     const exactHist = await post<{ rows: unknown[] }>('/v1/histogram', hist);
     const approxHist = await post<HistogramReply>('/v1/histogram', { ...hist, approx: true });
     expect(approxHist.rows).toEqual(exactHist.rows);
     expect(approxHist.approx).toEqual({ relative_error: 0.000005, source: 'rollup_1m' });
-    const stages = await post<StagesReply>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), filters: { model: 'big' }, approx: true });
+    const stages = await post<StagesReply>('/v1/analysis/stages', { from: iso(END - 20 * MIN), to: iso(END), approx: true });
     expect(stages.grew_most).toBe('exec_ms');
     expect(stages.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
     const sat = await post<{ saturated: boolean; approx: unknown }>('/v1/analysis/saturation', {
@@ -283,7 +294,10 @@ describe('approximate answers (approx: true)', () => {
       approx: true,
     });
     expect(sat.saturated).toBe(true);
-    expect(sat.approx).not.toBeNull();
+    // Filtered by model, its quantiles are exact on DuckDB (no (model, version) sketch), and it says so.
+    expect(sat.approx).toBeNull();
+    const all = await post<{ approx: unknown }>('/v1/analysis/saturation', { from: iso(START), to: iso(START + 20 * MIN), approx: true });
+    expect(all.approx).toEqual({ relative_error: 0.0096, source: 'rollup_1m' });
     // 5,030 rows: far below the sampling threshold, so every row is counted.
     const errors = await post<{ total: { n: number; k: number }; sample: unknown }>('/v1/analysis/errors', {
       ...window,

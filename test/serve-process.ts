@@ -11,8 +11,9 @@ export interface ServeProcess {
   output: () => string;
 }
 
-export function serveProcess(args: string[], env: Record<string, string> = {}): Promise<ServeProcess> {
-  const child = spawn(process.execPath, [BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+/** `nodeArgs` go to node before the script (e.g. `--cpu-prof`, as `npm run bench -- --profile DIR` does). */
+export function serveProcess(args: string[], env: Record<string, string> = {}, nodeArgs: string[] = []): Promise<ServeProcess> {
+  const child = spawn(process.execPath, [...nodeArgs, BIN, 'serve', ...args], { env: { ...process.env, ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   return new Promise((resolveP, reject) => {
     const timer = setTimeout(() => reject(new Error(`server did not start:\n${out}`)), 30_000);

@@ -20,7 +20,7 @@ import type { Counter, Registry } from 'prom-client';
 import { Gauge, Histogram } from 'prom-client';
 import { InferlensError, tsMillis } from '../schema/index.ts';
 import type { EventInput } from '../schema/index.ts';
-import type { Store } from '../store/index.ts';
+import type { AppendHint, Store } from '../store/index.ts';
 import { appendIsolating, isRowRefusal } from './isolate.ts';
 import type { RefusedRow } from './isolate.ts';
 import { WriteCost } from './write-cost.ts';
@@ -87,8 +87,8 @@ interface Part {
 interface EventBatch {
   parts: Part[];
   rows: number;
-  minTsMs: number;
-  maxTsMs: number;
+  /** What the store is told about the batch's rows: their time range, whether a request_id repeats. */
+  hint: BatchHint;
   deadlineMs: number;
 }
 
@@ -242,16 +242,12 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
     return new Promise<RefusedRow[]>((done, fail) => {
       let batch = open;
       const fresh = !batch || batch.rows + lines.length > options.maxBatchRows || doneBy > batch.deadlineMs;
-      if (fresh) open = batch = { parts: [], rows: 0, minTsMs: Infinity, maxTsMs: -Infinity, deadlineMs: Infinity };
+      if (fresh) open = batch = { parts: [], rows: 0, hint: new BatchHint(), deadlineMs: Infinity };
       const b = batch!;
       b.parts.push({ lines, events, done, fail });
       b.rows += lines.length;
       b.deadlineMs = Math.min(b.deadlineMs, deadlineMs);
-      for (const e of events) {
-        const ts = tsMillis(e.ts);
-        if (ts < b.minTsMs) b.minTsMs = ts;
-        if (ts > b.maxTsMs) b.maxTsMs = ts;
-      }
+      b.hint.add(events);
       if (fresh) {
         const job: Job = {
           rows: 0,
@@ -270,7 +266,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
 
   async function writeBatch(b: EventBatch): Promise<void> {
     try {
-      await store.appendEvents(b.parts.length === 1 ? b.parts[0]!.lines : b.parts.flatMap((p) => p.lines), { minTsMs: b.minTsMs, maxTsMs: b.maxTsMs });
+      await store.appendEvents(b.parts.length === 1 ? b.parts[0]!.lines : b.parts.flatMap((p) => p.lines), b.hint.value());
       storageWorks();
       for (const p of b.parts) p.done([]);
       return;
@@ -303,7 +299,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
   /** One request's rows: as sent, then re-serialised (text the store's reader refuses, such as a duplicate key), then row by row. */
   async function writePart(p: Part): Promise<RefusedRow[]> {
     try {
-      await store.appendEvents(p.lines, timeRange(p.events));
+      await store.appendEvents(p.lines, new BatchHint().add(p.events).value());
       return [];
     } catch (e) {
       if (!isRowRefusal(e)) throw e;
@@ -313,7 +309,7 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
       store
         .appendEvents(
           idx.map((i) => lines[i]!),
-          timeRange(idx.map((i) => p.events[i]!)),
+          new BatchHint().add(idx.map((i) => p.events[i]!)).value(),
         )
         .then(() => undefined),
     );
@@ -367,13 +363,27 @@ export function createGroupCommit(options: GroupCommitOptions): GroupCommit {
   };
 }
 
-function timeRange(events: readonly EventInput[]): { minTsMs: number; maxTsMs: number } {
-  let minTsMs = Infinity;
-  let maxTsMs = -Infinity;
-  for (const e of events) {
-    const t = tsMillis(e.ts);
-    if (t < minTsMs) minTsMs = t;
-    if (t > maxTsMs) maxTsMs = t;
+/** The AppendHint of a batch, built as its requests join. */
+class BatchHint {
+  private minTsMs = Infinity;
+  private maxTsMs = -Infinity;
+  private readonly ids = new Set<string>();
+  private repeated = false;
+
+  add(events: readonly EventInput[]): this {
+    for (const e of events) {
+      const ts = tsMillis(e.ts);
+      if (ts < this.minTsMs) this.minTsMs = ts;
+      if (ts > this.maxTsMs) this.maxTsMs = ts;
+      const id = e.request_id;
+      if (id == null || this.repeated) continue;
+      if (this.ids.has(id)) this.repeated = true;
+      else this.ids.add(id);
+    }
+    return this;
   }
-  return { minTsMs, maxTsMs };
+
+  value(): AppendHint {
+    return { minTsMs: this.minTsMs, maxTsMs: this.maxTsMs, distinctRequestIds: !this.repeated };
+  }
 }

@@ -41,6 +41,20 @@ describe('pipeline', () => {
     expect(p.queueRows()).toBe(0);
   });
 
+  it('stores a row repeated within a request, or across the requests of one group commit, once', async () => {
+    const p = make();
+    const hints: (boolean | undefined)[] = [];
+    const spying = make({ store: { ...store, appendEvents: (ls, hint) => (hints.push(hint?.distinctRequestIds), store.appendEvents(ls, hint)) } });
+    const r = (id: string) => ({ ts: NOW - 1000, request_id: id, model: 'm', status: 'ok' });
+    // Three requests that arrive while nothing is written: one group commit.
+    const replies = await Promise.all([spying.writeEvents([r('a'), r('b')]), spying.writeEvents([r('c'), r('a')]), spying.writeEvents([r('d')])]);
+    expect(replies.map((x) => x.accepted)).toEqual([2, 2, 1]);
+    expect(await p.writeEvents([r('e'), r('e'), r('f')])).toMatchObject({ accepted: 3 });
+    expect((await store.stats()).events).toBe(6);
+    // The store was told the batch repeats a request_id, so it looked for repeats within it.
+    expect(hints).toEqual([false]);
+  });
+
   it('refuses with resource_exhausted and a retry delay when the queue is full', async () => {
     const registry = new Registry();
     const p = make({ maxQueueRows: 1000, registry });

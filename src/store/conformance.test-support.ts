@@ -8,6 +8,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { parseMeasure } from '../schema/index.ts';
 import type { IncidentLogEntry, SampleListSpec, SampleRow, Store } from './store.ts';
+import { rollupLevelFor } from './rollup.ts';
 
 const T0 = Date.parse('2026-11-30T10:00:00Z');
 const MIN = 60_000;
@@ -60,7 +61,23 @@ export function fixtureLines(): string[] {
   );
 }
 
-export function runStoreConformance(name: string, open: () => Promise<Store>, skip: Partial<Record<string, string>> = {}): void {
+/** What a backend's rollup answers, where backends differ. */
+export interface ConformanceOptions {
+  /** Cases skipped, with the reason. */
+  skip?: Partial<Record<string, string>>;
+  /**
+   * The rollup levels (`ROLLUP_LEVELS` names) whose sketch answers quantiles and histograms; at the
+   * others `approxAggregate` with a quantile, and `approxHistogram`, must answer null. Default all.
+   */
+  sketchLevels?: readonly string[];
+}
+
+export function runStoreConformance(name: string, open: () => Promise<Store>, options: ConformanceOptions = {}): void {
+  const skip = options.skip ?? {};
+  const sketched = (s: QuerySpec) => {
+    const level = rollupLevelFor(s);
+    return !options.sketchLevels || !level || options.sketchLevels.includes(level.name) || !s.measures.some((m) => m.measure.kind === 'quantile');
+  };
   describe(`Store conformance: ${name}`, () => {
     let store: Store;
     beforeEach(async () => {
@@ -148,6 +165,13 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(r1.inserted).toBe(10);
       expect(r2.inserted).toBe(0);
       expect((await store.stats()).events).toBe(13);
+    });
+
+    test('a batch hinted to repeat no request_id is stored, and still not over rows already stored', async () => {
+      const hint = { minTsMs: T0, maxTsMs: T0 + 9000, distinctRequestIds: true };
+      expect((await store.appendEvents(fixtureLines(), hint)).inserted).toBe(10);
+      expect((await store.appendEvents(fixtureLines(), hint)).inserted).toBe(0);
+      expect((await store.stats()).events).toBe(10);
     });
 
     test('latencies are stored rounded to microseconds', async () => {
@@ -674,7 +698,17 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
         // Partial minutes at both ends come from raw rows.
         spec(measures, { fromMs: T0 + 30_500, toMs: T0 + 8 * MIN + 1234 }),
       ];
-      for (const s of specs) expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
+      for (const s of specs) {
+        if (sketched(s)) expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
+        else expect(await store.approxAggregate(s), JSON.stringify(s)).toBeNull();
+      }
+      // Without quantiles every level answers.
+      const counters = measures.filter((m) => !m.startsWith('p'));
+      for (const s of [
+        spec(counters, { stepMs: 2 * MIN, groupBy: ['model_version'] }),
+        spec(counters, { filters: { model: 'm2' }, groupBy: ['model_version'] }),
+      ])
+        expectClose(await store.approxAggregate(s), await store.aggregate(s), s);
     });
 
     test('rollup: null when it cannot answer (other dimensions, unaligned buckets, measures it does not keep)', async () => {
@@ -740,6 +774,10 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, sk
       expect(approx!.reduce((a, r) => a + r.counts.reduce((x, c) => x + c, 0), 0)).toBe(588); // 600 less 12 probes
       // Bounds off the sketch's scale: the rollup cannot answer.
       expect(await store.approxHistogram({ ...h, boundsMs: [1, 2, 3] })).toBeNull();
+      // A filter on the model: the (model, version) level's sketch, where the backend keeps one.
+      const byModel = { ...h, filters: { model: 'm2' } };
+      if (!options.sketchLevels || options.sketchLevels.includes('model')) expect(await store.approxHistogram(byModel)).toEqual(await store.histogram(byModel));
+      else expect(await store.approxHistogram(byModel)).toBeNull();
     });
   });
 }

@@ -2,6 +2,7 @@
 export type {
   Store,
   StoreReads,
+  AppendHint,
   AppendResult,
   ListSpec,
   SliceCountSpec,

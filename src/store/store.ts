@@ -37,6 +37,18 @@ import type {
   SampleReply,
 } from '../schema/index.ts';
 
+/** What the caller knows about a batch of event lines (see `Store.appendEvents`). */
+export interface AppendHint {
+  /** Bounds every row's ts (epoch ms): the duplicate check then reads only that range of stored rows. */
+  minTsMs: number;
+  maxTsMs: number;
+  /**
+   * No request_id appears twice among the lines (rows without one aside): the store may skip
+   * looking for repeats within the batch (a window over the batch, ~20 % of DuckDB's insert).
+   */
+  distinctRequestIds?: boolean;
+}
+
 export interface AppendResult {
   /** Rows newly written (re-sent duplicates are not counted here but are still durable). */
   inserted: number;
@@ -188,11 +200,8 @@ export interface Store {
   migrate(): Promise<void>;
   /** Resolves when the store answers a query now; throws `unavailable` (with what to check) when not. */
   ping(): Promise<void>;
-  /**
-   * `hint`, when given, must bound every row's ts (epoch ms): the duplicate check then reads only
-   * that range of stored rows.
-   */
-  appendEvents(lines: readonly string[], hint?: { minTsMs: number; maxTsMs: number }): Promise<AppendResult>;
+  /** `hint`, when given, must be true of the lines (AppendHint). */
+  appendEvents(lines: readonly string[], hint?: AppendHint): Promise<AppendResult>;
   appendResources(samples: readonly ResourceSample[]): Promise<void>;
   appendFeedback(rows: readonly Feedback[]): Promise<void>;
   /** The aggregate query behind `POST /v1/query`. Rows carry `bucket` (epoch ms) when stepMs is set. */

@@ -46,6 +46,19 @@ export const ROLLUP_COLUMNS: readonly RollupColumn[] = [
 const COLUMN_BY_NAME = new Map(ROLLUP_COLUMNS.map((c) => [c.name, c]));
 
 export const statsTable = (l: RollupLevel) => `rollup_1m_${l.name}`;
+
+/**
+ * Whether a level keeps its latency sketch here. Only "all" does: at (model, version) a minute of
+ * a key holds ~280 rows of the benchmark and its sketch ~80 buckets per field, so the sketch was
+ * nearly as large as the rows (1.97 M bucket rows, 4.7 MB, per 1 M events) and slower to read:
+ * the dashboard's per-minute P50/P95/P99 by model × version took 1.2–1.3 s from it against
+ * 0.20–0.23 s exact from raw rows (ARCHITECTURE.md, issue 17). Quantiles and histograms at that
+ * level are answered exactly from raw rows (`approxAggregate` answers null); its counts, rates and
+ * n/Σ/min/max still come from `rollup_1m_model`. The table stays (frozen migrations), empty once
+ * older minutes are rebuilt or cut by retention. ClickHouse keeps its sketches (sumMap, merged by
+ * the engine on insert).
+ */
+export const hasSketch = (l: RollupLevel): boolean => l.name === 'all';
 export const sketchTable = (l: RollupLevel) => `rollup_1m_${l.name}_sketch`;
 
 /** The bucket index of a column's value (same as `sketchIndex`, or `logBucketIndex` at another resolution). */
@@ -62,7 +75,8 @@ const MINUTE = `time_bucket(INTERVAL 1 minute, ts)`;
 
 /**
  * Statements that (re)build every level for the minutes in [fromMs, toMs) (both whole minutes):
- * delete what is there, the finest level from raw events, the coarser ones from the finest.
+ * delete what is there, the finest level's counters from raw events and the coarser ones' from
+ * them, the sketch of each level that keeps one (`hasSketch`) from raw events.
  */
 export function rebuildSql(fromMs: number, toMs: number): { sql: string; params: unknown[] }[] {
   const out: { sql: string; params: unknown[] }[] = [];
@@ -89,17 +103,17 @@ export function rebuildSql(fromMs: number, toMs: number): { sql: string; params:
       params: p.values,
     });
   }
-  {
+  for (const l of ROLLUP_LEVELS.filter(hasSketch)) {
     const { p, where } = range('ts');
     const parts = SKETCH_FIELDS.map(
       (f) =>
-        `SELECT ${MINUTE} AS minute, ${dims(finest)}coalesce(probe, false) AS probe, ${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`,
+        `SELECT ${MINUTE} AS minute, ${dims(l)}coalesce(probe, false) AS probe, ${SKETCH_FIELD_CODES[f]} AS field, ${sketchIndexSql(ident(f))} AS idx FROM events WHERE ${where} AND ${ident(f)} IS NOT NULL`,
     );
-    // The range parameters are shared by every part (same placeholders).
-    // Sorted by key, then minute and bucket: runs of one key compress 14 % smaller than minute
-    // order (1 M benchmark events: 4.7 against 5.5 MB).
+    // The range parameters are shared by every part (same placeholders). Sorted by key, then
+    // minute and bucket: runs of one key compress smaller than minute order (14 % when the
+    // (model, version) level kept a sketch).
     out.push({
-      sql: `INSERT INTO ${sketchTable(finest)} ${sketchCols(finest)} SELECT minute, ${dims(finest)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY ${sketchOrder(finest)}`,
+      sql: `INSERT INTO ${sketchTable(l)} ${sketchCols(l)} SELECT minute, ${dims(l)}probe, field, idx, count(*) FROM (${parts.join(' UNION ALL ')}) GROUP BY ALL ORDER BY ${sketchOrder(l)}`,
       params: p.values,
     });
   }
@@ -108,11 +122,6 @@ export function rebuildSql(fromMs: number, toMs: number): { sql: string; params:
     out.push({
       sql: `INSERT INTO ${statsTable(l)} ${statCols(l)} SELECT minute, ${dims(l)}probe, ${ROLLUP_COLUMNS.map((c) => `${c.merge}(${c.name})`).join(', ')} FROM ${statsTable(finest)} WHERE ${s.where} GROUP BY ALL ORDER BY minute`,
       params: s.p.values,
-    });
-    const k = range('minute');
-    out.push({
-      sql: `INSERT INTO ${sketchTable(l)} ${sketchCols(l)} SELECT minute, ${dims(l)}probe, field, idx, sum(n) FROM ${sketchTable(finest)} WHERE ${k.where} GROUP BY ALL ORDER BY ${sketchOrder(l)}`,
-      params: k.p.values,
     });
   }
   return out;
