@@ -3,7 +3,7 @@
  * up the minutes that closed more than `lagMs` ago. The lag lets slightly late rows (SDK batches,
  * clock skew) land before their minute is rolled up; rows later than that still count, at the
  * price of rebuilding their minute when they are written. The first run after start backfills
- * a store that has none (an hour per transaction), in the background: until then reads take the
+ * a store that has none (ten minutes per transaction, each after reads pause), in the background: until then reads take the
  * missing minutes from raw rows.
  */
 import type { Logger } from 'pino';
