@@ -191,6 +191,15 @@ describe('spreadPValue', () => {
   it('divides counts by the dispersion', () => {
     expect(spreadPValue(n, [5, 5, 20, 25, 5, 5, 5, 5, 5, 5, 5, 5], 0.02, 3, 4)).toBeCloseTo(binomialUpperTail(45 / 4, 540 / 4, 0.02), 12);
   });
+  it('takes out as many bursts as it is told, the densest first', () => {
+    const two = [1, 0, 20, 25, 1, 0, 1, 1, 0, 30, 0, 1];
+    // Bins 2–4, then 7–9 (the first of the densest runs left): outside, 3 of 360.
+    expect(spreadPValue(n, two, 0.02, 3, 1, 2)).toBeCloseTo(tailBySum(3, 360, 0.02), 9);
+    expect(spreadPValue(n, two, 0.02, 3, 1, 2)).toBeGreaterThan(0.9);
+    // One burst out, the other left: 34 of 540.
+    expect(spreadPValue(n, two, 0.02, 3, 1, 1) / tailBySum(34, 540, 0.02)).toBeCloseTo(1, 9);
+    expect(spreadPValue(n, two, 0.02, 3, 1, 1)).toBeLessThan(1e-7);
+  });
   it('fewer bins than the span: nothing is left outside', () => {
     expect(spreadPValue([60, 60], [30, 30], 0.02, 3)).toBe(1);
   });

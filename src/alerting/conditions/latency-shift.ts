@@ -292,7 +292,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
-/** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers; null when too thin. */
+/** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers for a slice new in the window; null when too thin. */
 type ParentPast = Map<Hist, Map<number, { p: Map<number, number>; pt: number }>>;
 
 function referenceHist(
@@ -337,5 +337,7 @@ function referenceHist(
     return m;
   }
   if (total(m) >= ref.minCount) return m;
-  return fallback ? fromPeers() : null;
+  // Only a version too new for a past is judged against the others: one that served before, however
+  // thinly, has its own speed (a smaller model, another build), and its peers' tail says nothing of it.
+  return fallback && countRange(h, 0, L - w, Infinity).n === 0 ? fromPeers() : null;
 }

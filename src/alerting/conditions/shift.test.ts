@@ -136,6 +136,14 @@ beforeAll(async () => {
   // fresh: a version that started 3 minutes ago (no past of its own to speak of) beside v1.
   for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000)
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
+  // pace: v1 every 2 s around 40 ms; v2, a thin version (one request in 3 minutes, under the
+  // reference's 30 an hour) that has always been twice as slow.
+  const rp = mulberry32(7);
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 2000) {
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v1', total_ms: lognormal(rp, 40, 0.2), status: 'ok' }));
+    if (ts % 180_000 === 0)
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v2', total_ms: lognormal(rp, 80, 0.2), status: 'ok' }));
+  }
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
   const samples: ResourceSample[] = [];
@@ -195,6 +203,27 @@ describe('rate_shift', () => {
 });
 
 describe('latency_shift', () => {
+  const canary = {
+    kind: 'latency_shift',
+    field: 'total_ms',
+    quantile: 0.99,
+    by: ['model', 'model_version'],
+    reference: { window: '60m', min_count: 30 },
+    fallback_peers: 'model_version',
+  };
+
+  it('judges a version new in the window against its peers, not a thin one with a past of its own', async () => {
+    // calm v9 began 3 minutes ago: judged against v1 (and as fast). pace v2 has served all along,
+    // ~20 requests an hour at twice v1's time: its own past is too thin, and v1's tail is not its
+    // reference (against v1, every one of its requests would lie above v1's P99).
+    expect(await run({ ...canary, filters: { model: 'calm' } })).toEqual({ obs: [], coverage: { judged: 2, without_reference: 0 } });
+    for (let t = NOW - 30 * MIN; t <= NOW; t += 10 * MIN)
+      expect(await run({ ...canary, filters: { model: 'pace' } }, t), new Date(t).toISOString()).toEqual({
+        obs: [],
+        coverage: { judged: 1, without_reference: 1 },
+      });
+  });
+
   it('a replica executing 3× slower than its peers, not the peers', async () => {
     const { obs } = await run({
       kind: 'latency_shift',

@@ -263,12 +263,16 @@ export const SPREAD_STEP_MS = 10_000;
 export const SPREAD_SPAN_BINS = 3;
 /** Evidence the bad requests outside the densest 30 s must still carry. */
 export const SPREAD_ALPHA = 0.01;
+/** A longer window may hold more than one burst: one taken out per this many minutes of it. */
+export const SPREAD_MINUTES_PER_BURST = 10;
 
 /**
  * Minute bins cannot tell a 20-second burst that straddles a minute boundary from a change that
  * began a minute ago: both leave excess in two minutes. So each decided slice is read once more in
  * 10-second bins over its best window, and kept only if its bad requests outside the densest 30
- * seconds still exceed its null rate p0 at SPREAD_ALPHA (see `spreadPValue`). A change that lasts
+ * seconds (and, in a window longer than 10 minutes, outside the densest 30 s of each further 10
+ * minutes: two blips 10 minutes apart are still blips) still exceed its null rate p0 at SPREAD_ALPHA
+ * (see `spreadPValue`). A change that lasts
  * passes within its first minute; a blip of errors or a stall of a few seconds never does. `read`
  * gives the slice's requests and bad requests per bin (null: the slice cannot be read apart, kept).
  */
@@ -282,7 +286,8 @@ export async function confirmSpread(
   for (const t of decided) {
     const minutes = axis.windows[t.evidence.window]!;
     const bins = await read(t, endMs - minutes * MINUTE_MS, endMs);
-    if (bins === null || spreadPValue(bins.n, bins.k, t.evidence.p0, SPREAD_SPAN_BINS, t.phi) < SPREAD_ALPHA) out.push(t);
+    const bursts = Math.max(1, Math.ceil(minutes / SPREAD_MINUTES_PER_BURST));
+    if (bins === null || spreadPValue(bins.n, bins.k, t.evidence.p0, SPREAD_SPAN_BINS, t.phi, bursts) < SPREAD_ALPHA) out.push(t);
   }
   return out;
 }
