@@ -59,7 +59,7 @@ import {
   tenantRateLimits,
   tenantTiers,
 } from './traffic/index.ts';
-import type { BackfillResult, HistoricalIncident, LatencyModel, Traffic } from './traffic/index.ts';
+import type { BackfillResult, HistoricalIncident, LatencyModel, RateOptions, Traffic } from './traffic/index.ts';
 import { hasEvents } from './ingest/index.ts';
 import type { IngestTarget } from './ingest/index.ts';
 
@@ -83,6 +83,11 @@ export interface DemoOptions {
   timing?: CompressedTiming;
   /** Daily mean request rate, req/s (default 4). */
   ratePerS?: number;
+  /**
+   * The rate curve's shape (daily amplitude, noise, bursts; see createRateModel). A test pins it
+   * flat (amplitude 0, no bursts) so its sample sizes do not depend on the hour it runs at.
+   */
+  rateShape?: Omit<RateOptions, 'meanRatePerS' | 'seed'>;
   /** Stop by itself after this long. */
   durationMs?: number;
   groundTruthFile?: string;
@@ -261,7 +266,7 @@ export async function startDemo(o: DemoOptions = {}): Promise<Demo> {
   // finds it. Its events go to the SDK, created once the server's URL is known; before that only
   // that first probe run calls it, and the probe runner records those calls itself.
   const tenants = createTenants();
-  const rate = createRateModel({ meanRatePerS: o.ratePerS ?? 4, seed });
+  const rate = createRateModel({ ...o.rateShape, meanRatePerS: o.ratePerS ?? 4, seed });
   const models: ModelParams[] = MODEL_VERSIONS.map((v) => loadModel(v));
   const perReplica: Record<string, number> = {};
   const statuses: Record<string, number> = {};

@@ -13,6 +13,7 @@
  * The value is the current q-quantile over the reference's (bucket bounds), which must reach
  * `min_slowdown`. With several fields, each is tested and named in a `field` label.
  */
+import { binomialUpperTail } from '../../analysis/index.ts';
 import type { RateWindow } from '../../analysis/index.ts';
 import { MAX_BUCKETS } from '../../schema/index.ts';
 import type { NumericField } from '../../schema/index.ts';
@@ -44,6 +45,9 @@ import {
   testWindows,
 } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
+
+/** A thin version whose past lies beyond its peers' quantile this improbably is not judged against them. */
+const UNLIKE_PEERS = 0.01;
 
 /** Windows up to this long share the reference that ends this long ago. */
 const SHARED_REFERENCE_MINUTES = 13;
@@ -194,7 +198,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
-            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast);
+            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast, c.quantile);
             qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
           }
           const qb = qbs.get(anchor)!;
@@ -305,6 +309,7 @@ function referenceHist(
   child: boolean,
   fallback: boolean,
   parentPast: ParentPast,
+  quantile: number,
 ): Map<number, number> | null {
   const total = (m: Map<number, number>) => {
     let t = 0;
@@ -336,8 +341,20 @@ function referenceHist(
     for (const [i, v] of p) m.set(i, (m.get(i) ?? 0) + (SHRINK_REQUESTS * v) / pt);
     return m;
   }
-  if (total(m) >= ref.minCount) return m;
-  // Only a version too new for a past is judged against the others: one that served before, however
-  // thinly, has its own speed (a smaller model, another build), and its peers' tail says nothing of it.
-  return fallback && countRange(h, 0, L - w, Infinity).n === 0 ? fromPeers() : null;
+  if (total(m) >= ref.minCount || !fallback) return total(m) >= ref.minCount ? m : null;
+  // Too thin a past: the other versions at the same time, if this one looked like them before. A
+  // version new in the window has no past to tell; one that served before, however thinly, may have
+  // its own speed (a smaller model, another build): when more of its past lay beyond the others'
+  // quantile than their share allows (binomial tail < 1 %), their tail is not its reference.
+  const others = fromPeers();
+  if (!others) return null;
+  const own = new Map<number, number>();
+  addRange(h, 0, L - w, own);
+  const n = total(own);
+  if (n === 0) return others;
+  const qb = referenceBucket(others, quantile);
+  if (!qb) return null;
+  let k = 0;
+  for (const [i, v] of own) if (i > qb.index) k += v;
+  return binomialUpperTail(k, n, qb.above / qb.total) < UNLIKE_PEERS ? null : others;
 }

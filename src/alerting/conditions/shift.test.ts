@@ -136,13 +136,18 @@ beforeAll(async () => {
   // fresh: a version that started 3 minutes ago (no past of its own to speak of) beside v1.
   for (let ts = NOW - 3 * MIN; ts < NOW; ts += 2000)
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
-  // pace: v1 every 2 s around 40 ms; v2, a thin version (one request in 3 minutes, under the
-  // reference's 30 an hour) that has always been twice as slow.
+  // pace: v1 every 2 s around 40 ms; v2 and v3, thin versions (one request in 3 and in 2.5 minutes,
+  // under the reference's 30 an hour): v2 has always been twice as slow, v3 as fast as v1 until it
+  // turns three times slower 20 minutes ago.
   const rp = mulberry32(7);
   for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 2000) {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v1', total_ms: lognormal(rp, 40, 0.2), status: 'ok' }));
     if (ts % 180_000 === 0)
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v2', total_ms: lognormal(rp, 80, 0.2), status: 'ok' }));
+    if (ts % 150_000 === 0) {
+      const slow = ts >= NOW - 20 * MIN ? 3 : 1;
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v3', total_ms: lognormal(rp, 40 * slow, 0.2), status: 'ok' }));
+    }
   }
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
@@ -212,16 +217,21 @@ describe('latency_shift', () => {
     fallback_peers: 'model_version',
   };
 
-  it('judges a version new in the window against its peers, not a thin one with a past of its own', async () => {
+  it('judges a version new in the window, or thin and like its peers, against them; not one with a speed of its own', async () => {
     // calm v9 began 3 minutes ago: judged against v1 (and as fast). pace v2 has served all along,
     // ~20 requests an hour at twice v1's time: its own past is too thin, and v1's tail is not its
-    // reference (against v1, every one of its requests would lie above v1's P99).
+    // reference (against v1, every one of its requests would lie above v1's P99). pace v3 is as
+    // thin, but its past looked like v1's: judged against v1, and raised once it slows down.
     expect(await run({ ...canary, filters: { model: 'calm' } })).toEqual({ obs: [], coverage: { judged: 2, without_reference: 0 } });
-    for (let t = NOW - 30 * MIN; t <= NOW; t += 10 * MIN)
+    for (let t = NOW - 40 * MIN; t <= NOW - 25 * MIN; t += 5 * MIN)
       expect(await run({ ...canary, filters: { model: 'pace' } }, t), new Date(t).toISOString()).toEqual({
         obs: [],
-        coverage: { judged: 1, without_reference: 1 },
+        coverage: { judged: 2, without_reference: 1 },
       });
+    const { obs, coverage } = await run({ ...canary, filters: { model: 'pace' } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'pace', model_version: 'v3' }]);
+    expect(obs[0]!.value).toBeGreaterThan(2);
+    expect(coverage).toEqual({ judged: 2, without_reference: 1 });
   });
 
   it('a replica executing 3× slower than its peers, not the peers', async () => {
