@@ -143,10 +143,10 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function run(condition: unknown, severity: Severity = 'warning') {
+async function run(condition: unknown, severity: Severity = 'warning', nowMs = NOW) {
   const c = ConditionSchema.parse(condition);
   const reads = typedReads(store);
-  const obs = await evaluateCondition(c, severity, { reads, series: createSeriesCache({ reads }), nowMs: NOW, maxSlices: 1000 });
+  const obs = await evaluateCondition(c, severity, { reads, series: createSeriesCache({ reads }), nowMs, maxSlices: 1000 });
   return obs.sort((a, b) => JSON.stringify(a.labels).localeCompare(JSON.stringify(b.labels)));
 }
 
@@ -431,7 +431,13 @@ describe('rule kinds on DuckDB', () => {
   });
 
   it('no_data: the replica that stopped sending, not the one still sending', async () => {
-    const obs = await run({ kind: 'no_data', window: '5m', reference: { window: '30m' }, by: ['model', 'replica'], filters: { model: 'nd' }, min_count: 10 });
-    expect(obs).toEqual([{ labels: { model: 'nd', replica: 'nd-r1' }, value: 0 }]);
+    const rule = { kind: 'no_data', window: '5m', reference: { window: '30m' }, by: ['model', 'replica'], filters: { model: 'nd' }, min_count: 10 };
+    const want = [{ labels: { model: 'nd', replica: 'nd-r1' }, value: 0 }];
+    // On the minute, from the per-minute series; 30 s past it, from two queries: the same answer.
+    expect(await run(rule)).toEqual(want);
+    expect(await run(rule, 'warning', NOW + 30_000)).toEqual(want);
+    // Ten minutes ago nd-r1 had just stopped: 5 minutes of silence were not there yet.
+    expect(await run(rule, 'warning', NOW - 9 * MIN)).toEqual([]);
+    expect(await run(rule, 'warning', NOW - 9 * MIN + 30_000)).toEqual([]);
   });
 });
