@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { InferlensServer } from '../src/main.ts';
 import type { Report } from '../src/reports/index.ts';
 import { startReportServer } from '../test/report-fixture.ts';
-import { sectionRows } from '../test/report-sections-fixture.ts';
+import { postSectionRows } from '../test/report-sections-fixture.ts';
 import { SHOTS, hasChromium, openDashboardFixture } from './chromium.ts';
 import type { DashboardFixture } from './chromium.ts';
 
@@ -24,14 +24,7 @@ describe.skipIf(!hasChromium)('the review as HTML, in Chromium', () => {
     fx = await openDashboardFixture('inferlens-report-html-');
     page = fx.page;
     server = await startReportServer(fx.tmp, { ui: true, uiDir: fx.dist });
-    const res = await fetch(`${server.url}/v1/events`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/x-ndjson' },
-      body: sectionRows()
-        .map((x) => JSON.stringify(x))
-        .join('\n'),
-    });
-    expect(res.status).toBe(200);
+    await postSectionRows(server.url);
     page.on('request', (r) => requests.push(r.url()));
   }, 120_000);
 

@@ -59,7 +59,13 @@ export async function startSectionsServer(dir: string, options: Partial<ServerOp
     loadConfig({ env: {}, flags: { server: { port: 0 }, storage: { dataDir: join(dir, 'data') }, alerting: { enabled: false }, log: { level: 'silent' } } }),
     { logger: pino({ level: 'silent' }), now: () => NOW, collectors: false, ui: false, ...options },
   );
-  const res = await fetch(`${server.url}/v1/events`, {
+  await postSectionRows(server.url);
+  return server;
+}
+
+/** Posts the rows to a server's event intake. */
+export async function postSectionRows(url: string): Promise<void> {
+  const res = await fetch(`${url}/v1/events`, {
     method: 'POST',
     headers: { 'content-type': 'application/x-ndjson' },
     body: sectionRows()
@@ -67,5 +73,4 @@ export async function startSectionsServer(dir: string, options: Partial<ServerOp
       .join('\n'),
   });
   expect(res.status).toBe(200);
-  return server;
 }

@@ -12,6 +12,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { IncidentLogEntry, IncidentLogSpec } from '../query/index.ts';
+import type { AlertmanagerSilenceLogged } from '../schema/index.ts';
 import type { Clock } from './clock.ts';
 import type { Labels } from './labels.ts';
 
@@ -60,17 +61,7 @@ export interface IncidentHistory {
 export interface IncidentHistoryReply {
   incidents: IncidentHistory[];
   /** Silences created or expired in the window. */
-  silences: {
-    id: string;
-    createdAt: string | null;
-    expiredAt: string | null;
-    createdBy: string | null;
-    comment: string | null;
-    matchers: unknown;
-    startsAt: string | null;
-    endsAt: string | null;
-    tenant: string | null;
-  }[];
+  silences: AlertmanagerSilenceLogged[];
 }
 
 export interface IncidentLog {

@@ -341,20 +341,16 @@ function referenceHist(
     for (const [i, v] of p) m.set(i, (m.get(i) ?? 0) + (SHRINK_REQUESTS * v) / pt);
     return m;
   }
-  if (total(m) >= ref.minCount || !fallback) return total(m) >= ref.minCount ? m : null;
+  if (total(m) >= ref.minCount) return m;
+  if (!fallback) return null;
   // Too thin a past: the other versions at the same time, if this one looked like them before. A
   // version new in the window has no past to tell; one that served before, however thinly, may have
   // its own speed (a smaller model, another build): when more of its past lay beyond the others'
   // quantile than their share allows (binomial tail < 1 %), their tail is not its reference.
   const others = fromPeers();
-  if (!others) return null;
-  const own = new Map<number, number>();
-  addRange(h, 0, L - w, own);
-  const n = total(own);
+  const qb = others && referenceBucket(others, quantile);
+  if (!others || !qb) return null;
+  const { n, k } = countRange(h, 0, L - w, qb.index);
   if (n === 0) return others;
-  const qb = referenceBucket(others, quantile);
-  if (!qb) return null;
-  let k = 0;
-  for (const [i, v] of own) if (i > qb.index) k += v;
   return binomialUpperTail(k, n, qb.above / qb.total) < UNLIKE_PEERS ? null : others;
 }
