@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
@@ -89,6 +89,31 @@ describe('DuckDB store', () => {
     // The message names no server path (the staging file).
     await expect(store.appendEvents([dup])).rejects.toSatisfy((e: Error) => !/\/tmp|stage-/.test(e.message));
     await store.close();
+  });
+
+  it('stores a large batch (staged in two files) once, whole or not at all, and removes its staging files', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'inferlens-split-'));
+    const store = await createDuckDBStore({ path: join(dir, 'inferlens.duckdb') });
+    await store.migrate();
+    const T = Date.parse('2026-11-30T10:00:00Z');
+    const line = (i: number, id = `r${i}`) => JSON.stringify({ ts: T + i, request_id: id, model: 'm1', total_ms: i, status: 'ok' });
+    const lines = Array.from({ length: 5000 }, (_, i) => line(i));
+    // A repeat of row 10 in the second half (same request_id and ts): stored once.
+    lines[4000] = line(10, 'r10');
+    await expect(store.appendEvents(lines)).resolves.toEqual({ inserted: 4999 });
+    // Sent again, with a hint: nothing new.
+    const hint = { minTsMs: T, maxTsMs: T + 4999, distinctRequestIds: false };
+    await expect(store.appendEvents(lines, hint)).resolves.toEqual({ inserted: 0 });
+    // A row the reader refuses in the second half: nothing of the batch is stored.
+    const fresh = Array.from({ length: 5000 }, (_, i) => line(i, `s${i}`));
+    fresh[4500] = `{"ts":${T},"model":"a","model":"b","status":"ok"}`;
+    await expect(store.appendEvents(fresh)).rejects.toMatchObject({ code: 'invalid_argument' });
+    const all = spec(['count', 'sum(total_ms)'], { fromMs: T, toMs: T + 60_000 });
+    // Rows 0–4999 but 4000 (the repeat of row 10): Σ i = 4999 · 5000 / 2 − 4000.
+    expect(await store.aggregate(all)).toEqual([{ count: 4999, 'sum(total_ms)': (4999 * 5000) / 2 - 4000 }]);
+    expect(readdirSync(join(dir, '.stage'))).toEqual([]);
+    await store.close();
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it('keeps data in its file across reopen', async () => {
