@@ -1,8 +1,8 @@
 /**
  * The embedded default store: DuckDB in one file (or `:memory:` for tests).
  *
- * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to a staging file
- * and loaded with DuckDB's own NDJSON reader in one INSERT … SELECT with an anti-join on
+ * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to staging files
+ * (two for a large batch) and loaded with DuckDB's own NDJSON reader in one INSERT … SELECT with an anti-join on
  * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One statement
  * (one transaction) per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
  */
