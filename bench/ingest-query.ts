@@ -84,12 +84,16 @@ function post(url: string, body: Buffer | string): Promise<{ status: number; rep
     }));
   }
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'content-length': Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on('data', (c: Buffer) => chunks.push(c));
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, reply: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { accepted?: number } }));
-      res.on('error', reject);
-    });
+    const req = request(
+      url,
+      { method: 'POST', agent, headers: { 'content-type': 'application/x-ndjson', 'content-length': Buffer.byteLength(body) } },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, reply: JSON.parse(Buffer.concat(chunks).toString('utf8')) as { accepted?: number } }));
+        res.on('error', reject);
+      },
+    );
     req.on('error', reject);
     req.end(body);
   });
@@ -117,8 +121,7 @@ async function apiIngest(url: string, texts: string[]): Promise<{ ms: number; re
             await new Promise((r) => setTimeout(r, 50));
             continue;
           }
-          if (res.status !== 200 || reply.accepted !== rows[i])
-            throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
+          if (res.status !== 200 || reply.accepted !== rows[i]) throw new Error(`ingest failed: ${res.status} ${JSON.stringify(reply).slice(0, 300)}`);
           break;
         }
       }

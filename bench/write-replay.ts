@@ -93,7 +93,9 @@ for (const b of batches) {
     return f;
   });
   if (VARIANT === 'parse') {
-    await conn!.run(`SELECT count(*), sum(total_ms) FROM (SELECT ${EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ')} FROM ${reader(files, false)})`);
+    await conn!.run(
+      `SELECT count(*), sum(total_ms) FROM (SELECT ${EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ')} FROM ${reader(files, false)})`,
+    );
   } else {
     const ok = EVENT_COLUMNS.map((c) => `(${c.name} IS NULL OR ${check(c.name, c.kind)})`).join(' AND ');
     const typed = EVENT_COLUMNS.map((c) => fromJson(c.name, c.kind, c.type)).join(', ');
@@ -103,9 +105,7 @@ for (const b of batches) {
 }
 const cpu = process.cpuUsage(c0);
 const ms = performance.now() - t0;
-console.log(
-  `${VARIANT}, ${ROWS}-row transactions: ${((cpu.user + cpu.system) / N).toFixed(2)} CPU-µs a row, ${Math.round(N / (ms / 1000))} rows/s wall`,
-);
+console.log(`${VARIANT}, ${ROWS}-row transactions: ${((cpu.user + cpu.system) / N).toFixed(2)} CPU-µs a row, ${Math.round(N / (ms / 1000))} rows/s wall`);
 await store?.close();
 conn?.closeSync();
 inst?.closeSync();

@@ -253,7 +253,9 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         if (inserted === 0) return { inserted };
         let span = hint;
         if (!span) {
-          const r = (await writer.runAndReadAll(`SELECT epoch_ms(min(ts)) AS lo, epoch_ms(max(ts)) AS hi FROM (${staged})`, files as never)).getRowObjectsJS()[0];
+          const r = (
+            await writer.runAndReadAll(`SELECT epoch_ms(min(ts)) AS lo, epoch_ms(max(ts)) AS hi FROM (${staged})`, files as never)
+          ).getRowObjectsJS()[0];
           span = { minTsMs: Number(r?.lo), maxTsMs: Number(r?.hi) };
         }
         const from = floorMinute(span.minTsMs);
