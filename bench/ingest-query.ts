@@ -204,6 +204,7 @@ const qFrom = endMs - 3_600_000;
 const qTo = endMs + 1;
 
 const result = STORE === 'duckdb' ? await benchDuckDB() : await benchClickHouse();
+agent.destroy();
 rmSync(dir, { recursive: true, force: true });
 if (!JSON_OUT) log(result);
 console.log(JSON.stringify(result));
