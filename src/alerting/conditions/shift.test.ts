@@ -6,6 +6,7 @@ import { typedReads } from '../../query/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
+import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
@@ -149,6 +150,15 @@ beforeAll(async () => {
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v3', total_ms: lognormal(rp, 40 * slow, 0.2), status: 'ok' }));
     }
   }
+  // Queue time per entry, a request a second spread over three entries: every entry of `surge` waits
+  // 4× longer over the last 8 minutes (load: the model's queue is shared), only e2 of `stagey` does.
+  const rq = mulberry32(11);
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 1000)
+    for (const model of ['surge', 'stagey']) {
+      const entry = `e${(ts / 1000) % 3}`;
+      const slower = ts >= NOW - 8 * MIN && (model === 'surge' || entry === 'e2') ? 4 : 1;
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version: 'v1', entry, queue_ms: lognormal(rq, 20, 0.3) * slower, status: 'ok' }));
+    }
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
   const samples: ResourceSample[] = [];
@@ -246,6 +256,20 @@ describe('latency_shift', () => {
     // The P95 of r2 sits ~3× its peers' (bucket bounds 12 % apart).
     expect(obs[0]!.value).toBeGreaterThan(2.2);
     expect(obs[0]!.value).toBeLessThan(4);
+  });
+
+  it("one entry's queue against the model's other entries (the default pack's EntryStageSlow): not a load that slows every entry", async () => {
+    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
+      .groups.flatMap((g) => g.rules)
+      .find((r) => r.alert === 'EntryStageSlow')!.condition;
+    const { obs } = await run(rule);
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'stagey', entry: 'e2', field: 'queue_ms' }]);
+    // 4× its peers' P95, read on bucket bounds 12 % apart.
+    expect(obs[0]!.value).toBeGreaterThan(3);
+    expect(obs[0]!.value).toBeLessThan(5.5);
+    // The surge's own past says its queue quadrupled: the rule is about one entry, not load.
+    const own = await run({ ...rule, reference: { window: '60m' }, filters: { model: 'surge' } });
+    expect(own.obs.map((o) => o.labels.entry).sort()).toEqual(['e0', 'e1', 'e2']);
   });
 
   it("the same slowdown seen against the model version's own past, localised to the replica", async () => {
