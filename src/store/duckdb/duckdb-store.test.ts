@@ -91,20 +91,20 @@ describe('DuckDB store', () => {
     await store.close();
   });
 
-  it('stores a large batch (staged in two files) once, whole or not at all, and removes its staging files', async () => {
+  it('stores a large batch once, whole or not at all, and removes its staging file', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'inferlens-split-'));
     const store = await createDuckDBStore({ path: join(dir, 'inferlens.duckdb') });
     await store.migrate();
     const T = Date.parse('2026-11-30T10:00:00Z');
     const line = (i: number, id = `r${i}`) => JSON.stringify({ ts: T + i, request_id: id, model: 'm1', total_ms: i, status: 'ok' });
     const lines = Array.from({ length: 5000 }, (_, i) => line(i));
-    // A repeat of row 10 in the second half (same request_id and ts): stored once.
+    // A repeat of row 10 far into the batch (same request_id and ts): stored once.
     lines[4000] = line(10, 'r10');
     await expect(store.appendEvents(lines)).resolves.toEqual({ inserted: 4999 });
     // Sent again, with a hint: nothing new.
     const hint = { minTsMs: T, maxTsMs: T + 4999, distinctRequestIds: false };
     await expect(store.appendEvents(lines, hint)).resolves.toEqual({ inserted: 0 });
-    // A row the reader refuses in the second half: nothing of the batch is stored.
+    // A row the reader refuses near the end: nothing of the batch is stored.
     const fresh = Array.from({ length: 5000 }, (_, i) => line(i, `s${i}`));
     fresh[4500] = `{"ts":${T},"model":"a","model":"b","status":"ok"}`;
     await expect(store.appendEvents(fresh)).rejects.toMatchObject({ code: 'invalid_argument' });

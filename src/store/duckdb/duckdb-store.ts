@@ -1,8 +1,8 @@
 /**
  * The embedded default store: DuckDB in one file (or `:memory:` for tests).
  *
- * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to staging files
- * (two for a large batch) and loaded with DuckDB's own NDJSON reader in one INSERT … SELECT with an anti-join on
+ * Write path (measured, see ARCHITECTURE.md): validated JSON lines are written to a staging file
+ * and loaded with DuckDB's own NDJSON reader in one INSERT … SELECT with an anti-join on
  * (request_id, ts) restricted to the batch's time range (zone maps keep that cheap). One statement
  * (one transaction) per batch; DuckDB syncs its WAL on commit, so a resolved append survives kill -9.
  */
@@ -61,8 +61,6 @@ const READ_QUIET_MS = 100;
 const MAX_READ_YIELD_MS = 10_000;
 /** Staging files this process writes (`stage-<pid>-<seq>.ndjson`); ones left by a killed process are removed at open. */
 const STAGE_FILE = /^stage-\d+-\d+\.ndjson$/;
-/** Event batches of at least this many rows are staged in two files (stageEventFiles). */
-const STAGE_SPLIT_ROWS = 2000;
 
 export interface DuckDBStoreOptions {
   /** A file path, or ':memory:'. The folder is created. */
@@ -187,23 +185,6 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     return file;
   }
 
-  /**
-   * An event batch in two staging files, its first and second half (one when small): DuckDB reads
-   * one file per thread and keeps their order, so an 8,500-row group commit costs 5.5–5.9 CPU-µs a
-   * row against 6.2–7.0 from one file, and fills its row groups as tightly (issue 17, third pass).
-   */
-  function stageEventFiles(lines: readonly string[]): string[] {
-    if (lines.length < STAGE_SPLIT_ROWS) return [stageFile(lines)];
-    const half = lines.length >> 1;
-    const first = stageFile(lines.slice(0, half));
-    try {
-      return [first, stageFile(lines.slice(half))];
-    } catch (e) {
-      rmSync(first, { force: true });
-      throw e;
-    }
-  }
-
   /** The writer and its staging files, for the appends in the `*-sql.ts` modules. */
   const staged: StagedWriter = { run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile };
 
@@ -228,15 +209,13 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
    * minutes in the insert's transaction, so the maintainer never has days to redo.
    */
   async function appendEventsNow(lines: readonly string[], hint?: AppendHint): Promise<AppendResult> {
-    const files = stageEventFiles(lines);
+    const file = stageFile(lines);
     try {
       // The anti-join looks for stored copies only inside the batch's time range (zone maps
       // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
-      // The files are the last parameters: $1 (and $2) without a hint, after the range with one.
-      const range = hint ? `e.ts >= make_timestamp(CAST($1 AS BIGINT)) AND e.ts <= make_timestamp(CAST($2 AS BIGINT)) AND` : '';
-      const params = hint ? [Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000), ...files] : files;
-      const fileList = `[${files.map((_, i) => `$${params.length - files.length + i + 1}`).join(', ')}]`;
-      const staged = `SELECT ${eventStageSelect} FROM read_ndjson(${fileList}, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
+      const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
+      const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
+      const staged = `SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
       // Repeats within the batch: a window over it, unless the caller knows there are none.
       const once = hint?.distinctRequestIds ? '' : 'QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1';
       const insert = () =>
@@ -253,9 +232,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         if (inserted === 0) return { inserted };
         let span = hint;
         if (!span) {
-          const r = (
-            await writer.runAndReadAll(`SELECT epoch_ms(min(ts)) AS lo, epoch_ms(max(ts)) AS hi FROM (${staged})`, files as never)
-          ).getRowObjectsJS()[0];
+          const r = (await writer.runAndReadAll(`SELECT epoch_ms(min(ts)) AS lo, epoch_ms(max(ts)) AS hi FROM (${staged})`, [file])).getRowObjectsJS()[0];
           span = { minTsMs: Number(r?.lo), maxTsMs: Number(r?.hi) };
         }
         const from = floorMinute(span.minTsMs);
@@ -272,7 +249,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
         return { inserted };
       });
     } finally {
-      for (const f of files) rmSync(f, { force: true });
+      rmSync(file, { force: true });
     }
   }
 
