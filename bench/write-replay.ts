@@ -1,7 +1,8 @@
 // Replays the DuckDB write path outside the server, to see where a group commit's time goes
 // (issue 17). Prints CPU µs per row (all threads of this process) and wall rows/s for one variant:
-//   store      the store's own appendEvents (two staging files, anti-join) in --rows-row transactions
+//   store      the store's own appendEvents (staging, anti-join, commit) in --rows-row transactions
 //   parse      DuckDB's read of the same staged NDJSON and nothing else (its second parse of each row)
+// (parse and json-sql stage each batch as two files, its halves, as measured in ARCHITECTURE.md)
 //   json-sql   every column read as JSON and checked in SQL before the insert: a cost model of strict
 //              validation in DuckDB (types, ranges, enums; not the whole contract, no per-row reasons)
 // Usage: node --import tsx bench/write-replay.ts [--variant store|parse|json-sql] [--events N] [--rows R]
