@@ -2,9 +2,9 @@
 // (issue 17). Prints CPU µs per row (all threads of this process) and wall rows/s for one variant:
 //   store      the store's own appendEvents (staging, anti-join, commit) in --rows-row transactions
 //   parse      DuckDB's read of the same staged NDJSON and nothing else (its second parse of each row)
-// (parse and json-sql stage each batch as two files, its halves, as measured in ARCHITECTURE.md)
 //   json-sql   every column read as JSON and checked in SQL before the insert: a cost model of strict
 //              validation in DuckDB (types, ranges, enums; not the whole contract, no per-row reasons)
+// (parse and json-sql stage each batch as two files, its halves, as measured in ARCHITECTURE.md)
 // Usage: node --import tsx bench/write-replay.ts [--variant store|parse|json-sql] [--events N] [--rows R]
 // Run variants alternately: on a shared machine wall time moves by 2× between runs.
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { DuckDBInstance } from '@duckdb/node-api';
 import type { FieldKind } from '../src/schema/index.ts';
 import { STATUSES } from '../src/schema/index.ts';
-import { EVENT_COLUMNS, stageToStored } from '../src/store/duckdb/ddl.ts';
+import { EVENT_COLUMNS, EVENT_STAGE_COLUMNS, EVENT_STAGE_SELECT } from '../src/store/duckdb/ddl.ts';
 import { DUCKDB_MIGRATIONS } from '../src/store/duckdb/migrations.ts';
 import { createDuckDBStore } from '../src/store/duckdb/duckdb-store.ts';
 import { generate } from './ingest-events.ts';
@@ -30,7 +30,7 @@ const batches: string[][] = [];
 for (let i = 0; i < N; i += ROWS) batches.push(lines.slice(i, i + ROWS));
 const dir = mkdtempSync(join(tmpdir(), 'inferlens-replay-'));
 const cols = EVENT_COLUMNS.map((c) => c.name).join(', ');
-const columns = (json: boolean) => `{${EVENT_COLUMNS.map((c) => `${c.name}: '${json ? 'JSON' : c.kind === 'ts' ? 'VARCHAR' : c.type}'`).join(', ')}}`;
+const columns = (json: boolean) => (json ? `{${EVENT_COLUMNS.map((c) => `${c.name}: 'JSON'`).join(', ')}}` : EVENT_STAGE_COLUMNS);
 const reader = (files: string[], json: boolean) =>
   `read_ndjson([${files.map((f) => `'${f}'`).join(', ')}], columns=${columns(json)}, format='newline_delimited', maximum_object_size=1048576)`;
 
@@ -94,9 +94,7 @@ for (const b of batches) {
     return f;
   });
   if (VARIANT === 'parse') {
-    await conn!.run(
-      `SELECT count(*), sum(total_ms) FROM (SELECT ${EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ')} FROM ${reader(files, false)})`,
-    );
+    await conn!.run(`SELECT count(*), sum(total_ms) FROM (SELECT ${EVENT_STAGE_SELECT} FROM ${reader(files, false)})`);
   } else {
     const ok = EVENT_COLUMNS.map((c) => `(${c.name} IS NULL OR ${check(c.name, c.kind)})`).join(' AND ');
     const typed = EVENT_COLUMNS.map((c) => fromJson(c.name, c.kind, c.type)).join(', ');

@@ -296,9 +296,10 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   return holdFiring(kept, tested, ctx.firing).map(observation);
 }
 
-/** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers for a slice new in the window; null when too thin. */
+/** A parent's past per window, built once for all of its children. */
 type ParentPast = Map<Hist, Map<number, { p: Map<number, number>; pt: number }>>;
 
+/** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers (a thin or new version's, if its past looked like theirs); null when too thin. */
 function referenceHist(
   ref: ResolvedReference,
   h: Hist,

@@ -51,3 +51,7 @@ export function stageToStored(name: string, kind: FieldKind): string {
   if (kind === 'ms') return `round(${name}, 3) AS ${name}`;
   return name;
 }
+
+/** The `columns=` of read_ndjson over a staged event file (ts as VARCHAR, see stageToStored), and the select that stores it. */
+export const EVENT_STAGE_COLUMNS = `{${EVENT_COLUMNS.map((c) => `${c.name}: '${c.kind === 'ts' ? 'VARCHAR' : c.type}'`).join(', ')}}`;
+export const EVENT_STAGE_SELECT = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');

@@ -14,7 +14,7 @@ import type { DuckDBConnection } from '@duckdb/node-api';
 import { InferlensError } from '../../schema/index.ts';
 import type { QueryRow, QuerySpec } from '../../schema/index.ts';
 import type { AppendHint, AppendResult, HistogramRow, HistogramSpec, RollupProgress, Store, StoreStats } from '../store.ts';
-import { EVENT_COLUMNS, stageToStored } from './ddl.ts';
+import { EVENT_COLUMNS, EVENT_STAGE_COLUMNS, EVENT_STAGE_SELECT } from './ddl.ts';
 import { DUCKDB_MIGRATIONS } from './migrations.ts';
 import { Params, aggregateSql, tsParam } from './sql.ts';
 import type { StagedWriter } from './sql.ts';
@@ -188,8 +188,6 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
   /** The writer and its staging files, for the appends in the `*-sql.ts` modules. */
   const staged: StagedWriter = { run: async (sql, params) => void (await writer.run(sql, params as never)), stageFile };
 
-  const eventStageColumns = `{${EVENT_COLUMNS.map((c) => `${c.name}: '${c.kind === 'ts' ? 'VARCHAR' : c.type}'`).join(', ')}}`;
-  const eventStageSelect = EVENT_COLUMNS.map((c) => stageToStored(c.name, c.kind)).join(', ');
   const eventColumnList = EVENT_COLUMNS.map((c) => c.name).join(', ');
 
   /** Persists the watermark (inside the caller's transaction). */
@@ -215,7 +213,7 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
       // skip the rest); without a hint, DuckDB's join filter pushdown derives the range itself.
       const range = hint ? `e.ts >= make_timestamp(CAST($2 AS BIGINT)) AND e.ts <= make_timestamp(CAST($3 AS BIGINT)) AND` : '';
       const params = hint ? [file, Math.floor(hint.minTsMs * 1000), Math.ceil(hint.maxTsMs * 1000)] : [file];
-      const staged = `SELECT ${eventStageSelect} FROM read_ndjson($1, columns=${eventStageColumns}, format='newline_delimited', maximum_object_size=1048576)`;
+      const staged = `SELECT ${EVENT_STAGE_SELECT} FROM read_ndjson($1, columns=${EVENT_STAGE_COLUMNS}, format='newline_delimited', maximum_object_size=1048576)`;
       // Repeats within the batch: a window over it, unless the caller knows there are none.
       const once = hint?.distinctRequestIds ? '' : 'QUALIFY s.request_id IS NULL OR row_number() OVER (PARTITION BY s.request_id, s.ts) = 1';
       const insert = () =>
