@@ -62,16 +62,60 @@ interface Hist {
 
 const binMs = (axis: Axis, j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
 
-/** Rows per bucket index over bins [a, b), added into `into` (keyed by bucket index). */
-function addRange(h: Hist, a: number, b: number, into: Map<number, number>, scale = 1): void {
+/**
+ * A histogram keyed by (mirrored) bucket index: keys in the order they were first added and their
+ * rows. Parallel arrays, not a Map: most are filled once from one slice, whose indices come in
+ * order and distinct, so nothing needs looking up (`merge` looks up only when a second slice adds).
+ */
+interface Histo {
+  keys: number[];
+  vals: number[];
+}
+
+const emptyHisto = (): Histo => ({ keys: [], vals: [] });
+
+/** Rows per bucket index over bins [a, b), as a new histogram (ascending indices, zeros left out). */
+function rangeHisto(h: Hist, a: number, b: number): Histo {
+  const out = emptyHisto();
   const from = binMs(h.axis, a);
   const to = binMs(h.axis, b);
-  if (to <= from) return;
+  if (to <= from) return out;
   for (const i of h.series.indices()) {
     const v = h.series.count(i, from, to);
-    if (v !== 0) into.set(h.sign * i, (into.get(h.sign * i) ?? 0) + scale * v);
+    if (v !== 0) {
+      out.keys.push(h.sign * i + 0); // +0, not −0 (a Map key would be +0)
+      out.vals.push(v);
+    }
+  }
+  return out;
+}
+
+/** Adds `scale` × each of `src`'s rows into `into`, new keys appended in `src`'s order (as a Map would). */
+function merge(into: Histo, src: Histo, scale = 1, divide = 1): void {
+  let pos: Map<number, number> | null = null;
+  for (let x = 0; x < src.keys.length; x++) {
+    const k = src.keys[x]!;
+    const v = divide === 1 ? scale * src.vals[x]! : (scale * src.vals[x]!) / divide;
+    pos ??= new Map(into.keys.map((key, j) => [key, j]));
+    const j = pos.get(k);
+    if (j === undefined) {
+      pos.set(k, into.keys.length);
+      into.keys.push(k);
+      into.vals.push(0 + v);
+    } else into.vals[j]! += v;
   }
 }
+
+/** Rows per bucket index over bins [a, b), added into `into` (keyed by bucket index). */
+function addRange(h: Hist, a: number, b: number, into: Histo): void {
+  merge(into, rangeHisto(h, a, b));
+}
+
+const histoTotal = (m: Histo) => {
+  let t = 0;
+  for (const v of m.vals) t += v;
+  return t;
+};
 
 /**
  * Rows over bins [a, b), and those above a threshold index (in the mirrored space), without building
@@ -94,17 +138,29 @@ function countRange(h: Hist, a: number, b: number, threshold: number): { n: numb
 }
 
 /** The bucket holding the q-quantile of a histogram (keyed by index), and the share above it. */
-export function quantileBucket(h: Map<number, number>, q: number): { index: number; total: number; above: number } | null {
-  const keys = [...h.keys()].sort((a, b) => a - b);
+export function quantileBucket(h: Histo, q: number): { index: number; total: number; above: number } | null {
+  // The positions in ascending key order: as filled from one slice, the keys are already ascending
+  // (or descending, mirrored), so the sort is skipped.
+  const n = h.keys.length;
+  let order: number[];
+  let asc = true;
+  let desc = true;
+  for (let x = 1; x < n && (asc || desc); x++) {
+    if (h.keys[x]! < h.keys[x - 1]!) asc = false;
+    if (h.keys[x]! > h.keys[x - 1]!) desc = false;
+  }
+  if (asc) order = h.keys.map((_, x) => x);
+  else if (desc) order = h.keys.map((_, x) => n - 1 - x);
+  else order = h.keys.map((_, x) => x).sort((a, b) => h.keys[a]! - h.keys[b]!);
   let total = 0;
-  for (const k of keys) total += h.get(k)!;
+  for (const x of order) total += h.vals[x]!;
   if (total <= 0) return null;
   let cum = 0;
-  for (const k of keys) {
-    cum += h.get(k)!;
-    if (cum >= q * total) return { index: k, total, above: total - cum };
+  for (const x of order) {
+    cum += h.vals[x]!;
+    if (cum >= q * total) return { index: h.keys[x]!, total, above: total - cum };
   }
-  return { index: keys[keys.length - 1]!, total, above: 0 };
+  return { index: h.keys[order[n - 1]!]!, total, above: 0 };
 }
 
 /** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
@@ -117,9 +173,8 @@ export const MIN_TAIL_REQUESTS = 10;
  * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
  * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
  */
-export function referenceBucket(h: Map<number, number>, q: number): { index: number; total: number; above: number; q: number } | null {
-  let total = 0;
-  for (const v of h.values()) total += v;
+export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
+  const total = histoTotal(h);
   const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
   const b = quantileBucket(h, qe);
   return b ? { ...b, q: qe } : null;
@@ -230,8 +285,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         if (!t) continue;
         const e = t.evidence;
         // The current q-quantile over the reference's, on the best window only.
-        const cur = new Map<number, number>();
-        addRange(h, axis.bins - axis.windows[e.window]!, axis.bins, cur);
+        const cur = rangeHisto(h, axis.bins - axis.windows[e.window]!, axis.bins);
         const cq = quantileBucket(cur, quantiles[e.window]!);
         const ratio = cq ? valueOf(sign * cq.index) / valueOf(sign * thresholds[e.window]!) : NaN;
         if (!(ratio >= c.min_slowdown)) continue;
@@ -297,7 +351,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
 }
 
 /** A parent's past per window, built once for all of its children. */
-type ParentPast = Map<Hist, Map<number, { p: Map<number, number>; pt: number }>>;
+type ParentPast = Map<Hist, Map<number, { p: Histo; pt: number }>>;
 
 /** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers (a thin or new version's, if its past looked like theirs); null when too thin. */
 function referenceHist(
@@ -311,20 +365,15 @@ function referenceHist(
   fallback: boolean,
   parentPast: ParentPast,
   quantile: number,
-): Map<number, number> | null {
-  const total = (m: Map<number, number>) => {
-    let t = 0;
-    for (const v of m.values()) t += v;
-    return t;
-  };
+): Histo | null {
+  const total = histoTotal;
   const fromPeers = () => {
-    const m = new Map<number, number>();
+    const m = emptyHisto();
     for (const p of peers) addRange(p, L - w, L, m);
     return total(m) >= ref.minCount ? m : null;
   };
   if (ref.kind === 'peers') return fromPeers();
-  const m = new Map<number, number>();
-  addRange(h, L - w - ref.bins, L - w, m);
+  const m = rangeHisto(h, L - w - ref.bins, L - w);
   if (child && parent) {
     // A child's own past is thin: shrink it toward its parent's past with 100 pseudo-requests of
     // the parent's shape, as rate_shift shrinks rates (a tenant that is always slower keeps its own
@@ -333,13 +382,12 @@ function referenceHist(
     if (!byWindow) parentPast.set(parent, (byWindow = new Map()));
     let past = byWindow.get(w);
     if (!past) {
-      const p = new Map<number, number>();
-      addRange(parent, L - w - ref.bins, L - w, p);
+      const p = rangeHisto(parent, L - w - ref.bins, L - w);
       byWindow.set(w, (past = { p, pt: total(p) }));
     }
     const { p, pt } = past;
     if (pt < ref.minCount) return null;
-    for (const [i, v] of p) m.set(i, (m.get(i) ?? 0) + (SHRINK_REQUESTS * v) / pt);
+    merge(m, p, SHRINK_REQUESTS, pt);
     return m;
   }
   if (total(m) >= ref.minCount) return m;
