@@ -117,16 +117,19 @@ interface Counts {
 function counts(series: Map<string, SliceSeries>, axis: Axis, sig: ReturnType<typeof signalSeries>): Map<string, Counts> {
   const ms = (j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
   const out = new Map<string, Counts>();
-  for (const [key, s] of series)
+  for (const [key, s] of series) {
+    const n = s.sumOf(sig.n);
+    const ks = sig.k.map((name) => s.sumOf(name));
     out.set(key, {
       labels: s.labels,
-      n: (a, b) => s.sum(sig.n, ms(a), ms(b)),
+      n: (a, b) => n(ms(a), ms(b)),
       k: (a, b) => {
         let t = 0;
-        for (const name of sig.k) t += s.sum(name, ms(a), ms(b));
+        for (const k of ks) t += k(ms(a), ms(b));
         return t;
       },
     });
+  }
   return out;
 }
 
