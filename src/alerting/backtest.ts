@@ -10,6 +10,7 @@ import type { TypedReads } from '../query/index.ts';
 import { createManualClock } from './clock.ts';
 import type { Coverage } from './conditions/index.ts';
 import { createEvaluator } from './evaluator.ts';
+import { holdSteppedReads } from './stepped-reads.ts';
 import type { GroupStatus } from './evaluator.ts';
 import type { Labels } from './labels.ts';
 import type { RuleGroup, Severity } from './rule-schema.ts';
@@ -94,7 +95,8 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   const stepMs = o.groups.map((g) => g.intervalMs).reduce(gcd);
   // Read-ahead needs evaluation times on whole minutes (a minute read ahead is never split).
   const readAheadMs = stepMs % 60_000 === 0 ? (o.readAheadMs ?? DEFAULT_READ_AHEAD_MS) : 0;
-  // Every read the rules make (series, spread checks, events, resources) is counted.
+  // Every read the rules make of the store (series, spread checks, events, resources) is counted;
+  // the spread checks' stepped reads are held across ticks (stepped-reads.ts).
   let queries = 0;
   const counted =
     <S, R>(f: (spec: S) => Promise<R>) =>
@@ -103,7 +105,7 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
       return f(spec);
     };
   const reads: TypedReads = {
-    aggregate: counted(o.reads.aggregate),
+    aggregate: holdSteppedReads(counted(o.reads.aggregate), readAheadMs),
     bucketCounts: counted(o.reads.bucketCounts),
     events: counted(o.reads.events),
     resources: counted(o.reads.resources),
