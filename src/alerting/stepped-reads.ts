@@ -23,8 +23,7 @@ export function holdSteppedReads(aggregate: (spec: QuerySpec) => Promise<QueryRo
   const held = new Map<string, Held>();
   return async (spec) => {
     const step = spec.stepMs;
-    if (step === undefined || step <= 0 || spec.groupBy.length > 0 || spec.approx || spec.fromMs % step !== 0 || spec.toMs % step !== 0)
-      return aggregate(spec);
+    if (step === undefined || step <= 0 || spec.groupBy.length > 0 || spec.approx || spec.fromMs % step !== 0 || spec.toMs % step !== 0) return aggregate(spec);
     const key = JSON.stringify([spec.filters, spec.measures, spec.includeProbes, step]);
     let h = held.get(key);
     if (h) held.delete(key);

@@ -106,11 +106,6 @@ function merge(into: Histo, src: Histo, scale = 1, divide = 1): void {
   }
 }
 
-/** Rows per bucket index over bins [a, b), added into `into` (keyed by bucket index). */
-function addRange(h: Hist, a: number, b: number, into: Histo): void {
-  merge(into, rangeHisto(h, a, b));
-}
-
 const histoTotal = (m: Histo) => {
   let t = 0;
   for (const v of m.vals) t += v;
@@ -369,7 +364,7 @@ function referenceHist(
   const total = histoTotal;
   const fromPeers = () => {
     const m = emptyHisto();
-    for (const p of peers) addRange(p, L - w, L, m);
+    for (const p of peers) merge(m, rangeHisto(p, L - w, L));
     return total(m) >= ref.minCount ? m : null;
   };
   if (ref.kind === 'peers') return fromPeers();
