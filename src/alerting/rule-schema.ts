@@ -284,6 +284,13 @@ export const LatencyShiftSchema = z
     direction: z.enum(['up', 'down']).default('up'),
     /** Linear bins for a bounded field (confidence: { width: 0.05 }) instead of the log buckets. */
     bins: z.union([z.object({ width: z.number().positive() }).strict(), z.object({ per_decade: z.number().int().min(1).max(120) }).strict()]).optional(),
+    /**
+     * A rise that comes with a burst of requests (over the window, at least 1.25× the past hour's
+     * rate, and improbably so) is a queue doing its job while the burst lasts: each of the last this
+     * many minutes must show it on its own before it is a change. A shortfall of capacity that lasts
+     * is still raised, that long in; a rise without a burst is judged at once.
+     */
+    burst_hold: duration.optional(),
     ...shiftCommon,
     min_bad: z.number().int().min(1).default(5),
   })

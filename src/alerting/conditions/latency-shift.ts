@@ -31,8 +31,10 @@ import {
   baselinePhi,
   confirmSpread,
   decide,
+  held,
   holdFiring,
   levelsOf,
+  loadBurst,
   observation,
   parentKey,
   peerKey,
@@ -151,6 +153,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
+  const hold = c.burst_hold ? Math.round(durationMs(c.burst_hold) / MINUTE_MS) : 0;
   // A parent's past, read once per window for all of its children.
   const parentPast: ParentPast = new Map();
   const tested: Tested[] = [];
@@ -226,8 +229,20 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             ? 1
             : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
         if (level === 0) parentPhi.set(pKey, { phi, n: countRange(h, baseFrom, axis.bins - H, Infinity).n });
-        const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
+        const minute = (back: number, wi: number) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!);
+        const t = testWindows(windows, axis.windows, c, minute, phi);
         if (!t) continue;
+        const labels = fields.length > 1 ? { ...h.labels, field } : h.labels;
+        const w0 = axis.windows[t.evidence.window]!;
+        // A burst's rise must hold before it is raised; once raised, it stays as any change does.
+        if (
+          hold > 1 &&
+          ref.kind === 'self' &&
+          !ctx.firing?.(labels) &&
+          loadBurst(countRange(h, axis.bins - w0, axis.bins, Infinity).n, countRange(h, axis.bins - w0 - ref.bins, axis.bins - w0, Infinity).n, w0, ref.bins) &&
+          !held(t.evidence, minute, hold)
+        )
+          continue;
         const e = t.evidence;
         // The current q-quantile over the reference's, on the best window only.
         const cur = new Map<number, number>();
@@ -249,7 +264,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const tt: Tested = {
           shared,
           level,
-          labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
+          labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
           scope: scopeOf(h.labels, dims, c.by),
           ...t,

@@ -9,7 +9,7 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
+import { benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
@@ -172,6 +172,32 @@ export function testWindows(
   }
   if (n > 0 && k / n < evidence.pMin) return null;
   return { evidence, excess, pValue: evidencePValue(evidence.logLR, CHANGE_POINTS) };
+}
+
+/** A burst: the window's requests at least this many times the past's rate … */
+export const BURST_RATIO = 1.25;
+/** … and improbably many for that rate (binomial: the window's share of the window and the past together). */
+export const BURST_ALPHA = 0.001;
+
+/**
+ * Whether n requests in the last w minutes are a burst against `past` requests in the refBins
+ * minutes before them. Worked: 224 in a minute after 7,800 in the hour before (130 a minute) is
+ * 1.7× the rate, and P(≥ 224 of 8,024 fall in 1 of 61 minutes) ≈ 9e−14: a burst; 150 (1.15×) is not.
+ */
+export function loadBurst(n: number, past: number, w: number, refBins: number): boolean {
+  return n * refBins >= BURST_RATIO * past * w && binomialUpperTail(n, n + past, w / (w + refBins)) < BURST_ALPHA;
+}
+
+/** A minute shows a change on its own if its bad requests are this improbable at the null rate p0. */
+export const HOLD_ALPHA = 0.05;
+
+/** Whether each of the last `hold` minutes shows the change on its own (binomial tail at p0 below HOLD_ALPHA). */
+export function held(e: { window: number; p0: number }, minute: (back: number, window: number) => { n: number; k: number }, hold: number): boolean {
+  for (let back = 0; back < hold; back++) {
+    const m = minute(back, e.window);
+    if (!(m.k >= 1 && binomialUpperTail(m.k, m.n, e.p0) < HOLD_ALPHA)) return false;
+  }
+  return true;
 }
 
 /** Pseudo-requests of the parent's normal a child's thin past is shrunk with. */
