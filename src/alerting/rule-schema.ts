@@ -239,7 +239,10 @@ const shiftCommon = {
   fallback_peers: z.enum(GROUP_KEYS).optional(),
   /** Longest window a change is accumulated over (the change may have started up to this long ago). */
   horizon: duration.default('60m'),
-  /** False discovery rate across every slice tested in one evaluation (Benjamini–Hochberg). */
+  /**
+   * False discovery rate (Benjamini–Hochberg) across the slices of one evaluation whose change clears
+   * the floors below (min_bad, min_ratio, min_delta; min_slowdown): one under them has no evidence to rank.
+   */
   fdr: z.number().gt(0).lt(1).default(0.01),
   /** Up to tolerance × the reference (its upper confidence bound) is still normal. */
   tolerance: z.number().min(1).max(100).default(1.5),

@@ -1,8 +1,8 @@
 /**
  * What the sequential detectors (rate_shift, latency_shift) share: the minute axis, the windows a
  * change may have started in, the reference a slice is judged against, the false-discovery control
- * across every slice of one evaluation, and the localisation that reports the most general slice
- * that explains a change.
+ * across the slices of one evaluation whose change clears the rule's floors, and the localisation
+ * that reports the most general slice that explains a change.
  *
  * The windows end at the evaluation time and are 1, 2, 3, 5, 8, 13, 20, 30, 45, 60, 90, 120
  * minutes long (up to the rule's horizon): the maximum of the evidence over them is a CUSUM whose
@@ -224,7 +224,8 @@ export function siblingsChanged(
 export const EXPLAIN_SHARE = 0.6;
 
 /**
- * Benjamini–Hochberg across every tested slice at `fdr`, then localisation: under a discovered
+ * Benjamini–Hochberg at `fdr` across the tested slices (those whose change clears the rule's floors:
+ * min_bad, min_ratio, min_delta, min_slowdown; one under them has no evidence to rank), then localisation: under a discovered
  * level-0 slice, the discovered child (in any localize dimension) that carries at least 60 % of
  * the parent's excess in the parent's best window is reported instead of the parent; discovered
  * children under a parent that is not discovered are reported as they are (a small tenant whose
