@@ -52,10 +52,10 @@ afterAll(async () => {
   await store?.close();
 });
 
-async function raised(condition: object, nowMs = NOW): Promise<string[]> {
+async function raised(condition: object, nowMs = NOW, active?: (labels: Record<string, string>) => boolean): Promise<string[]> {
   const c = ConditionSchema.parse({ kind: 'latency_shift', field: 'total_ms', quantile: 0.99, by: ['model', 'model_version'], ...condition });
   const series = createSeriesCache({ reads: typedReads(store) });
-  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000 });
+  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, ...(active ? { active } : {}) });
   return obs.map((o) => o.labels.model!).sort();
 }
 
@@ -91,6 +91,8 @@ describe('latency_shift burst_hold', () => {
 
   it('with it, a 2-minute burst is not a change; a lasting one is, and a rise without a burst at once', async () => {
     expect(await raised({ burst_hold: '3m' })).toEqual(['lasting', 'slow']);
+    // An alert already pending (or firing) for the slice is not held again while the burst goes on.
+    expect(await raised({ burst_hold: '3m' }, NOW, (l) => l.model === 'blip')).toEqual(['blip', 'lasting', 'slow']);
   });
 
   it('a lasting burst is raised once it has held that long, not before', async () => {

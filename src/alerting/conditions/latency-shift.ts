@@ -234,11 +234,11 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         if (!t) continue;
         const labels = fields.length > 1 ? { ...h.labels, field } : h.labels;
         const w0 = axis.windows[t.evidence.window]!;
-        // A burst's rise must hold before it is raised; once raised, it stays as any change does.
+        // A burst's rise must hold before it is raised (pending); once raised, it stays as any change does.
         if (
           hold > 1 &&
           ref.kind === 'self' &&
-          !ctx.firing?.(labels) &&
+          !ctx.active?.(labels) &&
           loadBurst(countRange(h, axis.bins - w0, axis.bins, Infinity).n, countRange(h, axis.bins - w0 - ref.bins, axis.bins - w0, Infinity).n, w0, ref.bins) &&
           !held(t.evidence, minute, hold)
         )
