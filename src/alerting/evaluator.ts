@@ -97,7 +97,9 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
       const r0 = performance.now();
       try {
         let coverage: Coverage | null = null;
-        const firing = (labels: Labels) => r.alerts.get(fingerprint(alertLabels(r.rule, labels)))?.state === 'firing';
+        const state = (labels: Labels) => r.alerts.get(fingerprint(alertLabels(r.rule, labels)))?.state;
+        const firing = (labels: Labels) => state(labels) === 'firing';
+        const active = (labels: Labels) => state(labels) === 'firing' || state(labels) === 'pending';
         const obs = await evaluateCondition(r.rule.condition, r.rule.severity, {
           reads: o.reads,
           series,
@@ -105,6 +107,7 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
           maxSlices: Math.max(g.group.limit + 1, o.maxSlices ?? 10_000),
           note: (c) => (coverage = c),
           firing,
+          active,
         });
         r.coverage = coverage;
         if (obs.length > g.group.limit)

@@ -239,7 +239,10 @@ const shiftCommon = {
   fallback_peers: z.enum(GROUP_KEYS).optional(),
   /** Longest window a change is accumulated over (the change may have started up to this long ago). */
   horizon: duration.default('60m'),
-  /** False discovery rate across every slice tested in one evaluation (Benjamini–Hochberg). */
+  /**
+   * False discovery rate (Benjamini–Hochberg) across the slices of one evaluation whose change clears
+   * the floors below (min_bad, min_ratio, min_delta; min_slowdown): one under them has no evidence to rank.
+   */
   fdr: z.number().gt(0).lt(1).default(0.01),
   /** Up to tolerance × the reference (its upper confidence bound) is still normal. */
   tolerance: z.number().min(1).max(100).default(1.5),
@@ -284,6 +287,13 @@ export const LatencyShiftSchema = z
     direction: z.enum(['up', 'down']).default('up'),
     /** Linear bins for a bounded field (confidence: { width: 0.05 }) instead of the log buckets. */
     bins: z.union([z.object({ width: z.number().positive() }).strict(), z.object({ per_decade: z.number().int().min(1).max(120) }).strict()]).optional(),
+    /**
+     * A rise that comes with a burst of requests (over the window, at least 1.25× the past hour's
+     * rate, and improbably so) is a queue doing its job while the burst lasts: each of the last this
+     * many minutes must show it on its own before it is a change. A shortfall of capacity that lasts
+     * is still raised, that long in; a rise without a burst is judged at once.
+     */
+    burst_hold: duration.optional(),
     ...shiftCommon,
     min_bad: z.number().int().min(1).default(5),
   })

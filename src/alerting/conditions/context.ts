@@ -18,6 +18,8 @@ export interface ConditionContext {
   note?(coverage: Coverage): void;
   /** Whether this rule's alert for a slice is firing (the sequential detectors' hysteresis). */
   firing?(labels: Labels): boolean;
+  /** Whether it is pending or firing (a burst's rise, once held, is not held again: latency_shift's burst_hold). */
+  active?(labels: Labels): boolean;
 }
 
 /** What one evaluation of a rule could judge: shown beside the rule, never silent. */

@@ -22,6 +22,8 @@ import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
+import { emptyHisto, histoTotal, merge, quantileBucket } from './histo.ts';
+import type { Histo } from './histo.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
@@ -31,8 +33,10 @@ import {
   baselinePhi,
   confirmSpread,
   decide,
+  held,
   holdFiring,
   levelsOf,
+  loadBurst,
   observation,
   parentKey,
   peerKey,
@@ -62,18 +66,6 @@ interface Hist {
 
 const binMs = (axis: Axis, j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
 
-/**
- * A histogram keyed by (mirrored) bucket index: keys in the order they were first added and their
- * rows. Parallel arrays, not a Map: most are filled once from one slice, whose indices come in
- * order and distinct, so nothing needs looking up (`merge` looks up only when a second slice adds).
- */
-interface Histo {
-  keys: number[];
-  vals: number[];
-}
-
-const emptyHisto = (): Histo => ({ keys: [], vals: [] });
-
 /** Rows per bucket index over bins [a, b), as a new histogram (ascending indices, zeros left out). */
 function rangeHisto(h: Hist, a: number, b: number): Histo {
   const out = emptyHisto();
@@ -89,28 +81,6 @@ function rangeHisto(h: Hist, a: number, b: number): Histo {
   }
   return out;
 }
-
-/** Adds `scale` × each of `src`'s rows into `into`, new keys appended in `src`'s order (as a Map would). */
-function merge(into: Histo, src: Histo, scale = 1, divide = 1): void {
-  let pos: Map<number, number> | null = null;
-  for (let x = 0; x < src.keys.length; x++) {
-    const k = src.keys[x]!;
-    const v = divide === 1 ? scale * src.vals[x]! : (scale * src.vals[x]!) / divide;
-    pos ??= new Map(into.keys.map((key, j) => [key, j]));
-    const j = pos.get(k);
-    if (j === undefined) {
-      pos.set(k, into.keys.length);
-      into.keys.push(k);
-      into.vals.push(0 + v);
-    } else into.vals[j]! += v;
-  }
-}
-
-const histoTotal = (m: Histo) => {
-  let t = 0;
-  for (const v of m.vals) t += v;
-  return t;
-};
 
 /**
  * Rows over bins [a, b), and those above a threshold index (in the mirrored space), without building
@@ -130,32 +100,6 @@ function countRange(h: Hist, a: number, b: number, threshold: number): { n: numb
     else for (let x = 0; x < indices.length && -indices[x]! > threshold; x++) k += h.series.count(indices[x]!, from, to);
   }
   return { n, k };
-}
-
-/** The bucket holding the q-quantile of a histogram (keyed by index), and the share above it. */
-export function quantileBucket(h: Histo, q: number): { index: number; total: number; above: number } | null {
-  // The positions in ascending key order: as filled from one slice, the keys are already ascending
-  // (or descending, mirrored), so the sort is skipped.
-  const n = h.keys.length;
-  let order: number[];
-  let asc = true;
-  let desc = true;
-  for (let x = 1; x < n && (asc || desc); x++) {
-    if (h.keys[x]! < h.keys[x - 1]!) asc = false;
-    if (h.keys[x]! > h.keys[x - 1]!) desc = false;
-  }
-  if (asc) order = h.keys.map((_, x) => x);
-  else if (desc) order = h.keys.map((_, x) => n - 1 - x);
-  else order = h.keys.map((_, x) => x).sort((a, b) => h.keys[a]! - h.keys[b]!);
-  let total = 0;
-  for (const x of order) total += h.vals[x]!;
-  if (total <= 0) return null;
-  let cum = 0;
-  for (const x of order) {
-    cum += h.vals[x]!;
-    if (cum >= q * total) return { index: h.keys[x]!, total, above: total - cum };
-  }
-  return { index: h.keys[order[n - 1]!]!, total, above: 0 };
 }
 
 /** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
@@ -201,6 +145,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
+  const hold = c.burst_hold ? Math.round(durationMs(c.burst_hold) / MINUTE_MS) : 0;
   // A parent's past, read once per window for all of its children.
   const parentPast: ParentPast = new Map();
   const tested: Tested[] = [];
@@ -276,8 +221,20 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             ? 1
             : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
         if (level === 0) parentPhi.set(pKey, { phi, n: countRange(h, baseFrom, axis.bins - H, Infinity).n });
-        const t = testWindows(windows, axis.windows, c, (back, wi) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!), phi);
+        const minute = (back: number, wi: number) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!);
+        const t = testWindows(windows, axis.windows, c, minute, phi);
         if (!t) continue;
+        const labels = fields.length > 1 ? { ...h.labels, field } : h.labels;
+        const w0 = axis.windows[t.evidence.window]!;
+        // A burst's rise must hold before it is raised (pending); once raised, it stays as any change does.
+        if (
+          hold > 1 &&
+          ref.kind === 'self' &&
+          !ctx.active?.(labels) &&
+          loadBurst(countRange(h, axis.bins - w0, axis.bins, Infinity).n, countRange(h, axis.bins - w0 - ref.bins, axis.bins - w0, Infinity).n, w0, ref.bins) &&
+          !held(t.evidence, minute, hold)
+        )
+          continue;
         const e = t.evidence;
         // The current q-quantile over the reference's, on the best window only.
         const cur = rangeHisto(h, axis.bins - axis.windows[e.window]!, axis.bins);
@@ -298,7 +255,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const tt: Tested = {
           shared,
           level,
-          labels: fields.length > 1 ? { ...h.labels, field } : h.labels,
+          labels,
           parent: `${field}\u0001${parentKey(h.labels, c.by)}`,
           scope: scopeOf(h.labels, dims, c.by),
           ...t,

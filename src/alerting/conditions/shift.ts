@@ -1,15 +1,15 @@
 /**
  * What the sequential detectors (rate_shift, latency_shift) share: the minute axis, the windows a
  * change may have started in, the reference a slice is judged against, the false-discovery control
- * across every slice of one evaluation, and the localisation that reports the most general slice
- * that explains a change.
+ * across the slices of one evaluation whose change clears the rule's floors, and the localisation
+ * that reports the most general slice that explains a change.
  *
  * The windows end at the evaluation time and are 1, 2, 3, 5, 8, 13, 20, 30, 45, 60, 90, 120
  * minutes long (up to the rule's horizon): the maximum of the evidence over them is a CUSUM whose
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
+import { benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
@@ -174,6 +174,32 @@ export function testWindows(
   return { evidence, excess, pValue: evidencePValue(evidence.logLR, CHANGE_POINTS) };
 }
 
+/** A burst: the window's requests at least this many times the past's rate … */
+export const BURST_RATIO = 1.25;
+/** … and improbably many for that rate (binomial: the window's share of the window and the past together). */
+export const BURST_ALPHA = 0.001;
+
+/**
+ * Whether n requests in the last w minutes are a burst against `past` requests in the refBins
+ * minutes before them. Worked: 224 in a minute after 7,800 in the hour before (130 a minute) is
+ * 1.7× the rate, and P(≥ 224 of 8,024 fall in 1 of 61 minutes) ≈ 9e−14: a burst; 150 (1.15×) is not.
+ */
+export function loadBurst(n: number, past: number, w: number, refBins: number): boolean {
+  return n * refBins >= BURST_RATIO * past * w && binomialUpperTail(n, n + past, w / (w + refBins)) < BURST_ALPHA;
+}
+
+/** A minute shows a change on its own if its bad requests are this improbable at the null rate p0. */
+export const HOLD_ALPHA = 0.05;
+
+/** Whether each of the last `hold` minutes shows the change on its own (binomial tail at p0 below HOLD_ALPHA). */
+export function held(e: { window: number; p0: number }, minute: (back: number, window: number) => { n: number; k: number }, hold: number): boolean {
+  for (let back = 0; back < hold; back++) {
+    const m = minute(back, e.window);
+    if (!(m.k >= 1 && binomialUpperTail(m.k, m.n, e.p0) < HOLD_ALPHA)) return false;
+  }
+  return true;
+}
+
 /** Pseudo-requests of the parent's normal a child's thin past is shrunk with. */
 export const SHRINK_REQUESTS = 100;
 
@@ -198,7 +224,8 @@ export function siblingsChanged(
 export const EXPLAIN_SHARE = 0.6;
 
 /**
- * Benjamini–Hochberg across every tested slice at `fdr`, then localisation: under a discovered
+ * Benjamini–Hochberg at `fdr` across the tested slices (those whose change clears the rule's floors:
+ * min_bad, min_ratio, min_delta, min_slowdown; one under them has no evidence to rank), then localisation: under a discovered
  * level-0 slice, the discovered child (in any localize dimension) that carries at least 60 % of
  * the parent's excess in the parent's best window is reported instead of the parent; discovered
  * children under a parent that is not discovered are reported as they are (a small tenant whose
