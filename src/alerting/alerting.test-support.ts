@@ -14,6 +14,12 @@ export function fakeReads(aggregate: AggregateFn): TypedReads {
   return { aggregate: async (s: QuerySpec) => aggregate(s), bucketCounts: no, events: no, resources: no };
 }
 
+/** A lognormal draw around `median` with spread sigma (Box–Muller), rounded to the microsecond. */
+export function lognormal(rnd: () => number, median: number, sigma: number): number {
+  const z = Math.sqrt(-2 * Math.log(Math.max(rnd(), 1e-12))) * Math.cos(2 * Math.PI * rnd());
+  return Math.round(median * Math.exp(sigma * z) * 1000) / 1000;
+}
+
 /** Parses rule YAML or throws with the problems. */
 export function rulesFrom(yaml: string): RuleGroup[] {
   const r = parseRuleText(yaml, 'test.yaml');

@@ -5,6 +5,7 @@ import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
+import { lognormal } from '../alerting.test-support.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';
@@ -15,12 +16,6 @@ const MIN = 60_000;
 const HISTORY_MS = 150 * MIN;
 
 let store: Store;
-
-/** A lognormal draw around `median` with spread sigma. */
-function lognormal(rnd: () => number, median: number, sigma: number): number {
-  const z = Math.sqrt(-2 * Math.log(Math.max(rnd(), 1e-12))) * Math.cos(2 * Math.PI * rnd());
-  return Math.round(median * Math.exp(sigma * z) * 1000) / 1000;
-}
 
 /**
  * A request a second per model, total time around 40 ms. `blip`: twice the requests over the last

@@ -7,6 +7,7 @@ import type { ResourceSample } from '../../schema/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
+import { lognormal } from '../alerting.test-support.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
@@ -21,12 +22,6 @@ const HISTORY_MS = 150 * MIN;
 
 let store: Store;
 let series: SeriesCache;
-
-/** A lognormal draw around `median` with spread sigma. */
-function lognormal(rnd: () => number, median: number, sigma: number): number {
-  const z = Math.sqrt(-2 * Math.log(Math.max(rnd(), 1e-12))) * Math.cos(2 * Math.PI * rnd());
-  return Math.round(median * Math.exp(sigma * z) * 1000) / 1000;
-}
 
 beforeAll(async () => {
   store = await createDuckDBStore({ path: ':memory:' });
