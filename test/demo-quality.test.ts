@@ -129,8 +129,10 @@ describe('demo result quality, end to end', () => {
     expect(during.verdict, detail).toBe('drift');
     expect(during.p_value ?? 1, detail).toBeLessThan(0.001);
     expect(quiet.verdict, detail).not.toBe('not_enough_data');
+    // The quiet window is judged by its p-value alone. Its KS statistic against half the incident's
+    // is no test: at ~50 answers a side the null statistic's 95th percentile is 1.36 × √(101 / 2550)
+    // = 0.27, above half a typical incident's 0.41 (a quiet window at 0.206, p 0.20, failed it).
     expect(quiet.p_value ?? 0, detail).toBeGreaterThan(0.001);
-    expect(quiet.statistic, detail).toBeLessThan((during.statistic ?? 0) / 2);
   });
 
   it('canary regression: v2 hit rate (correct_rate) falls below v1', async () => {
