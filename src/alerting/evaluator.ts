@@ -99,7 +99,7 @@ export function createEvaluator(o: EvaluatorOptions): Evaluator {
         let coverage: Coverage | null = null;
         const state = (labels: Labels) => r.alerts.get(fingerprint(alertLabels(r.rule, labels)))?.state;
         const firing = (labels: Labels) => state(labels) === 'firing';
-        const active = (labels: Labels) => state(labels) === 'firing' || state(labels) === 'pending';
+        const active = (labels: Labels) => (state(labels) ?? 'resolved') !== 'resolved';
         const obs = await evaluateCondition(r.rule.condition, r.rule.severity, {
           reads: o.reads,
           series,

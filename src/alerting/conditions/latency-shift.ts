@@ -318,11 +318,10 @@ function referenceHist(
   parentPast: ParentPast,
   quantile: number,
 ): Histo | null {
-  const total = histoTotal;
   const fromPeers = () => {
     const m = emptyHisto();
     for (const p of peers) merge(m, rangeHisto(p, L - w, L));
-    return total(m) >= ref.minCount ? m : null;
+    return histoTotal(m) >= ref.minCount ? m : null;
   };
   if (ref.kind === 'peers') return fromPeers();
   const m = rangeHisto(h, L - w - ref.bins, L - w);
@@ -335,14 +334,14 @@ function referenceHist(
     let past = byWindow.get(w);
     if (!past) {
       const p = rangeHisto(parent, L - w - ref.bins, L - w);
-      byWindow.set(w, (past = { p, pt: total(p) }));
+      byWindow.set(w, (past = { p, pt: histoTotal(p) }));
     }
     const { p, pt } = past;
     if (pt < ref.minCount) return null;
     merge(m, p, SHRINK_REQUESTS, pt);
     return m;
   }
-  if (total(m) >= ref.minCount) return m;
+  if (histoTotal(m) >= ref.minCount) return m;
   if (!fallback) return null;
   // Too thin a past: the other versions at the same time, if this one looked like them before. A
   // version new in the window has no past to tell; one that served before, however thinly, may have
