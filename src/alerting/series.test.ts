@@ -105,3 +105,58 @@ describe('series cache rows', () => {
     await expect(cache.rows(SPEC, T0 + 90 * MIN, 60 * MIN, 50)).rejects.toMatchObject({ code: 'resource_exhausted' });
   });
 });
+
+describe('series cache buckets', () => {
+  let s2: Store;
+  beforeAll(async () => {
+    s2 = await createDuckDBStore({ path: ':memory:' });
+    await s2.migrate();
+    // Two versions over 60 minutes; v2's latencies reach higher buckets only after minute 30, so a
+    // bucket first appears in a later read (after the slice's bucket order was built).
+    const lines: string[] = [];
+    for (let i = 0; i < 1200; i++) {
+      const ts = T0 + i * 3000 + ((i * 7919) % 3) * 1000;
+      const v = i % 2 ? 'v1' : 'v2';
+      const late = ts >= T0 + 30 * MIN;
+      const ms = 5 + ((i * 37) % 97) * (v === 'v2' && late ? 40 : 1);
+      lines.push(JSON.stringify({ ts, model: 'm', model_version: v, status: 'ok', total_ms: ms }));
+    }
+    await s2.appendEvents(lines);
+  });
+  afterAll(async () => {
+    await s2?.close();
+  });
+
+  it('countsOver answers the same counts as count, and a direct read, at every minute, live and with read-ahead', async () => {
+    const reads = typedReads(s2);
+    const spec = { kind: 'buckets', filters: {}, by: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 } } as const;
+    const caches = [createSeriesCache({ reads }), createSeriesCache({ reads, readAheadMs: 30 * MIN })];
+    let compared = 0;
+    let grew = false;
+    for (let now = T0 + 5 * MIN; now <= T0 + 60 * MIN; now += MIN) {
+      const from = now - 10 * MIN;
+      const direct = new Map<string, number>();
+      for (const r of await s2.bucketCounts({ fromMs: from, toMs: now, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 10_000 }))
+        r.indices.forEach((i, x) => direct.set(`${r.slice.model_version} ${i}`, (direct.get(`${r.slice.model_version} ${i}`) ?? 0) + r.counts[x]!));
+      for (const cache of caches) {
+        const got = new Map<string, number>();
+        for (const s of (await cache.buckets(spec, now, 40 * MIN)).values()) {
+          const indices = s.indices();
+          const over = s.countsOver(from, now);
+          let total = 0;
+          indices.forEach((i, x) => {
+            expect(over(x)).toBe(s.count(i, from, now));
+            total += over(x);
+            if (over(x) !== 0) got.set(`${s.labels.model_version} ${i}`, over(x));
+          });
+          expect(total).toBe(s.total(from, now));
+          if (s.labels.model_version === 'v2' && indices[indices.length - 1]! > 40) grew = true;
+        }
+        expect(got).toEqual(direct);
+        compared += got.size;
+      }
+    }
+    expect(grew).toBe(true);
+    expect(compared).toBeGreaterThan(1000);
+  });
+});

@@ -47,6 +47,12 @@ export interface SliceSeries {
   indices(): readonly number[];
   /** Rows in bucket `index` over [fromMs, toMs) (buckets series). */
   count(index: number, fromMs: number, toMs: number): number;
+  /**
+   * Rows over [fromMs, toMs) of the bucket at position `x` of `indices()` (buckets series): the same
+   * numbers as `count`, the range resolved once and no bucket looked up (a detector that reads every
+   * bucket of a range, or walks a tail).
+   */
+  countsOver(fromMs: number, toMs: number): (x: number) => number;
   /** Rows in every bucket over [fromMs, toMs) (buckets series): one lookup instead of a sum over the indices. */
   total(fromMs: number, toMs: number): number;
 }
@@ -149,8 +155,18 @@ class Column {
 interface Slice {
   labels: Labels;
   cols: Map<string | number, Column>;
-  /** Bucket indices, sorted, for buckets series. */
+  /** Bucket indices, sorted, for buckets series, and their columns in the same order. */
   sorted: number[] | null;
+  sortedCols: Column[] | null;
+}
+
+/** A slice's bucket indices ascending and their columns, rebuilt after a bucket is added. */
+function ordered(s: Slice): { sorted: number[]; sortedCols: Column[] } {
+  if (!s.sorted || !s.sortedCols) {
+    s.sorted = [...s.cols.keys()].filter((k): k is number => typeof k === 'number').sort((a, b) => a - b);
+    s.sortedCols = s.sorted.map((k) => s.cols.get(k)!);
+  }
+  return { sorted: s.sorted, sortedCols: s.sortedCols };
 }
 
 interface Entry {
@@ -198,7 +214,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     spec: SeriesSpec,
     fromMs: number,
     toMs: number,
-    put: (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => void,
+    put: (minuteMs: number, labels: Labels, row: { measures?: QueryRow; indices?: readonly number[]; counts?: readonly number[] }) => void,
   ): Promise<void> {
     for (let a = fromMs; a < toMs; a += chunkMs) {
       const b = Math.min(toMs, a + chunkMs);
@@ -235,7 +251,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           buckets: spec.buckets,
           limit: MAX_ROWS_PER_READ,
         });
-        for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { index: r.index, n: r.n });
+        for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { indices: r.indices, counts: r.counts });
       }
     }
   }
@@ -250,8 +266,14 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         const c = s.cols.get(name);
         return c ? (fromMs, toMs) => c.range(idx(fromMs), idx(toMs)) : () => 0;
       },
-      indices: () => (s.sorted ??= [...s.cols.keys()].filter((k): k is number => typeof k === 'number').sort((a, b) => a - b)),
+      indices: () => ordered(s).sorted,
       count: (index, fromMs, toMs) => s.cols.get(index)?.range(idx(fromMs), idx(toMs)) ?? 0,
+      countsOver: (fromMs, toMs) => {
+        const cols = ordered(s).sortedCols;
+        const a = idx(fromMs);
+        const b = idx(toMs);
+        return (x) => cols[x]!.range(a, b);
+      },
       total: (fromMs, toMs) => s.cols.get(ALL_BUCKETS)?.range(idx(fromMs), idx(toMs)) ?? 0,
     };
   }
@@ -304,16 +326,17 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         if (!c) {
           s.cols.set(name, (c = new Column(entry.cap)));
           s.sorted = null;
+          s.sortedCols = null;
         }
         return c;
       };
       const slot = (labels: Labels) => {
         const k = labelsKey(labels, spec.by);
         let s = entry.slices.get(k);
-        if (!s) entry.slices.set(k, (s = { labels, cols: new Map(), sorted: null }));
+        if (!s) entry.slices.set(k, (s = { labels, cols: new Map(), sorted: null, sortedCols: null }));
         return s;
       };
-      const put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; index?: number; n?: number }) => {
+      const put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; indices?: readonly number[]; counts?: readonly number[] }) => {
         const j = at(minuteMs);
         if (j < 0 || j >= entry.cap) return;
         const s = slot(labels);
@@ -325,8 +348,14 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           for (const m of spec.measures) column(s, m).set(j, value(m));
           for (const p of spec.products ?? []) column(s, p.name).set(j, value(p.rate) * value(p.weight));
         } else {
-          column(s, row.index!).add(j, row.n!);
-          column(s, ALL_BUCKETS).add(j, row.n!);
+          // Counts are whole numbers: their sum is exact in any order.
+          const all = column(s, ALL_BUCKETS);
+          const indices = row.indices!;
+          const counts = row.counts!;
+          for (let x = 0; x < indices.length; x++) {
+            column(s, indices[x]!).add(j, counts[x]!);
+            all.add(j, counts[x]!);
+          }
         }
       };
       const clear = (fromMs: number) => {

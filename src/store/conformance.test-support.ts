@@ -329,16 +329,16 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, op
         limit: 100,
       });
       const sorted = [...rows].sort(
-        (a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)) || a.index - b.index,
+        (a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)),
       );
       // 20 per decade: ⌈20·log10 v⌉ → 10 → 20, 20 → 27 (26.02), 30 → 30 (29.54), 40 → 33 (32.04),
       // 50 → 34 (33.98), 60 → 36 (35.56); v2: 70 → 37 (36.90), 80 → 39 (38.06), 90 → 40 (39.08),
-      // 100 → 40 (exactly 40: a bound closes its bucket); 0 ms goes to the zero bucket.
+      // 100 → 40 (exactly 40: a bound closes its bucket); 0 ms goes to the zero bucket. One row per
+      // step and slice, its buckets ascending.
       expect(sorted).toEqual([
-        ...[20, 27, 30, 33, 34, 36].map((index) => ({ bucketMs: T0, slice: { model_version: 'v1' }, index, n: 1 })),
-        ...[37, 39].map((index) => ({ bucketMs: T0, slice: { model_version: 'v2' }, index, n: 1 })),
-        { bucketMs: T0, slice: { model_version: 'v2' }, index: 40, n: 2 },
-        { bucketMs: T0 + MIN, slice: { model_version: 'v1' }, index: -32768, n: 1 },
+        { bucketMs: T0, slice: { model_version: 'v1' }, indices: [20, 27, 30, 33, 34, 36], counts: [1, 1, 1, 1, 1, 1] },
+        { bucketMs: T0, slice: { model_version: 'v2' }, indices: [37, 39, 40], counts: [1, 1, 2] },
+        { bucketMs: T0 + MIN, slice: { model_version: 'v1' }, indices: [-32768], counts: [1] },
       ]);
       const conf = await store.bucketCounts({
         fromMs: T0,
@@ -350,7 +350,7 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, op
         buckets: { width: 0.05 },
         limit: 100,
       });
-      expect(conf).toEqual([{ bucketMs: T0, slice: {}, index: 18, n: 1 }]);
+      expect(conf).toEqual([{ bucketMs: T0, slice: {}, indices: [18], counts: [1] }]);
       await expect(
         store.bucketCounts({
           fromMs: T0,

@@ -117,19 +117,26 @@ export function toStoredSample(r: Row): StoredSample {
 }
 
 /**
- * Bucket-count rows (bucket, the group-by columns, idx, n), read with a limit of `spec.limit + 1`:
- * more than `spec.limit` of them is the caller's `resource_exhausted`, as the contract says.
+ * Bucket-count rows (bucket, the group-by columns, and the step's buckets: `idx` and `n` lists
+ * sorted by index, or `pairs` of [idx, n] sorted), their counts read with a limit of
+ * `spec.limit + 1`: more than `spec.limit` counts is the caller's `resource_exhausted`, as the
+ * contract says.
  */
 export function toBucketCountRows(spec: BucketCountSpec, dims: readonly string[], rows: Row[]): BucketCountRow[] {
-  if (rows.length > spec.limit)
+  let total = 0;
+  const out = rows.map((r): BucketCountRow => {
+    const slice: Record<string, string | null> = {};
+    for (const d of dims) slice[d] = (r[d] as string | null) ?? null;
+    const pairs = r.pairs as [unknown, unknown][] | undefined;
+    const indices = pairs ? pairs.map((x) => Number(x[0])) : (r.idx as unknown[]).map(Number);
+    const counts = pairs ? pairs.map((x) => Number(x[1])) : (r.n as unknown[]).map(Number);
+    total += indices.length;
+    return { bucketMs: Number(r.bucket), slice, indices, counts };
+  });
+  if (total > spec.limit)
     throw new InferlensError(
       'resource_exhausted',
       `more than ${spec.limit} bucket counts for ${spec.column} by ${spec.groupBy.join(', ') || 'nothing'}: narrow the filters or the range`,
     );
-  return rows.map((r) => ({
-    bucketMs: Number(r.bucket),
-    slice: Object.fromEntries(dims.map((d) => [d, (r[d] as string | null) ?? null])),
-    index: Number(r.idx),
-    n: Number(r.n),
-  }));
+  return out;
 }

@@ -72,10 +72,12 @@ function rangeHisto(h: Hist, a: number, b: number): Histo {
   const from = binMs(h.axis, a);
   const to = binMs(h.axis, b);
   if (to <= from) return out;
-  for (const i of h.series.indices()) {
-    const v = h.series.count(i, from, to);
+  const indices = h.series.indices();
+  const count = h.series.countsOver(from, to);
+  for (let x = 0; x < indices.length; x++) {
+    const v = count(x);
     if (v !== 0) {
-      out.keys.push(h.sign * i + 0); // +0, not −0 (a Map key would be +0)
+      out.keys.push(h.sign * indices[x]! + 0); // +0, not −0 (a Map key would be +0)
       out.vals.push(v);
     }
   }
@@ -96,8 +98,9 @@ function countRange(h: Hist, a: number, b: number, threshold: number): { n: numb
   if (threshold !== Infinity && n > 0) {
     // Only the tail: the indices are ascending, so walk in from the end the threshold looks at.
     const indices = h.series.indices();
-    if (h.sign === 1) for (let x = indices.length - 1; x >= 0 && indices[x]! > threshold; x--) k += h.series.count(indices[x]!, from, to);
-    else for (let x = 0; x < indices.length && -indices[x]! > threshold; x++) k += h.series.count(indices[x]!, from, to);
+    const count = h.series.countsOver(from, to);
+    if (h.sign === 1) for (let x = indices.length - 1; x >= 0 && indices[x]! > threshold; x--) k += count(x);
+    else for (let x = 0; x < indices.length && -indices[x]! > threshold; x++) k += count(x);
   }
   return { n, k };
 }

@@ -441,9 +441,12 @@ export function createClickHouseStore(options: ClickHouseStoreOptions): Store {
           : `toInt32(floor(toFloat64(assumeNotNull(${col})) / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}))`;
       const w = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
       const g = dims.map((d) => `, ${d}`).join('');
+      // One row per step and slice, its buckets as (index, rows) pairs sorted by index.
       const rows = await read(
-        `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket${g}, ${index} AS idx, count() AS n
-         FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY bucket${g}, idx ORDER BY bucket LIMIT ${p.int(spec.limit + 1)}`,
+        `SELECT bucket${g}, arraySort(groupArray((idx, n))) AS pairs FROM (
+           SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket${g}, ${index} AS idx, count() AS n
+           FROM ${t('events')} WHERE ${w} AND ${col} IS NOT NULL GROUP BY bucket${g}, idx LIMIT ${p.int(spec.limit + 1)})
+         GROUP BY bucket${g} ORDER BY bucket`,
         p.values,
       );
       return toBucketCountRows(spec, dims, rows);

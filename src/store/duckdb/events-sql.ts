@@ -36,9 +36,12 @@ export async function bucketCounts(read: ReadFn, spec: BucketCountSpec): Promise
       ? sketchIndexSql(col, spec.buckets.perDecade)
       : `CAST(floor(${col} / ${p.add(spec.buckets.width)} + ${SKETCH_INDEX_EPSILON}) AS INTEGER)`;
   const where = whereClause(p, spec.fromMs, spec.toMs, spec.filters, spec.includeProbes);
+  // One row per step and slice, its buckets as two lists (the counts bounded by the limit first).
   const rows = await read(
-    `SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, ${dims.map((d) => `${d}, `).join('')}${index} AS idx, count(*) AS n
-     FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL ORDER BY bucket LIMIT ${p.add(spec.limit + 1)}`,
+    `WITH c AS (SELECT ${bucketSql(p, spec.fromMs, spec.stepMs)} AS bucket, ${dims.map((d) => `${d}, `).join('')}${index} AS idx, count(*) AS n
+       FROM events WHERE ${where} AND ${col} IS NOT NULL GROUP BY ALL LIMIT ${p.add(spec.limit + 1)})
+     SELECT bucket, ${dims.map((d) => `${d}, `).join('')}list(CAST(idx AS INTEGER) ORDER BY idx) AS idx, list(CAST(n AS DOUBLE) ORDER BY idx) AS n
+     FROM c GROUP BY ALL ORDER BY bucket`,
     p.values,
   );
   return toBucketCountRows(spec, dims, rows);
