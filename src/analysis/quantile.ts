@@ -10,7 +10,7 @@
  * Type-7 quantile of values already sorted ascending. Returns NaN for an empty array or a q
  * outside [0, 1]; the caller sorts (see `quantiles` to sort once for many q).
  */
-export function quantile(sortedValues: readonly number[], q: number): number {
+export function quantile(sortedValues: ArrayLike<number>, q: number): number {
   const n = sortedValues.length;
   if (n === 0 || !(q >= 0 && q <= 1)) return NaN;
   const h = (n - 1) * q;

@@ -11,7 +11,7 @@
  */
 import { tieTerm } from './mann-kendall.ts';
 import { phiInverse } from './normal.ts';
-import { median } from './quantile.ts';
+import { median, quantile } from './quantile.ts';
 
 export interface TheilSenResult {
   /** Median pairwise slope, in y units per t unit. NaN with fewer than 2 distinct t. */
@@ -31,16 +31,32 @@ function roundHalfEven(x: number): number {
 /** Theil–Sen slope of y against t with its confidence interval (default 95 %). */
 export function theilSen(t: readonly number[], y: readonly number[], confidence = 0.95): TheilSenResult {
   const n = Math.min(t.length, y.length);
-  const slopes: number[] = [];
+  const all = new Float64Array((n * (n - 1)) / 2);
+  let count = 0;
+  let plain = true;
   for (let i = 0; i < n - 1; i++) {
     for (let j = i + 1; j < n; j++) {
       const dt = (t[j] as number) - (t[i] as number);
-      if (dt !== 0) slopes.push(((y[j] as number) - (y[i] as number)) / dt);
+      if (dt !== 0) {
+        const s = ((y[j] as number) - (y[i] as number)) / dt;
+        if (Number.isNaN(s) || Object.is(s, -0)) plain = false;
+        all[count++] = s;
+      }
     }
   }
-  if (slopes.length === 0) return { slope: NaN, intercept: NaN, slopeLo: NaN, slopeHi: NaN, confidence };
-  slopes.sort((a, b) => a - b);
-  const slope = median(slopes);
+  if (count === 0) return { slope: NaN, intercept: NaN, slopeLo: NaN, slopeHi: NaN, confidence };
+  // Without NaN or −0 among them, the typed array's numeric sort puts the slopes in the order the
+  // comparison sort does (equal values are the same number), sorted once instead of twice.
+  let slopes: ArrayLike<number>;
+  let slope: number;
+  if (plain) {
+    slopes = all.subarray(0, count).sort();
+    slope = quantile(slopes, 0.5);
+  } else {
+    const sorted = Array.from(all.subarray(0, count)).sort((a, b) => a - b);
+    slopes = sorted;
+    slope = median(sorted);
+  }
   const intercept = median(y.slice(0, n)) - slope * median(t.slice(0, n));
   const sigma = Math.sqrt((n * (n - 1) * (2 * n + 5) - tieTerm(t.slice(0, n)) - tieTerm(y.slice(0, n))) / 18);
   if (!(sigma > 0)) return { slope, intercept, slopeLo: NaN, slopeHi: NaN, confidence };
