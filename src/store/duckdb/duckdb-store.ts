@@ -154,11 +154,18 @@ export async function createDuckDBStore(options: DuckDBStoreOptions): Promise<St
     if (closed) throw new InferlensError('unavailable', 'the store is closed (the server is stopping): retry against a running server');
     const conn = readers[nextReader++ % readers.length]!;
     const reader = await track(conn.runAndReadAll(sql, params as never));
-    return reader.getRowObjectsJS().map((r) => {
-      const out: Row = {};
-      for (const k in r) out[k] = plain(r[k]);
-      return out;
-    });
+    // Converted column by column, then one object per row (the row objects DuckDB's reader builds
+    // would be copied again here: ~0.5 M rows a backtest, twice the garbage).
+    const names = reader.deduplicatedColumnNames();
+    const columns = reader.getColumnsJS();
+    const rows = columns.length === 0 ? 0 : columns[0]!.length;
+    const out: Row[] = new Array(rows);
+    for (let i = 0; i < rows; i++) {
+      const r: Row = {};
+      for (let c = 0; c < names.length; c++) r[names[c]!] = plain(columns[c]![i]);
+      out[i] = r;
+    }
+    return out;
   }
 
   async function inTransaction<T>(conn: DuckDBConnection, fn: () => Promise<T>): Promise<T> {
