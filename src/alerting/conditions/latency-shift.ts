@@ -122,6 +122,34 @@ export function referenceBucket(h: Histo, q: number): { index: number; total: nu
   return b ? { ...b, q: qe } : null;
 }
 
+/**
+ * `referenceBucket` of a slice's own rows over [fromMs, toMs), without building the histogram: the
+ * rows are whole numbers, so the total (read from the all-buckets column) and every partial sum are
+ * the same integers whatever the order they add in, and `cum ≥ q·total` is decided on the same
+ * numbers. The walk comes in from the tail (above = total − cum), so a P99 visits a few buckets,
+ * not all of them. Null when the slice has no row there.
+ */
+export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number): ReturnType<typeof referenceBucket> {
+  const total = toMs <= fromMs ? 0 : series.total(fromMs, toMs);
+  if (total <= 0) return null;
+  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const indices = series.indices();
+  const count = series.countsOver(fromMs, toMs);
+  // The tail end of the (mirrored) keys: the highest index up, the lowest down.
+  const n = indices.length;
+  let above = 0;
+  let found: { index: number; above: number } | null = null;
+  for (let s = 0; s < n; s++) {
+    const x = sign === 1 ? n - 1 - s : s;
+    const v = count(x);
+    if (v === 0) continue;
+    if (!(total - above >= qe * total)) break;
+    found = { index: sign * indices[x]! + 0, above };
+    above += v;
+  }
+  return found ? { index: found.index, total, above: found.above, q: qe } : null;
+}
+
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const fields: NumericField[] = Array.isArray(c.field) ? c.field : [c.field];
   // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
@@ -196,8 +224,18 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
-            const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast, c.quantile);
-            qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
+            // A slice judged against its own past alone (not a child shrunk toward its parent) with
+            // enough of it: its bucket read straight from its columns (the same numbers).
+            const own =
+              ref.kind === 'self' && !(level > 0 && parent)
+                ? { a: binMs(axis, axis.bins - anchor - ref.bins), b: binMs(axis, axis.bins - anchor) }
+                : null;
+            if (own && (own.b <= own.a ? 0 : h.series.total(own.a, own.b)) >= ref.minCount)
+              qbs.set(anchor, ownReferenceBucket(h.series, sign, own.a, own.b, c.quantile));
+            else {
+              const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast, c.quantile);
+              qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
+            }
           }
           const qb = qbs.get(anchor)!;
           thresholds.push(qb?.index ?? NaN);
