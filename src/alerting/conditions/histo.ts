@@ -1,7 +1,12 @@
 /**
  * The histograms latency_shift builds per evaluation (reference windows, a parent's past, the current
- * window), keyed by (mirrored) bucket index, and the quantile bucket of one.
+ * window), keyed by (mirrored) bucket index, and the quantile bucket of one; and the reference
+ * bucket of a slice's own past (or a child's, shrunk toward its parent's) read straight from its
+ * series, the same numbers as from the histogram.
  */
+import type { SliceSeries } from '../series.ts';
+import { SHRINK_REQUESTS } from './shift.ts';
+
 /**
  * A histogram keyed by (mirrored) bucket index: keys in the order they were first added and their
  * rows. Parallel arrays, not a Map: most are filled once from one slice, whose indices come in
@@ -60,4 +65,119 @@ export function quantileBucket(h: Histo, q: number): { index: number; total: num
     if (cum >= q * total) return { index: h.keys[x]!, total, above: total - cum };
   }
   return { index: h.keys[order[n - 1]!]!, total, above: 0 };
+}
+
+/** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
+export const MIN_TAIL_REQUESTS = 10;
+
+/**
+ * The reference's threshold bucket at quantile q — or, when the reference is too thin to hold
+ * MIN_TAIL_REQUESTS above its q-quantile, at the highest quantile it can estimate, 1 − 10 / total
+ * (not below the median). A P99 of 60 requests is their maximum, and the share of new requests
+ * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
+ * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
+ */
+export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
+  const total = histoTotal(h);
+  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const b = quantileBucket(h, qe);
+  return b ? { ...b, q: qe } : null;
+}
+
+/**
+ * `referenceBucket` of a slice's own rows over [fromMs, toMs), without building the histogram: the
+ * rows are whole numbers, so the total (read from the all-buckets column) and every partial sum are
+ * the same integers whatever the order they add in, and `cum ≥ q·total` is decided on the same
+ * numbers. The walk comes in from the tail (above = total − cum), so a P99 visits a few buckets,
+ * not all of them. Null when the slice has no row there.
+ */
+export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number): ReturnType<typeof referenceBucket> {
+  const total = toMs <= fromMs ? 0 : series.total(fromMs, toMs);
+  if (total <= 0) return null;
+  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const indices = series.indices();
+  const count = series.countsOver(fromMs, toMs);
+  // The tail end of the (mirrored) keys: the highest index up, the lowest down.
+  const n = indices.length;
+  let above = 0;
+  let found: { index: number; above: number } | null = null;
+  for (let s = 0; s < n; s++) {
+    const x = sign === 1 ? n - 1 - s : s;
+    const v = count(x);
+    if (v === 0) continue;
+    if (!(total - above >= qe * total)) break;
+    found = { index: sign * indices[x]! + 0, above };
+    above += v;
+  }
+  return found ? { index: found.index, total, above: found.above, q: qe } : null;
+}
+
+/**
+ * `referenceBucket` of a child's own rows over [fromMs, toMs) shrunk toward its parent's past `p`
+ * (total `pt`), as `merge(own, p, SHRINK_REQUESTS, pt)` builds it, without building it: every value,
+ * and the two totals referenceBucket adds (its own total in the merged histogram's order: the
+ * child's keys, then the parent's new ones; quantileBucket's in ascending key order), added in the
+ * same order, so the same floating-point numbers. Null when the merged histogram has no row.
+ */
+export function shrunkReferenceBucket(
+  series: SliceSeries,
+  sign: 1 | -1,
+  fromMs: number,
+  toMs: number,
+  p: Histo,
+  pt: number,
+  q: number,
+): ReturnType<typeof referenceBucket> {
+  // The union of both sides' bucket indices, ascending: own rows, the parent's share, and which side has it.
+  const index: number[] = [];
+  const value: number[] = [];
+  const ownKey: boolean[] = [];
+  const indices = series.indices();
+  const count = toMs <= fromMs ? () => 0 : series.countsOver(fromMs, toMs);
+  let x = 0;
+  let y = 0;
+  const share = (j: number) => (pt === 1 ? SHRINK_REQUESTS * p.vals[j]! : (SHRINK_REQUESTS * p.vals[j]!) / pt);
+  while (x < indices.length || y < p.keys.length) {
+    const i = x < indices.length ? indices[x]! : Infinity;
+    const pi = y < p.keys.length ? sign * p.keys[y]! : Infinity;
+    const own = i <= pi ? count(x) : 0;
+    if (i < pi && own === 0) {
+      x++;
+      continue;
+    }
+    if (i === pi) {
+      index.push(i);
+      value.push(own === 0 ? 0 + share(y) : own + share(y));
+      ownKey.push(own !== 0);
+      x++;
+      y++;
+    } else if (i < pi) {
+      index.push(i);
+      value.push(own);
+      ownKey.push(true);
+      x++;
+    } else {
+      index.push(pi);
+      value.push(0 + share(y));
+      ownKey.push(false);
+      y++;
+    }
+  }
+  const n = index.length;
+  // referenceBucket's total: the merged histogram's order (the child's keys, then the parent's new ones).
+  let total1 = 0;
+  for (let j = 0; j < n; j++) if (ownKey[j]) total1 += value[j]!;
+  for (let j = 0; j < n; j++) if (!ownKey[j]) total1 += value[j]!;
+  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total1)));
+  // quantileBucket's: ascending (mirrored) keys.
+  const at = (r: number) => (sign === 1 ? r : n - 1 - r);
+  let total = 0;
+  for (let r = 0; r < n; r++) total += value[at(r)]!;
+  if (total <= 0) return null;
+  let cum = 0;
+  for (let r = 0; r < n; r++) {
+    cum += value[at(r)]!;
+    if (cum >= qe * total) return { index: sign * index[at(r)]! + 0, total, above: total - cum, q: qe };
+  }
+  return { index: sign * index[at(n - 1)]! + 0, total, above: 0, q: qe };
 }

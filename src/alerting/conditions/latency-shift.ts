@@ -22,12 +22,11 @@ import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
-import { emptyHisto, histoTotal, merge, quantileBucket } from './histo.ts';
+import { emptyHisto, histoTotal, merge, ownReferenceBucket, quantileBucket, referenceBucket, shrunkReferenceBucket } from './histo.ts';
 import type { Histo } from './histo.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
-  SHRINK_REQUESTS,
   SPREAD_STEP_MS,
   axisFor,
   baselinePhi,
@@ -105,51 +104,6 @@ function countRange(h: Hist, a: number, b: number, threshold: number): { n: numb
   return { n, k };
 }
 
-/** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
-export const MIN_TAIL_REQUESTS = 10;
-
-/**
- * The reference's threshold bucket at quantile q — or, when the reference is too thin to hold
- * MIN_TAIL_REQUESTS above its q-quantile, at the highest quantile it can estimate, 1 − 10 / total
- * (not below the median). A P99 of 60 requests is their maximum, and the share of new requests
- * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
- * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
- */
-export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
-  const total = histoTotal(h);
-  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
-  const b = quantileBucket(h, qe);
-  return b ? { ...b, q: qe } : null;
-}
-
-/**
- * `referenceBucket` of a slice's own rows over [fromMs, toMs), without building the histogram: the
- * rows are whole numbers, so the total (read from the all-buckets column) and every partial sum are
- * the same integers whatever the order they add in, and `cum ≥ q·total` is decided on the same
- * numbers. The walk comes in from the tail (above = total − cum), so a P99 visits a few buckets,
- * not all of them. Null when the slice has no row there.
- */
-export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number): ReturnType<typeof referenceBucket> {
-  const total = toMs <= fromMs ? 0 : series.total(fromMs, toMs);
-  if (total <= 0) return null;
-  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
-  const indices = series.indices();
-  const count = series.countsOver(fromMs, toMs);
-  // The tail end of the (mirrored) keys: the highest index up, the lowest down.
-  const n = indices.length;
-  let above = 0;
-  let found: { index: number; above: number } | null = null;
-  for (let s = 0; s < n; s++) {
-    const x = sign === 1 ? n - 1 - s : s;
-    const v = count(x);
-    if (v === 0) continue;
-    if (!(total - above >= qe * total)) break;
-    found = { index: sign * indices[x]! + 0, above };
-    above += v;
-  }
-  return found ? { index: found.index, total, above: found.above, q: qe } : null;
-}
-
 export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const fields: NumericField[] = Array.isArray(c.field) ? c.field : [c.field];
   // Up: the share above the reference's q-quantile; down (a confidence that drops): the share below
@@ -224,16 +178,18 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
-            // A slice judged against its own past alone (not a child shrunk toward its parent) with
-            // enough of it: its bucket read straight from its columns (the same numbers).
-            const own =
-              ref.kind === 'self' && !(level > 0 && parent)
-                ? { a: binMs(axis, axis.bins - anchor - ref.bins), b: binMs(axis, axis.bins - anchor) }
-                : null;
-            if (own && (own.b <= own.a ? 0 : h.series.total(own.a, own.b)) >= ref.minCount)
-              qbs.set(anchor, ownReferenceBucket(h.series, sign, own.a, own.b, c.quantile));
+            // Against its own past, the bucket is read straight from the slice's columns (the same
+            // numbers as from its histogram): a child's shrunk toward its parent's past, another's
+            // when it has enough past (else its peers', in referenceHist).
+            const a = binMs(axis, axis.bins - anchor - (ref.kind === 'self' ? ref.bins : 0));
+            const b = binMs(axis, axis.bins - anchor);
+            if (ref.kind === 'self' && level > 0 && parent) {
+              const { p, pt } = pastOf(parentPast, parent, anchor, axis.bins, ref.bins);
+              qbs.set(anchor, pt < ref.minCount ? null : shrunkReferenceBucket(h.series, sign, a, b, p, pt, c.quantile));
+            } else if (ref.kind === 'self' && (b <= a ? 0 : h.series.total(a, b)) >= ref.minCount)
+              qbs.set(anchor, ownReferenceBucket(h.series, sign, a, b, c.quantile));
             else {
-              const refHist = referenceHist(ref, h, parent, peers, anchor, axis.bins, level > 0, c.fallback_peers !== undefined, parentPast, c.quantile);
+              const refHist = referenceHist(ref, h, peers, anchor, axis.bins, c.fallback_peers !== undefined, c.quantile);
               qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
             }
           }
@@ -346,19 +302,27 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
 /** A parent's past per window, built once for all of its children. */
 type ParentPast = Map<Hist, Map<number, { p: Histo; pt: number }>>;
 
-/** The reference histogram of one window: own past (shrunk toward the parent's for a child), or the pooled peers (a thin or new version's, if its past looked like theirs); null when too thin. */
-function referenceHist(
-  ref: ResolvedReference,
-  h: Hist,
-  parent: Hist | undefined,
-  peers: Hist[],
-  w: number,
-  L: number,
-  child: boolean,
-  fallback: boolean,
-  parentPast: ParentPast,
-  quantile: number,
-): Histo | null {
+/** A parent's past before window w, built once for all of its children. */
+function pastOf(parentPast: ParentPast, parent: Hist, w: number, L: number, bins: number): { p: Histo; pt: number } {
+  let byWindow = parentPast.get(parent);
+  if (!byWindow) parentPast.set(parent, (byWindow = new Map()));
+  let past = byWindow.get(w);
+  if (!past) {
+    const p = rangeHisto(parent, L - w - bins, L - w);
+    byWindow.set(w, (past = { p, pt: histoTotal(p) }));
+  }
+  return past;
+}
+
+/**
+ * The reference histogram of one window, for a slice that is not a child judged against its past:
+ * own past, or the pooled peers (a thin or new version's, if its past looked like theirs); null
+ * when too thin. A child's own past is thin: it is shrunk toward its parent's past with 100
+ * pseudo-requests of the parent's shape (`shrunkReferenceBucket`), as rate_shift shrinks rates (a
+ * tenant that is always slower keeps its own level once it has a past; a new one starts from its
+ * model version's).
+ */
+function referenceHist(ref: ResolvedReference, h: Hist, peers: Hist[], w: number, L: number, fallback: boolean, quantile: number): Histo | null {
   const fromPeers = () => {
     const m = emptyHisto();
     for (const p of peers) merge(m, rangeHisto(p, L - w, L));
@@ -366,22 +330,6 @@ function referenceHist(
   };
   if (ref.kind === 'peers') return fromPeers();
   const m = rangeHisto(h, L - w - ref.bins, L - w);
-  if (child && parent) {
-    // A child's own past is thin: shrink it toward its parent's past with 100 pseudo-requests of
-    // the parent's shape, as rate_shift shrinks rates (a tenant that is always slower keeps its own
-    // level once it has a past; a new one starts from its model version's).
-    let byWindow = parentPast.get(parent);
-    if (!byWindow) parentPast.set(parent, (byWindow = new Map()));
-    let past = byWindow.get(w);
-    if (!past) {
-      const p = rangeHisto(parent, L - w - ref.bins, L - w);
-      byWindow.set(w, (past = { p, pt: histoTotal(p) }));
-    }
-    const { p, pt } = past;
-    if (pt < ref.minCount) return null;
-    merge(m, p, SHRINK_REQUESTS, pt);
-    return m;
-  }
   if (histoTotal(m) >= ref.minCount) return m;
   if (!fallback) return null;
   // Too thin a past: the other versions at the same time, if this one looked like them before. A

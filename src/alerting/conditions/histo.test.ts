@@ -1,0 +1,103 @@
+// A slice's own reference bucket, and a child's shrunk toward its parent, read from its columns against the histograms latency_shift builds.
+import { describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../analysis/index.ts';
+import type { SliceSeries } from '../series.ts';
+import { emptyHisto, histoTotal, merge, ownReferenceBucket, referenceBucket, shrunkReferenceBucket } from './histo.ts';
+import type { Histo } from './histo.ts';
+import { SHRINK_REQUESTS } from './shift.ts';
+
+const MIN = 60_000;
+
+/** A slice's per-minute rows per bucket index, answering as the series cache does. */
+function series(rows: Map<number, number[]>): SliceSeries {
+  const indices = [...rows.keys()].sort((a, b) => a - b);
+  const over = (i: number, a: number, b: number) =>
+    rows
+      .get(i)!
+      .slice(a / MIN, b / MIN)
+      .reduce((t, v) => t + v, 0);
+  return {
+    labels: {},
+    sum: () => 0,
+    sumOf: () => () => 0,
+    indices: () => indices,
+    count: (i, a, b) => over(i, a, b),
+    countsOver: (a, b) => (x) => over(indices[x]!, a, b),
+    total: (a, b) => indices.reduce((t, i) => t + over(i, a, b), 0),
+  };
+}
+
+/** The histogram latency_shift builds of a slice's rows over [a, b): (mirrored) indices ascending, zeros left out. */
+function histogram(s: SliceSeries, sign: 1 | -1, a: number, b: number): Histo {
+  const h = emptyHisto();
+  if (b <= a) return h;
+  for (const i of s.indices()) {
+    const v = s.count(i, a, b);
+    if (v !== 0) {
+      h.keys.push(sign * i + 0);
+      h.vals.push(v);
+    }
+  }
+  return h;
+}
+
+function randomSeries(random: () => number, c: number): SliceSeries {
+  const rows = new Map<number, number[]>();
+  const low = c % 7 === 0 ? -32768 : Math.floor(random() * 20);
+  for (let i = low; i < low + 1 + Math.floor(random() * 60); i = i === -32768 ? 5 : i + 1)
+    rows.set(
+      i,
+      Array.from({ length: 30 }, () => (random() < 0.7 ? 0 : Math.floor(random() * (random() < 0.02 ? 5000 : 6)))),
+    );
+  return series(rows);
+}
+
+describe('shrunkReferenceBucket', () => {
+  it("gives referenceBucket of the child's histogram merged with its parent's past, to the last bit", () => {
+    const random = mulberry32(9);
+    let compared = 0;
+    let found = 0;
+    for (let c = 0; c < 400; c++) {
+      const child = randomSeries(random, c);
+      const parent = randomSeries(random, c + 3);
+      for (const sign of [1, -1] as const)
+        for (const q of [0.5, 0.9, 0.95, 0.99]) {
+          const a = Math.floor(random() * 30) * MIN;
+          const b = a + Math.floor(random() * 12) * MIN;
+          const p = histogram(parent, sign, Math.floor(random() * 10) * MIN, 30 * MIN);
+          const pt = histoTotal(p);
+          if (pt <= 0) continue;
+          const m = histogram(child, sign, a, b);
+          merge(m, p, SHRINK_REQUESTS, pt);
+          const want = referenceBucket(m, q);
+          expect(shrunkReferenceBucket(child, sign, a, b, p, pt, q)).toEqual(want);
+          compared++;
+          if (want && want.total % 1 !== 0) found++;
+        }
+    }
+    expect(compared).toBeGreaterThan(2500);
+    expect(found).toBeGreaterThan(500);
+  });
+});
+
+describe('ownReferenceBucket', () => {
+  it('gives referenceBucket of the histogram of the same rows: every q, both directions, thin and empty ranges', () => {
+    const random = mulberry32(5);
+    let compared = 0;
+    let found = 0;
+    for (let c = 0; c < 300; c++) {
+      const s = randomSeries(random, c);
+      for (const sign of [1, -1] as const)
+        for (const q of [0.5, 0.9, 0.95, 0.99, 0.999]) {
+          const a = Math.floor(random() * 30) * MIN;
+          const b = a + Math.floor(random() * 12) * MIN;
+          const want = referenceBucket(histogram(s, sign, a, b), q);
+          expect(ownReferenceBucket(s, sign, a, b, q)).toEqual(want);
+          compared++;
+          if (want) found++;
+        }
+    }
+    expect(compared).toBe(3000);
+    expect(found).toBeGreaterThan(1500);
+  });
+});
