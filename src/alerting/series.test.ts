@@ -136,7 +136,16 @@ describe('series cache buckets', () => {
     for (let now = T0 + 5 * MIN; now <= T0 + 60 * MIN; now += MIN) {
       const from = now - 10 * MIN;
       const direct = new Map<string, number>();
-      for (const r of await s2.bucketCounts({ fromMs: from, toMs: now, stepMs: MIN, filters: {}, groupBy: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 }, limit: 10_000 }))
+      for (const r of await s2.bucketCounts({
+        fromMs: from,
+        toMs: now,
+        stepMs: MIN,
+        filters: {},
+        groupBy: ['model_version'],
+        column: 'total_ms',
+        buckets: { perDecade: 20 },
+        limit: 10_000,
+      }))
         r.indices.forEach((i, x) => direct.set(`${r.slice.model_version} ${i}`, (direct.get(`${r.slice.model_version} ${i}`) ?? 0) + r.counts[x]!));
       for (const cache of caches) {
         const got = new Map<string, number>();

@@ -19,7 +19,12 @@ function reference(t: number[], y: number[]) {
   const last = slopes.length - 1;
   const lo = Math.max(even((slopes.length - z * sigma) / 2) - 1, 0);
   const hi = Math.min(even((slopes.length + z * sigma) / 2), last);
-  return { slope, intercept: median(y) - slope * median(t), slopeLo: sigma > 0 ? slopes[Math.min(lo, last)] : NaN, slopeHi: sigma > 0 ? slopes[Math.max(hi, 0)] : NaN };
+  return {
+    slope,
+    intercept: median(y) - slope * median(t),
+    slopeLo: sigma > 0 ? slopes[Math.min(lo, last)] : NaN,
+    slopeHi: sigma > 0 ? slopes[Math.max(hi, 0)] : NaN,
+  };
 }
 
 describe('theilSen', () => {
@@ -71,7 +76,8 @@ describe('theilSen', () => {
       if (c % 50 === 0) y[Math.floor(n / 2)] = NaN;
       const got = theilSen(t, y);
       const want = reference(t, y);
-      for (const k of ['slope', 'intercept', 'slopeLo', 'slopeHi'] as const) expect(Object.is(got[k], want[k]) || got[k] === want[k], `case ${c} ${k}: ${got[k]} vs ${want[k]}`).toBe(true);
+      for (const k of ['slope', 'intercept', 'slopeLo', 'slopeHi'] as const)
+        expect(Object.is(got[k], want[k]) || got[k] === want[k], `case ${c} ${k}: ${got[k]} vs ${want[k]}`).toBe(true);
       cases++;
     }
     expect(cases).toBe(300);

@@ -328,9 +328,7 @@ export function runStoreConformance(name: string, open: () => Promise<Store>, op
         buckets: { perDecade: 20 },
         limit: 100,
       });
-      const sorted = [...rows].sort(
-        (a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)),
-      );
+      const sorted = [...rows].sort((a, b) => a.bucketMs - b.bucketMs || String(a.slice.model_version).localeCompare(String(b.slice.model_version)));
       // 20 per decade: ⌈20·log10 v⌉ → 10 → 20, 20 → 27 (26.02), 30 → 30 (29.54), 40 → 33 (32.04),
       // 50 → 34 (33.98), 60 → 36 (35.56); v2: 70 → 37 (36.90), 80 → 39 (38.06), 90 → 40 (39.08),
       // 100 → 40 (exactly 40: a bound closes its bucket); 0 ms goes to the zero bucket. One row per
