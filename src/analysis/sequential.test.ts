@@ -114,6 +114,16 @@ describe('dispersion', () => {
     expect(dispersion(n.slice(0, 9), [1, 1, 1, 1, 1, 1, 1, 1, 1])).toBeNaN();
     expect(dispersion(n, Array(10).fill(0))).toBeNaN();
   });
+  it('does not measure it on a few bad requests', () => {
+    // A thin slice: 56 minutes, one bad request in a minute of one request among N = 121. Measured,
+    // χ² = (1 − 1/121)²/((1/121)(120/121)) + Σ_others n_j·p/(1 − p) = 120 + 120/120 = 121 over
+    // 55 dof → 2.2; in the minute of 12 it would add 121/12 − 1 and read 1: which minute, not how the rate wanders.
+    const n = [1, ...Array(54).fill(2), 12];
+    const k = [1, ...Array(55).fill(0)];
+    expect(dispersion(n, k)).toBeNaN();
+    // Ten bad requests are enough: spread one per minute over minutes of equal size it is 1.
+    expect(dispersion(Array(20).fill(10), [...Array(10).fill(1), ...Array(10).fill(0)])).toBe(1);
+  });
   it('divides the evidence', () => {
     const w = [{ n: 200, k: 20, pRef: 0.01, nRef: Infinity }];
     const o = { tolerance: 1.5, minRatio: 3, minDelta: 0.02, minBad: 3 };

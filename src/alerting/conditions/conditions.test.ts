@@ -114,6 +114,16 @@ beforeAll(async () => {
       status: 'ok',
       attributes: { golden_pass: i % 4 === 0 ? 'false' : 'true' },
     })),
+    // golden probes of a thin past: gk v1 failed 1 of its 60 before the last half hour and 8 of the
+    // last 30 (every fourth, oldest first); gk v2 passed all of its 180.
+    ...series(NOW - 90 * MIN, NOW, MIN, (i) => ({
+      model: 'gk',
+      model_version: 'v1',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i === 20 || (i >= 60 && (i - 60) % 4 === 0) ? 'false' : 'true' },
+    })),
+    ...series(NOW - 180 * MIN, NOW, MIN, () => ({ model: 'gk', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: 'true' } })),
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
@@ -427,6 +437,26 @@ describe('rule kinds on DuckDB', () => {
     expect(await run(c)).toEqual([]);
     const obs = await run({ ...c, reference: { window: '150m' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gr', model_version: 'v1' }]);
+    expect(obs[0]!.value).toBeCloseTo(22 / 30, 6);
+  });
+
+  it('golden_failure with a reference: a thin past is shrunk toward the other versions’ probes', async () => {
+    // gk v1's own 1 of 60 → Wilson upper bound 7.13 %: 8 of the last 30 has ln LR 3.82, p = 1. Shrunk
+    // with 100 probes at the other versions' rate (v2: 0 of 150) → 1 of 160, bound 2.75 %,
+    // alternatives from 10.63 % up: ln LR 10.374, p = 60 · e^−10.374 = 0.0019 < 0.01 (BH over v1 alone:
+    // v2 has no failures to test).
+    const c = {
+      kind: 'golden_failure',
+      window: '30m',
+      by: ['model', 'model_version'],
+      min_pass_rate: 0.9,
+      min_count: 5,
+      fdr: 0.01,
+      reference: { window: '150m' },
+    };
+    expect(await run({ ...c, filters: { model: 'gk', model_version: 'v1' } })).toEqual([]);
+    const obs = await run({ ...c, filters: { model: 'gk' } });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'gk', model_version: 'v1' }]);
     expect(obs[0]!.value).toBeCloseTo(22 / 30, 6);
   });
 

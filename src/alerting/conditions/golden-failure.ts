@@ -6,7 +6,7 @@
  */
 import { benjaminiHochberg, evidencePValue, rateShift, wilsonUpper } from '../../analysis/index.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { CHANGE_POINTS } from './shift.ts';
+import { CHANGE_POINTS, SHRINK_REQUESTS } from './shift.ts';
 import { sliceKey } from './context.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { GoldenFailureCondition } from '../rule-schema.ts';
@@ -90,29 +90,47 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
  * against the lower of the two. Worked: 1 of 150 reference probes failed (Wilson upper bound
  * 2.93 %); 8 of the last 30 failing → against 2.93 % with alternatives from 10.67 % up,
  * ln LR = 9.909, p = 60 · e^−9.909 = 0.0030: raised, where against the fixed 10 % it is ln LR 1.94.
+ *
+ * A slice's own past is a few probes (two hours at one a minute: its failure rate known to a few
+ * points), so it is shrunk toward every other slice's reference probes, as a tenant's thin past
+ * is toward its version's (`SHRINK_REQUESTS` probes at their failure rate): golden sets are fixed
+ * inputs that pass, and a version whose own always failed more keeps its own rate (and the
+ * 10-point floor above it). Worked: 1 of 60 own (bound 7.13 %), the others 0 of 150 → 1 of 160,
+ * bound 2.75 %; 8 of the last 30 → ln LR 10.374 against 3.82 unshrunk.
  */
 function sequential(c: GoldenFailureCondition, fdr: number, slices: Slice[]): Observation[] {
   const windowMs = durationMs(c.window);
   const lengths = MINUTES.filter((m) => m * 60_000 <= windowMs);
+  const tolerated = 1 - c.min_pass_rate;
+  // Every slice's reference probes together: what a slice's own few are shrunk toward.
+  let fleetN = 0;
+  let fleetFailed = 0;
+  const refs = slices.map((s) => {
+    const before = s.marks.filter((x) => x.ageMs > windowMs);
+    const failed = before.filter((x) => !x.passed).length;
+    fleetN += before.length;
+    fleetFailed += failed;
+    return { n: before.length, failed };
+  });
   const tested: { labels: Labels; rate: number; pValue: number }[] = [];
-  for (const s of slices) {
+  slices.forEach((s, i) => {
     const current = lengths.map((m) => {
       const inside = s.marks.filter((x) => x.ageMs <= m * 60_000);
       return { n: inside.length, k: inside.filter((x) => !x.passed).length };
     });
     // The null: the failure rate is what is usual for this slice (the Wilson upper bound of its
-    // reference) or what is tolerated (1 − min_pass_rate), whichever is lower.
-    const tolerated = 1 - c.min_pass_rate;
-    const before = s.marks.filter((x) => x.ageMs > windowMs);
-    const nRef = before.length;
-    const pOwn = nRef > 0 ? before.filter((x) => !x.passed).length / nRef : NaN;
-    const own = c.reference !== undefined && nRef >= MIN_REFERENCE && wilsonUpper(pOwn, nRef, 1.645) < tolerated;
+    // reference, shrunk toward every slice's) or what is tolerated (1 − min_pass_rate), whichever is lower.
+    const ref = refs[i]!;
+    const nRef = ref.n >= MIN_REFERENCE && fleetN > ref.n ? ref.n + SHRINK_REQUESTS : ref.n;
+    const pOwn =
+      nRef === ref.n ? (ref.n > 0 ? ref.failed / ref.n : NaN) : (ref.failed + (SHRINK_REQUESTS * (fleetFailed - ref.failed)) / (fleetN - ref.n)) / nRef;
+    const own = c.reference !== undefined && ref.n >= MIN_REFERENCE && wilsonUpper(pOwn, nRef, 1.645) < tolerated;
     const e = rateShift(
       current.map((w) => ({ ...w, ...(own ? { pRef: pOwn, nRef } : { pRef: tolerated, nRef: Infinity }) })),
       { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) },
     );
     if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR, CHANGE_POINTS) });
-  }
+  });
   const q = benjaminiHochberg(tested.map((t) => t.pValue));
   return tested.filter((_, i) => (q[i] ?? 1) < fdr).map((t) => ({ labels: t.labels, value: t.rate }));
 }
