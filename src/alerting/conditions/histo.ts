@@ -70,6 +70,11 @@ export function quantileBucket(h: Histo, q: number): { index: number; total: num
 /** Reference requests a tail quantile needs above it: fewer, and the test moves to a lower quantile. */
 export const MIN_TAIL_REQUESTS = 10;
 
+/** The quantile a reference of `total` requests is judged at: q, or 1 − MIN_TAIL_REQUESTS / total when thinner (not below the median). */
+function tailQuantile(q: number, total: number): number {
+  return Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+}
+
 /**
  * The reference's threshold bucket at quantile q — or, when the reference is too thin to hold
  * MIN_TAIL_REQUESTS above its q-quantile, at the highest quantile it can estimate, 1 − 10 / total
@@ -79,7 +84,7 @@ export const MIN_TAIL_REQUESTS = 10;
  */
 export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
   const total = histoTotal(h);
-  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const qe = tailQuantile(q, total);
   const b = quantileBucket(h, qe);
   return b ? { ...b, q: qe } : null;
 }
@@ -94,7 +99,7 @@ export function referenceBucket(h: Histo, q: number): { index: number; total: nu
 export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number): ReturnType<typeof referenceBucket> {
   const total = toMs <= fromMs ? 0 : series.total(fromMs, toMs);
   if (total <= 0) return null;
-  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total)));
+  const qe = tailQuantile(q, total);
   const indices = series.indices();
   const count = series.countsOver(fromMs, toMs);
   // The tail end of the (mirrored) keys: the highest index up, the lowest down.
@@ -147,7 +152,7 @@ export function shrunkReferenceBucket(
     }
     if (i === pi) {
       index.push(i);
-      value.push(own === 0 ? 0 + share(y) : own + share(y));
+      value.push(own + share(y));
       ownKey.push(own !== 0);
       x++;
       y++;
@@ -158,7 +163,7 @@ export function shrunkReferenceBucket(
       x++;
     } else {
       index.push(pi);
-      value.push(0 + share(y));
+      value.push(share(y));
       ownKey.push(false);
       y++;
     }
@@ -168,7 +173,7 @@ export function shrunkReferenceBucket(
   let total1 = 0;
   for (let j = 0; j < n; j++) if (ownKey[j]) total1 += value[j]!;
   for (let j = 0; j < n; j++) if (!ownKey[j]) total1 += value[j]!;
-  const qe = Math.max(0.5, Math.min(q, 1 - MIN_TAIL_REQUESTS / Math.max(1, total1)));
+  const qe = tailQuantile(q, total1);
   // quantileBucket's: ascending (mirrored) keys.
   const at = (r: number) => (sign === 1 ? r : n - 1 - r);
   let total = 0;
