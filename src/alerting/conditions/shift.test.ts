@@ -146,13 +146,16 @@ beforeAll(async () => {
     }
   }
   // Queue time per entry, a request a second spread over three entries: every entry of `surge` waits
-  // 4× longer over the last 8 minutes (load: the model's queue is shared), only e2 of `stagey` does.
+  // 4× longer over the last 8 minutes (load: the model's queue is shared), only e2 of `stagey` does;
+  // `pinned` serves e2 from a version of its own (a tenant pinned to it), and that version's queue
+  // is the one that grows (its load, not the entry's).
   const rq = mulberry32(11);
   for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 1000)
-    for (const model of ['surge', 'stagey']) {
+    for (const model of ['surge', 'stagey', 'pinned']) {
       const entry = `e${(ts / 1000) % 3}`;
       const slower = ts >= NOW - 8 * MIN && (model === 'surge' || entry === 'e2') ? 4 : 1;
-      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version: 'v1', entry, queue_ms: lognormal(rq, 20, 0.3) * slower, status: 'ok' }));
+      const model_version = model === 'pinned' && entry === 'e2' ? 'v2' : 'v1';
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms: lognormal(rq, 20, 0.3) * slower, status: 'ok' }));
     }
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
@@ -253,18 +256,23 @@ describe('latency_shift', () => {
     expect(obs[0]!.value).toBeLessThan(4);
   });
 
-  it("one entry's queue against the model's other entries (the default pack's EntryStageSlow): not a load that slows every entry", async () => {
+  it("one entry's queue against the other entries of its model version (the default pack's EntryStageSlow): not a load that slows every entry", async () => {
     const rule = loadRuleFiles([DEFAULT_RULE_PACK])
       .groups.flatMap((g) => g.rules)
       .find((r) => r.alert === 'EntryStageSlow')!.condition;
     const { obs } = await run(rule);
-    expect(obs.map((o) => o.labels)).toEqual([{ model: 'stagey', entry: 'e2', field: 'queue_ms' }]);
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'stagey', model_version: 'v1', entry: 'e2', field: 'queue_ms' }]);
     // 4× its peers' P95, read on bucket bounds 12 % apart.
     expect(obs[0]!.value).toBeGreaterThan(3);
     expect(obs[0]!.value).toBeLessThan(5.5);
     // The surge's own past says its queue quadrupled: the rule is about one entry, not load.
     const own = await run({ ...rule, reference: { window: '60m' }, filters: { model: 'surge' } });
     expect(own.obs.map((o) => o.labels.entry).sort()).toEqual(['e0', 'e1', 'e2']);
+    // An entry served by another version is not judged against this version's entries: its queue is
+    // that version's load. Pooled across versions, the pinned version's entry reads as a regression.
+    expect((await run({ ...rule, filters: { model: 'pinned' } })).obs).toEqual([]);
+    const pooled = await run({ ...rule, by: ['model', 'entry'], filters: { model: 'pinned' } });
+    expect(pooled.obs.map((o) => o.labels)).toEqual([{ model: 'pinned', entry: 'e2', field: 'queue_ms' }]);
   });
 
   it("the same slowdown seen against the model version's own past, localised to the replica", async () => {
