@@ -149,13 +149,18 @@ beforeAll(async () => {
   // 4× longer over the last 8 minutes (load: the model's queue is shared), only e2 of `stagey` does;
   // `pinned` serves e2 from a version of its own (a tenant pinned to it), and that version's queue
   // is the one that grows (its load, not the entry's).
+  // Their execution takes the same time throughout (its own random stream), so `surge`'s end-to-end
+  // tail grows with its queue alone.
   const rq = mulberry32(11);
+  const rx = mulberry32(12);
   for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 1000)
     for (const model of ['surge', 'stagey', 'pinned']) {
       const entry = `e${(ts / 1000) % 3}`;
       const slower = ts >= NOW - 8 * MIN && (model === 'surge' || entry === 'e2') ? 4 : 1;
       const model_version = model === 'pinned' && entry === 'e2' ? 'v2' : 'v1';
-      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms: lognormal(rq, 20, 0.3) * slower, status: 'ok' }));
+      const queue_ms = lognormal(rq, 20, 0.3) * slower;
+      const exec_ms = lognormal(rx, 15, 0.2);
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms, exec_ms, total_ms: queue_ms + exec_ms, status: 'ok' }));
     }
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
   const GiB = 2 ** 30;
@@ -285,6 +290,20 @@ describe('latency_shift', () => {
       filters: { model: 'lat' },
     });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'lat', model_version: 'v1', replica: 'r2', field: 'exec_ms' }]);
+  });
+
+  it("the default pack's LatencyTailUp: a replica's slower execution, named; a queue that grows with the load, not", async () => {
+    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
+      .groups.flatMap((g) => g.rules)
+      .find((r) => r.alert === 'LatencyTailUp')!.condition;
+    expect((await run({ ...rule, filters: { model: 'lat' } })).obs.map((o) => o.labels)).toEqual([
+      { model: 'lat', model_version: 'v1', replica: 'r2', field: 'exec_ms' },
+    ]);
+    // surge's requests all wait 4× longer in its queue over the last 8 minutes: its end-to-end P99
+    // moved, its execution did not (that queue is QueueBacklog's and EntryStageSlow's).
+    expect((await run({ ...rule, filters: { model: 'surge' } })).obs).toEqual([]);
+    const total = await run({ ...rule, field: 'total_ms', filters: { model: 'surge' } });
+    expect(total.obs.map((o) => o.labels)).toEqual([{ model: 'surge', model_version: 'v1' }]);
   });
 
   it('stays silent before the slowdown, at every minute', async () => {
