@@ -58,12 +58,15 @@ afterAll(async () => {
 });
 
 describe("which signal was missing, on the demo's slow replica", () => {
-  it("names the first signal (replica-1's execution time, as the incident began) and the first rule (ReplicaSlow) after it", () => {
+  it("names the first signal (replica-1's execution time, as the incident began) and the first rule on the replica after it", () => {
     expect(report.incidents.available).toBe(true);
     const review = report.incidents.reviewed.find((i) => i.first_rule?.labels['replica'] === 'replica-1');
     expect(review, JSON.stringify(report.incidents.reviewed.map((i) => [i.first_rule, i.first_signal]))).toBeDefined();
     expect(review!.slice).toMatchObject({ model: 'spam-filter', replica: 'replica-1' });
-    expect(review!.first_rule!.alertname).toBe('ReplicaSlow');
+    // Both rules of the pack that judge a replica's execution name it: LatencyTailUp (against its
+    // version's past, localised to the replica) and ReplicaSlow (against its peers); which fires
+    // first turns on the demo's measured sub-millisecond timings.
+    expect(['LatencyTailUp', 'ReplicaSlow']).toContain(review!.first_rule!.alertname);
     // The replica slows at T0 + 3 min: its execution time (and with it the total) moves that minute or the next.
     const first = review!.first_signal!;
     expect(['p95(exec_ms)', 'p95(total_ms)']).toContain(first.signal);
@@ -103,6 +106,6 @@ describe("which signal was missing, on the demo's slow replica", () => {
     expect(markdown).toContain('## Which signal was missing');
     const review = report.incidents.reviewed.find((i) => i.first_rule?.labels['replica'] === 'replica-1')!;
     expect(markdown).toContain(`first signal \`${review.first_signal!.signal}\` moved at ${review.first_signal!.moved_at.slice(11, 16)}`);
-    expect(markdown).toContain(`first rule \`ReplicaSlow\` fired at ${review.first_rule!.fired_at.slice(11, 16)}`);
+    expect(markdown).toContain(`first rule \`${review.first_rule!.alertname}\` fired at ${review.first_rule!.fired_at.slice(11, 16)}`);
   });
 });
