@@ -90,7 +90,7 @@ describe("which signal was missing, on the demo's slow replica", () => {
     const s = review.backtest.suggested!;
     expect(s.rule_yaml).toContain('kind: latency_shift');
     expect(s.rule_yaml).toMatch(/field: (exec|total)_ms/);
-    // Without a `for`, the detector fires before ReplicaSlow (which waits 2 minutes), and after the signal moved.
+    // Without a `for`, the detector fires before the pack's first rule (which waits 2 minutes), and after the signal moved.
     expect(s.fired_at).not.toBeNull();
     expect(s.lead_s!).toBeGreaterThan(0);
     expect(s.after_first_signal_s!).toBeGreaterThanOrEqual(0);

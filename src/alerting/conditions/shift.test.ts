@@ -186,6 +186,12 @@ afterAll(async () => {
   await store?.close();
 });
 
+/** The condition of one rule of the default pack, as shipped. */
+const packCondition = (alert: string) =>
+  loadRuleFiles([DEFAULT_RULE_PACK])
+    .groups.flatMap((g) => g.rules)
+    .find((r) => r.alert === alert)!.condition;
+
 async function run(condition: unknown, nowMs = NOW): Promise<{ obs: Awaited<ReturnType<typeof evaluateCondition>>; coverage: Coverage | null }> {
   const c = ConditionSchema.parse(condition);
   let coverage: Coverage | null = null;
@@ -262,9 +268,7 @@ describe('latency_shift', () => {
   });
 
   it("one entry's queue against the other entries of its model version (the default pack's EntryStageSlow): not a load that slows every entry", async () => {
-    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
-      .groups.flatMap((g) => g.rules)
-      .find((r) => r.alert === 'EntryStageSlow')!.condition;
+    const rule = packCondition('EntryStageSlow');
     const { obs } = await run(rule);
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'stagey', model_version: 'v1', entry: 'e2', field: 'queue_ms' }]);
     // 4× its peers' P95, read on bucket bounds 12 % apart.
@@ -293,9 +297,7 @@ describe('latency_shift', () => {
   });
 
   it("the default pack's LatencyTailUp: a replica's slower execution, named; a queue that grows with the load, not", async () => {
-    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
-      .groups.flatMap((g) => g.rules)
-      .find((r) => r.alert === 'LatencyTailUp')!.condition;
+    const rule = packCondition('LatencyTailUp');
     expect((await run({ ...rule, filters: { model: 'lat' } })).obs.map((o) => o.labels)).toEqual([
       { model: 'lat', model_version: 'v1', replica: 'r2', field: 'exec_ms' },
     ]);
