@@ -258,6 +258,12 @@ const shiftCommon = {
    * pinned versions, whatever their route is called). Needs model_version in by.
    */
   share: z.enum(['major', 'minor']).optional(),
+  /**
+   * Each of the last this many minutes must show the change on its own (its bad requests improbable
+   * at the null rate) before it is raised: a one-minute spike of a slice whose rate wanders from
+   * minute to minute is then not a change. Once raised it stays as any change does.
+   */
+  hold: duration.optional(),
 };
 
 /** Signals of rate_shift: which requests count as bad. */

@@ -130,7 +130,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
-  const hold = c.burst_hold ? Math.round(durationMs(c.burst_hold) / MINUTE_MS) : 0;
+  const minutesOf = (d: string | undefined) => (d ? Math.round(durationMs(d) / MINUTE_MS) : 0);
+  const hold = minutesOf(c.hold);
+  const burstHold = minutesOf(c.burst_hold);
   // A parent's past, read once per window for all of its children.
   const parentPast: ParentPast = new Map();
   const tested: Tested[] = [];
@@ -223,13 +225,20 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         if (!t) continue;
         const labels = fields.length > 1 ? { ...h.labels, field } : h.labels;
         const w0 = axis.windows[t.evidence.window]!;
-        // A burst's rise must hold before it is raised (pending); once raised, it stays as any change does.
+        // A rise must hold before it is raised (pending), and a burst's rise `burst_hold` long; once
+        // raised, it stays as any change does.
         if (
-          hold > 1 &&
-          ref.kind === 'self' &&
           !ctx.active?.(labels) &&
-          loadBurst(countRange(h, axis.bins - w0, axis.bins, Infinity).n, countRange(h, axis.bins - w0 - ref.bins, axis.bins - w0, Infinity).n, w0, ref.bins) &&
-          !held(t.evidence, minute, hold)
+          ((hold > 1 && !held(t.evidence, minute, hold)) ||
+            (burstHold > 1 &&
+              ref.kind === 'self' &&
+              loadBurst(
+                countRange(h, axis.bins - w0, axis.bins, Infinity).n,
+                countRange(h, axis.bins - w0 - ref.bins, axis.bins - w0, Infinity).n,
+                w0,
+                ref.bins,
+              ) &&
+              !held(t.evidence, minute, burstHold)))
         )
           continue;
         const e = t.evidence;

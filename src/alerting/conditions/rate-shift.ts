@@ -33,6 +33,7 @@ import {
   baselinePhi,
   confirmSpread,
   decide,
+  held,
   holdFiring,
   levelsOf,
   observation,
@@ -157,6 +158,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const horizonMs = durationMs(c.horizon);
   const axis = axisFor(ctx.nowMs, horizonMs, ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
+  const hold = c.hold ? Math.round(durationMs(c.hold) / MINUTE_MS) : 0;
   const spanMs = axis.bins * MINUTE_MS;
   const sig = signalSeries(c.signal);
   const perLevel: Map<string, Counts>[] = [];
@@ -202,8 +204,9 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       }
       if (level === 0) judged++;
       const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
-      const t = testWindows(windows, axis.windows, c, (back) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) }), phi);
-      if (!t) continue;
+      const minute = (back: number) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) });
+      const t = testWindows(windows, axis.windows, c, minute, phi);
+      if (!t || (hold > 1 && !ctx.active?.(s.labels) && !held(t.evidence, minute, hold))) continue;
       const e = t.evidence;
       const w = axis.windows[e.window]!;
       const shared =
