@@ -6,6 +6,7 @@ import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { lognormal } from '../alerting.test-support.ts';
+import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';
@@ -80,5 +81,15 @@ describe.each([
 
   it('an alert already pending (or firing) for the slice is not held again', async () => {
     expect(await raised({ ...condition, hold: '2m' }, NOW, (l) => l.model === 'spike')).toEqual(['lasting', 'spike']);
+  });
+});
+
+describe("the default pack's ErrorsHigh", () => {
+  it('pages a version failing a fifth of its requests for two minutes, not for one', async () => {
+    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
+      .groups.flatMap((g) => g.rules)
+      .find((r) => r.alert === 'ErrorsHigh')!;
+    expect(await raised(rule.condition)).toEqual(['lasting']);
+    expect(await raised({ ...rule.condition, filters: { model: ['lasting'] } }, NOW - 2 * MIN)).toEqual([]);
   });
 });
