@@ -142,6 +142,9 @@ export function summarize(
   );
   const cleanHours = cln.reduce((a, r) => a + r.score.clean_hours, 0);
   const cleanEpisodes = cln.reduce((a, r) => a + r.score.episodes, 0);
+  // Of those, the ones that lasted past their rule's `for` and fired (were sent to receivers); the
+  // others were pending only: on the Alerts view, never notified.
+  const cleanFired = cln.reduce((a, r) => a + r.run.episodes.filter((e) => e.firing_at !== null).length, 0);
   return {
     seeds: { from: setup.fromSeed, count: setup.seeds },
     hours: setup.hours,
@@ -161,6 +164,7 @@ export function summarize(
     ),
     false_episodes_incident_runs: inc.reduce((a, r) => a + r.score.false_episodes, 0),
     clean_episodes: cleanEpisodes,
+    clean_fired_episodes: cleanFired,
     clean_hours: cleanHours,
     clean_false_per_hour: ratio(cleanEpisodes, cleanHours),
     backtest_s: { median: median(runs.map((r) => r.backtest_s)), max: Math.max(...runs.map((r) => r.backtest_s)) },
