@@ -34,6 +34,7 @@ import {
   decide,
   held,
   holdFiring,
+  holdMinutes,
   levelsOf,
   loadBurst,
   observation,
@@ -130,9 +131,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   const ref = resolveReference(c);
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
-  const minutesOf = (d: string | undefined) => (d ? Math.round(durationMs(d) / MINUTE_MS) : 0);
-  const hold = minutesOf(c.hold);
-  const burstHold = minutesOf(c.burst_hold);
+  const hold = holdMinutes(c.hold);
+  const burstHold = holdMinutes(c.burst_hold);
   // A parent's past, read once per window for all of its children.
   const parentPast: ParentPast = new Map();
   const tested: Tested[] = [];

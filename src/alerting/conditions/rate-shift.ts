@@ -35,6 +35,7 @@ import {
   decide,
   held,
   holdFiring,
+  holdMinutes,
   levelsOf,
   observation,
   parentKey,
@@ -158,7 +159,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const horizonMs = durationMs(c.horizon);
   const axis = axisFor(ctx.nowMs, horizonMs, ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
   const levels = levelsOf(c);
-  const hold = c.hold ? Math.round(durationMs(c.hold) / MINUTE_MS) : 0;
+  const hold = holdMinutes(c.hold);
   const spanMs = axis.bins * MINUTE_MS;
   const sig = signalSeries(c.signal);
   const perLevel: Map<string, Counts>[] = [];

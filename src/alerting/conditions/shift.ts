@@ -191,6 +191,9 @@ export function loadBurst(n: number, past: number, w: number, refBins: number): 
 /** A minute shows a change on its own if its bad requests are this improbable at the null rate p0. */
 export const HOLD_ALPHA = 0.05;
 
+/** Minutes of a rule's `hold` or `burst_hold` (0: none). */
+export const holdMinutes = (d: string | undefined): number => (d ? Math.round(durationMs(d) / MINUTE_MS) : 0);
+
 /** Whether each of the last `hold` minutes shows the change on its own (binomial tail at p0 below HOLD_ALPHA). */
 export function held(e: { window: number; p0: number }, minute: (back: number, window: number) => { n: number; k: number }, hold: number): boolean {
   for (let back = 0; back < hold; back++) {
