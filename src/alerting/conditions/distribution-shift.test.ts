@@ -1,0 +1,116 @@
+// distribution_shift on thin versions and on the ends of long incidents, in a real in-memory DuckDB:
+// a ranker answering two requests a minute is judged once its reference hour may hold 100 answers,
+// and a mix that is back where it was before an incident is an end, not a change — when the
+// incident outlasted the hour before the reference, and when a thin version's 120 answers sit
+// 0.1 apart from the older hour by sampling alone.
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { mulberry32 } from '../../analysis/index.ts';
+import { typedReads } from '../../query/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
+import type { Store } from '../../store/index.ts';
+import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
+import { lognormal } from '../alerting.test-support.ts';
+import { ConditionSchema } from '../rule-schema.ts';
+import { createSeriesCache } from '../series.ts';
+import type { SeriesCache } from '../series.ts';
+import type { Coverage } from './context.ts';
+import { evaluateCondition } from './index.ts';
+
+const NOW = Date.parse('2025-01-02T12:00:00Z');
+const MIN = 60_000;
+const HISTORY_MS = 300 * MIN;
+
+let store: Store;
+let series: SeriesCache;
+
+beforeAll(async () => {
+  store = await createDuckDBStore({ path: ':memory:' });
+  await store.migrate();
+  const rnd = mulberry32(7);
+  const lines: string[] = [];
+  let seq = 0;
+  const at = (ts: number, from: number, to: number) => ts >= NOW - from * MIN && ts < NOW - to * MIN;
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 10_000) {
+    // longend: a classifier answering spam 30 % of the time, 70 % for 90 minutes that ended 95
+    // minutes ago: longer than an hour, so the hour before the reference holds it too.
+    lines.push(
+      JSON.stringify({
+        ts,
+        request_id: `q${seq++}`,
+        model: 'longend',
+        model_version: 'v1',
+        label: rnd() < (at(ts, 185, 95) ? 0.7 : 0.3) ? 'spam' : 'ham',
+        status: 'ok',
+      }),
+    );
+    if (ts % 30_000 !== 0) continue;
+    // Two answers a minute. ranker: ~20 results a request, half as many over the last 15 minutes.
+    // thinend: the same, its results halved from 130 to 100 minutes ago.
+    const ranker = Math.max(1, Math.round(lognormal(rnd, at(ts, 15, 0) ? 10 : 20, 0.35)));
+    const thinend = Math.max(1, Math.round(lognormal(rnd, at(ts, 130, 100) ? 10 : 20, 0.35)));
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'ranker', model_version: 'v1', output_length: ranker, status: 'ok' }));
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'thinend', model_version: 'v1', output_length: thinend, status: 'ok' }));
+  }
+  await store.appendEvents(lines);
+  series = createSeriesCache({ reads: typedReads(store) });
+}, 60_000);
+
+afterAll(async () => {
+  await store?.close();
+});
+
+/** ResultCountShift of the default pack, as shipped, on one model. */
+const resultCount = (model: string) => ({
+  ...(loadRuleFiles([DEFAULT_RULE_PACK])
+    .groups.flatMap((g) => g.rules)
+    .find((r) => r.alert === 'ResultCountShift')!.condition as object),
+  filters: { model },
+});
+
+async function run(condition: unknown, nowMs = NOW): Promise<{ obs: Awaited<ReturnType<typeof evaluateCondition>>; coverage: Coverage | null }> {
+  const c = ConditionSchema.parse(condition);
+  let coverage: Coverage | null = null;
+  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
+  return { obs, coverage };
+}
+
+describe('distribution_shift on a thin version', () => {
+  it('a ranker of two requests a minute whose results halved: judged against a reference hour of 100 answers, and raised', async () => {
+    const { obs, coverage } = await run(resultCount('ranker'));
+    expect(coverage).toEqual({ judged: 1, without_reference: 0 });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'ranker', model_version: 'v1' }]);
+    expect(Number(obs[0]!.details!.log_bayes_factor)).toBeGreaterThan(Math.log(1440 / 0.01));
+  });
+
+  it('with the default reference of 200 answers it is not judged, and says so', async () => {
+    const { obs, coverage } = await run({
+      kind: 'distribution_shift',
+      field: 'output_length',
+      by: ['model', 'model_version'],
+      filters: { model: 'ranker' },
+      min_count: 30,
+    });
+    expect(coverage).toEqual({ judged: 0, without_reference: 1 });
+    expect(obs).toEqual([]);
+  });
+});
+
+describe('distribution_shift: an end is not a change', () => {
+  it('a label mix back where it was two hours ago, after an incident longer than the hour before the reference', async () => {
+    const c = { kind: 'distribution_shift', field: 'label', by: ['model', 'model_version'], filters: { model: 'longend' } };
+    // Raised while it lasted …
+    expect((await run(c, NOW - 150 * MIN)).obs.map((o) => o.labels)).toEqual([{ model: 'longend', model_version: 'v1' }]);
+    // … and not once every window ending now is clean (an hour after its end): at 35 minutes ago
+    // the 60-minute window is judged against an hour that is all incident, and the hour before that
+    // holds half an hour of it, but not the hour before that.
+    for (let t = NOW - 35 * MIN; t <= NOW; t += 5 * MIN) expect((await run(c, t)).obs).toEqual([]);
+  });
+
+  it("a thin version's results back where they were the hour before the reference, though sampling puts them 0.1 apart", async () => {
+    const c = resultCount('thinend');
+    expect((await run(c, NOW - 105 * MIN)).obs.map((o) => o.labels)).toEqual([{ model: 'thinend', model_version: 'v1' }]);
+    // From an hour after its end, every window is clean, and some are judged against an hour that
+    // holds it: the hour before that is where the results are back to.
+    for (let t = NOW - 40 * MIN; t <= NOW; t += MIN) expect((await run(c, t)).obs).toEqual([]);
+  });
+});
