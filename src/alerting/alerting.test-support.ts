@@ -1,8 +1,15 @@
-/** Test helpers: a reads fake whose aggregate answers come from a function the test changes. */
+/** Test helpers: a reads fake whose aggregate answers come from a function the test changes; a real in-memory store and a condition run over it. */
+import { typedReads } from '../query/index.ts';
 import type { TypedReads } from '../query/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
-import { parseRuleText } from './rule-file.ts';
+import { createDuckDBStore } from '../store/index.ts';
+import type { Store } from '../store/index.ts';
+import { evaluateCondition } from './conditions/index.ts';
+import type { Coverage, Observation } from './conditions/context.ts';
+import { DEFAULT_RULE_PACK, loadRuleFiles, parseRuleText } from './rule-file.ts';
+import { ConditionSchema } from './rule-schema.ts';
 import type { RuleGroup } from './rule-schema.ts';
+import type { SeriesCache } from './series.ts';
 
 export type AggregateFn = (spec: QuerySpec) => QueryRow[] | Promise<QueryRow[]>;
 
@@ -25,4 +32,34 @@ export function rulesFrom(yaml: string): RuleGroup[] {
   const r = parseRuleText(yaml, 'test.yaml');
   if (r.problems.length > 0) throw new Error(r.problems.map((p) => `${p.line}: ${p.path}: ${p.message}`).join('\n'));
   return r.groups;
+}
+
+/** A real in-memory DuckDB holding these NDJSON events (the condition tests' store). */
+export async function memoryStore(lines: readonly string[]): Promise<Store> {
+  const store = await createDuckDBStore({ path: ':memory:' });
+  await store.migrate();
+  for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
+  return store;
+}
+
+/** The condition of one rule of the default pack, as shipped. */
+export function packCondition(alert: string): RuleGroup['rules'][number]['condition'] {
+  const rule = loadRuleFiles([DEFAULT_RULE_PACK])
+    .groups.flatMap((g) => g.rules)
+    .find((r) => r.alert === alert);
+  if (!rule) throw new Error(`no ${alert} in the default pack`);
+  return rule.condition;
+}
+
+/** A condition (as a rule file states it) evaluated at nowMs over a store: what it raised, and the coverage it noted. */
+export async function runCondition(
+  store: Store,
+  series: SeriesCache,
+  condition: unknown,
+  nowMs: number,
+): Promise<{ obs: Observation[]; coverage: Coverage | null }> {
+  const c = ConditionSchema.parse(condition);
+  let coverage: Coverage | null = null;
+  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
+  return { obs, coverage };
 }

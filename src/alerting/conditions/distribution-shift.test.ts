@@ -6,15 +6,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
-import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
-import { lognormal } from '../alerting.test-support.ts';
-import { ConditionSchema } from '../rule-schema.ts';
+import { lognormal, memoryStore, packCondition, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
-import type { Coverage } from './context.ts';
-import { evaluateCondition } from './index.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
@@ -24,8 +19,6 @@ let store: Store;
 let series: SeriesCache;
 
 beforeAll(async () => {
-  store = await createDuckDBStore({ path: ':memory:' });
-  await store.migrate();
   const rnd = mulberry32(7);
   const lines: string[] = [];
   let seq = 0;
@@ -51,7 +44,7 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'ranker', model_version: 'v1', output_length: ranker, status: 'ok' }));
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'thinend', model_version: 'v1', output_length: thinend, status: 'ok' }));
   }
-  await store.appendEvents(lines);
+  store = await memoryStore(lines);
   series = createSeriesCache({ reads: typedReads(store) });
 }, 60_000);
 
@@ -60,19 +53,9 @@ afterAll(async () => {
 });
 
 /** ResultCountShift of the default pack, as shipped, on one model. */
-const resultCount = (model: string) => ({
-  ...(loadRuleFiles([DEFAULT_RULE_PACK])
-    .groups.flatMap((g) => g.rules)
-    .find((r) => r.alert === 'ResultCountShift')!.condition as object),
-  filters: { model },
-});
+const resultCount = (model: string) => ({ ...packCondition('ResultCountShift'), filters: { model } });
 
-async function run(condition: unknown, nowMs = NOW): Promise<{ obs: Awaited<ReturnType<typeof evaluateCondition>>; coverage: Coverage | null }> {
-  const c = ConditionSchema.parse(condition);
-  let coverage: Coverage | null = null;
-  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
-  return { obs, coverage };
-}
+const run = (condition: unknown, nowMs = NOW) => runCondition(store, series, condition, nowMs);
 
 describe('distribution_shift on a thin version', () => {
   it('a ranker of two requests a minute whose results halved: judged against a reference hour of 100 answers, and raised', async () => {

@@ -6,10 +6,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
-import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal } from '../alerting.test-support.ts';
-import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
+import { lognormal, memoryStore, packCondition } from '../alerting.test-support.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';
@@ -30,8 +28,6 @@ let store: Store;
  * keeps it); `steady`, the same over the last 3 minutes.
  */
 beforeAll(async () => {
-  store = await createDuckDBStore({ path: ':memory:' });
-  await store.migrate();
   const rnd = mulberry32(7);
   const lines: string[] = [];
   let seq = 0;
@@ -66,7 +62,7 @@ beforeAll(async () => {
         }),
       );
     }
-  for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
+  store = await memoryStore(lines);
 }, 60_000);
 
 afterAll(async () => {
@@ -157,10 +153,8 @@ describe.each([
 
 describe("the default pack's ErrorsHigh", () => {
   it('pages a version failing a fifth of its requests for two minutes, not for one', async () => {
-    const rule = loadRuleFiles([DEFAULT_RULE_PACK])
-      .groups.flatMap((g) => g.rules)
-      .find((r) => r.alert === 'ErrorsHigh')!;
-    expect(await raised({ ...rule.condition, filters: only })).toEqual(['steady']);
-    expect(await raised({ ...rule.condition, filters: { model: ['steady'] } }, NOW - 2 * MIN)).toEqual([]);
+    const rule = packCondition('ErrorsHigh');
+    expect(await raised({ ...rule, filters: only })).toEqual(['steady']);
+    expect(await raised({ ...rule, filters: { model: ['steady'] } }, NOW - 2 * MIN)).toEqual([]);
   });
 });

@@ -4,17 +4,12 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
-import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { DEFAULT_RULE_PACK, loadRuleFiles } from '../rule-file.ts';
-import { lognormal } from '../alerting.test-support.ts';
-import { ConditionSchema } from '../rule-schema.ts';
+import { lognormal, memoryStore, packCondition, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
-import type { Coverage } from './context.ts';
 import { baselinePhi, holdFiring } from './shift.ts';
 import type { Tested } from './shift.ts';
-import { evaluateCondition } from './index.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
@@ -24,8 +19,6 @@ let store: Store;
 let series: SeriesCache;
 
 beforeAll(async () => {
-  store = await createDuckDBStore({ path: ':memory:' });
-  await store.migrate();
   const rnd = mulberry32(42);
   const lines: string[] = [];
   let seq = 0;
@@ -162,7 +155,7 @@ beforeAll(async () => {
       const exec_ms = lognormal(rx, 15, 0.2);
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms, exec_ms, total_ms: queue_ms + exec_ms, status: 'ok' }));
     }
-  for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
+  store = await memoryStore(lines);
   const GiB = 2 ** 30;
   const samples: ResourceSample[] = [];
   for (let ts = NOW - 30 * MIN; ts < NOW; ts += 15_000) {
@@ -186,18 +179,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-/** The condition of one rule of the default pack, as shipped. */
-const packCondition = (alert: string) =>
-  loadRuleFiles([DEFAULT_RULE_PACK])
-    .groups.flatMap((g) => g.rules)
-    .find((r) => r.alert === alert)!.condition;
-
-async function run(condition: unknown, nowMs = NOW): Promise<{ obs: Awaited<ReturnType<typeof evaluateCondition>>; coverage: Coverage | null }> {
-  const c = ConditionSchema.parse(condition);
-  let coverage: Coverage | null = null;
-  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
-  return { obs, coverage };
-}
+const run = (condition: unknown, nowMs = NOW) => runCondition(store, series, condition, nowMs);
 
 describe('rate_shift', () => {
   const rule = { kind: 'rate_shift', signal: 'error', by: ['model', 'model_version'], localize: ['tenant', 'replica'], reference: { window: '60m' } };
