@@ -9,8 +9,8 @@
  * window's p-value (Ville, a day of change points) goes through Benjamini–Hochberg across slices.
  * The value is the Jensen–Shannon distance. A window whose mix is back where it was in one of the
  * two reference windows before the reference is an end, not a change: once an incident's answers
- * fill the reference hour, its end moves the mix as far as its start did, and an incident longer
- * than the hour fills the one before it too. "Back where it was" is within `min_distance`, or a
+ * fill the reference hour, its end moves the mix as far as its start did, and an incident can
+ * straddle the reference hour and the one before it. "Back where it was" is within `min_distance`, or a
  * Dirichlet–multinomial Bayes factor below 1 for "its own distribution" against that window's (a
  * thin version's 100 answers in 10 bins sit 0.1 apart from sampling alone, and the factor knows it).
  *
