@@ -1,9 +1,6 @@
 /** Test helpers: a reads fake whose aggregate answers come from a function the test changes; a real in-memory store and a condition run over it. */
-import { typedReads } from '../query/index.ts';
 import type { TypedReads } from '../query/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
-import { createDuckDBStore } from '../store/index.ts';
-import type { Store } from '../store/index.ts';
 import { evaluateCondition } from './conditions/index.ts';
 import type { Coverage, Observation } from './conditions/context.ts';
 import { DEFAULT_RULE_PACK, loadRuleFiles, parseRuleText } from './rule-file.ts';
@@ -34,12 +31,13 @@ export function rulesFrom(yaml: string): RuleGroup[] {
   return r.groups;
 }
 
-/** A real in-memory DuckDB holding these NDJSON events (the condition tests' store). */
-export async function memoryStore(lines: readonly string[]): Promise<Store> {
-  const store = await createDuckDBStore({ path: ':memory:' });
+/** Migrates a store a test created (a real in-memory DuckDB) and loads these NDJSON events into it. */
+export async function fillStore(
+  store: { migrate(): Promise<unknown>; appendEvents(lines: string[]): Promise<unknown> },
+  lines: readonly string[],
+): Promise<void> {
   await store.migrate();
   for (let i = 0; i < lines.length; i += 50_000) await store.appendEvents(lines.slice(i, i + 50_000));
-  return store;
 }
 
 /** The condition of one rule of the default pack, as shipped. */
@@ -51,15 +49,15 @@ export function packCondition(alert: string): RuleGroup['rules'][number]['condit
   return rule.condition;
 }
 
-/** A condition (as a rule file states it) evaluated at nowMs over a store: what it raised, and the coverage it noted. */
+/** A condition (as a rule file states it) evaluated at nowMs through these reads: what it raised, and the coverage it noted. */
 export async function runCondition(
-  store: Store,
+  reads: TypedReads,
   series: SeriesCache,
   condition: unknown,
   nowMs: number,
 ): Promise<{ obs: Observation[]; coverage: Coverage | null }> {
   const c = ConditionSchema.parse(condition);
   let coverage: Coverage | null = null;
-  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
+  const obs = await evaluateCondition(c, 'warning', { reads, series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
   return { obs, coverage };
 }

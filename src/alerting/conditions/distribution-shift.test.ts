@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal, memoryStore, packCondition, runCondition } from '../alerting.test-support.ts';
+import { lognormal, fillStore, packCondition, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
 
@@ -44,7 +45,8 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'ranker', model_version: 'v1', output_length: ranker, status: 'ok' }));
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'thinend', model_version: 'v1', output_length: thinend, status: 'ok' }));
   }
-  store = await memoryStore(lines);
+  store = await createDuckDBStore({ path: ':memory:' });
+  await fillStore(store, lines);
   series = createSeriesCache({ reads: typedReads(store) });
 }, 60_000);
 
@@ -55,7 +57,7 @@ afterAll(async () => {
 /** ResultCountShift of the default pack, as shipped, on one model. */
 const resultCount = (model: string) => ({ ...packCondition('ResultCountShift'), filters: { model } });
 
-const run = (condition: unknown, nowMs = NOW) => runCondition(store, series, condition, nowMs);
+const run = (condition: unknown, nowMs = NOW) => runCondition(typedReads(store), series, condition, nowMs);
 
 describe('distribution_shift on a thin version', () => {
   it('a ranker of two requests a minute whose results halved: judged against a reference hour of 100 answers, and raised', async () => {

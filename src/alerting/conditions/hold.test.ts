@@ -6,8 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal, memoryStore, packCondition } from '../alerting.test-support.ts';
+import { lognormal, fillStore, packCondition } from '../alerting.test-support.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';
@@ -62,7 +63,8 @@ beforeAll(async () => {
         }),
       );
     }
-  store = await memoryStore(lines);
+  store = await createDuckDBStore({ path: ':memory:' });
+  await fillStore(store, lines);
 }, 60_000);
 
 afterAll(async () => {

@@ -4,8 +4,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
+import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal, memoryStore, packCondition, runCondition } from '../alerting.test-support.ts';
+import { lognormal, fillStore, packCondition, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
 import { baselinePhi, holdFiring } from './shift.ts';
@@ -155,7 +156,8 @@ beforeAll(async () => {
       const exec_ms = lognormal(rx, 15, 0.2);
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms, exec_ms, total_ms: queue_ms + exec_ms, status: 'ok' }));
     }
-  store = await memoryStore(lines);
+  store = await createDuckDBStore({ path: ':memory:' });
+  await fillStore(store, lines);
   const GiB = 2 ** 30;
   const samples: ResourceSample[] = [];
   for (let ts = NOW - 30 * MIN; ts < NOW; ts += 15_000) {
@@ -179,7 +181,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const run = (condition: unknown, nowMs = NOW) => runCondition(store, series, condition, nowMs);
+const run = (condition: unknown, nowMs = NOW) => runCondition(typedReads(store), series, condition, nowMs);
 
 describe('rate_shift', () => {
   const rule = { kind: 'rate_shift', signal: 'error', by: ['model', 'model_version'], localize: ['tenant', 'replica'], reference: { window: '60m' } };
