@@ -10,9 +10,9 @@
  * The value is the Jensen–Shannon distance. A window whose mix is back where it was in one of the
  * two reference windows before the reference is an end, not a change: once an incident's answers
  * fill the reference hour, its end moves the mix as far as its start did, and an incident can
- * straddle the reference hour and the one before it. "Back where it was" is within `min_distance`, or a
- * Dirichlet–multinomial Bayes factor below 1 for "its own distribution" against that window's (a
- * thin version's 100 answers in 10 bins sit 0.1 apart from sampling alone, and the factor knows it).
+ * straddle the reference hour and the one before it. "Back where it was" is within `min_distance`,
+ * or a Dirichlet–multinomial Bayes factor below 1 for "its own distribution" against that window's
+ * (a thin version's 100 answers in 10 bins sit 0.1 apart from sampling alone; the factor knows it).
  *
  * Worked: a version answering spam 30 % / ham 70 % for an hour answers 55 % / 45 % over the last
  * 13 minutes (500 requests): the distance is 0.18 and the log Bayes factor ~ 50.

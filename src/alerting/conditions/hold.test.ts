@@ -8,7 +8,7 @@ import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal, fillStore, packCondition } from '../alerting.test-support.ts';
+import { fillStore, lognormal, packCondition } from '../alerting.test-support.ts';
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';

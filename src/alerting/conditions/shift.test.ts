@@ -6,7 +6,7 @@ import { typedReads } from '../../query/index.ts';
 import type { ResourceSample } from '../../schema/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { lognormal, fillStore, packCondition, runCondition } from '../alerting.test-support.ts';
+import { fillStore, lognormal, packCondition, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
 import { baselinePhi, holdFiring } from './shift.ts';
