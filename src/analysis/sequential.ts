@@ -179,6 +179,37 @@ export function wilsonUpper(p: number, n: number, z: number): number {
   return Math.min(1, centre + half);
 }
 
+/**
+ * How many trials of its group a member's own rate is worth shrinking with: the prior strength
+ * κ = a + b of the beta-binomial that the members' rates k_i / n_i are drawn from, by the method of
+ * moments (Kleinman 1973). With m = K / N, the spread S = Σ n_i (k_i/n_i − m)² is (g − 1)·m(1 − m)
+ * for g members that share one rate; what is left over is the members' own variance
+ * τ² = (S − (g − 1)·m(1 − m)) / (N − Σ n_i² / N), and κ = m(1 − m) / τ² − 1. Infinity when the
+ * members differ no more than their counts do (pool them all), NaN with fewer than two members or no
+ * trials. Worked: 0 of 100, 1 of 100, 9 of 100 (m = 1/30, S = 0.48667, 2·m(1 − m) = 0.06444,
+ * τ² = 0.42222 / 200 = 0.0021111) → κ = 0.032222 / 0.0021111 − 1 = 14.263: a member's own 100 trials
+ * outweigh the group's; 1 of 100 three times → Infinity.
+ */
+export function betaBinomialStrength(members: readonly { n: number; k: number }[]): number {
+  let N = 0;
+  let K = 0;
+  let g = 0;
+  let sumSq = 0;
+  for (const x of members) {
+    if (!(x.n > 0)) continue;
+    N += x.n;
+    K += x.k;
+    sumSq += x.n * x.n;
+    g++;
+  }
+  if (g < 2) return NaN;
+  const m = K / N;
+  let S = 0;
+  for (const x of members) if (x.n > 0) S += x.n * (x.k / x.n - m) ** 2;
+  const tau2 = (S - (g - 1) * m * (1 - m)) / (N - sumSq / N);
+  return tau2 > 0 ? Math.max(0, (m * (1 - m)) / tau2 - 1) : Infinity;
+}
+
 /** ln of the multivariate Beta function B(v) = Π Γ(v_i) / Γ(Σ v_i). */
 function logBeta(v: readonly number[]): number {
   let s = 0;

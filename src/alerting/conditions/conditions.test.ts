@@ -115,7 +115,7 @@ beforeAll(async () => {
       attributes: { golden_pass: i % 4 === 0 ? 'false' : 'true' },
     })),
     // golden probes of a thin past: gk v1 failed 1 of its 60 before the last half hour and 8 of the
-    // last 30 (every fourth, oldest first); gk v2 passed all of its 180.
+    // last 30 (every fourth, oldest first); gk v2 failed 1 of its 180, in its first half hour.
     ...series(NOW - 90 * MIN, NOW, MIN, (i) => ({
       model: 'gk',
       model_version: 'v1',
@@ -123,7 +123,26 @@ beforeAll(async () => {
       status: 'ok',
       attributes: { golden_pass: i === 20 || (i >= 60 && (i - 60) % 4 === 0) ? 'false' : 'true' },
     })),
-    ...series(NOW - 180 * MIN, NOW, MIN, () => ({ model: 'gk', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: 'true' } })),
+    ...series(NOW - 180 * MIN, NOW, MIN, (i) => ({
+      model: 'gk',
+      model_version: 'v2',
+      probe: true,
+      status: 'ok',
+      attributes: { golden_pass: i === 10 ? 'false' : 'true' },
+    })),
+    // golden probes whose calls failed: ge v1 answered all of its 150 before the last 10 minutes and
+    // 6 of the last 10 (4 calls failed: an outage the error rules judge); every call of ge v2 failed
+    // over the last 20 minutes.
+    ...series(NOW - 160 * MIN, NOW, MIN, (i) =>
+      i >= 150 && i % 2 === 1 && i < 158
+        ? { model: 'ge', model_version: 'v1', probe: true, status: 'error', error_type: 'dependency_timeout', attributes: { golden_pass: 'false' } }
+        : { model: 'ge', model_version: 'v1', probe: true, status: 'ok', attributes: { golden_pass: 'true' } },
+    ),
+    ...series(NOW - 160 * MIN, NOW, MIN, (i) =>
+      i >= 140
+        ? { model: 'ge', model_version: 'v2', probe: true, status: 'error', error_type: 'other', attributes: { golden_pass: 'false' } }
+        : { model: 'ge', model_version: 'v2', probe: true, status: 'ok', attributes: { golden_pass: 'true' } },
+    ),
     // no data: replica nd-r1 sent until 10 min ago; nd-r2 still sends.
     ...series(NOW - 40 * MIN, NOW - 10 * MIN, 10_000, () => ({ model: 'nd', replica: 'nd-r1', status: 'ok', total_ms: 10 })),
     ...series(NOW - 40 * MIN, NOW, 10_000, () => ({ model: 'nd', replica: 'nd-r2', status: 'ok', total_ms: 10 })),
@@ -431,7 +450,7 @@ describe('rule kinds on DuckDB', () => {
 
   it('golden_failure with a reference: 8 of 30 failing is raised against the version’s own 1 in 150, not against a fixed 10 %', async () => {
     // Reference 1/150 → Wilson upper bound 2.93 %; the 30-minute window's 8 of 30 against it, alternatives
-    // from 10.67 % up: ln LR 9.909 (sequential.ts's mixture), p = 60 · e^−9.909 = 0.0030 < 0.01.
+    // from 10.67 % up: ln LR 9.909 (sequential.ts's mixture), p = 2 tests · 60 · e^−9.909 = 0.0060 < 0.01.
     // Against "at most 10 % fail" the same window has ln LR 1.94: without the reference, nothing.
     const c = { kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gr' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 };
     expect(await run(c)).toEqual([]);
@@ -441,10 +460,11 @@ describe('rule kinds on DuckDB', () => {
   });
 
   it('golden_failure with a reference: a thin past is shrunk toward the other versions’ probes', async () => {
-    // gk v1's own 1 of 60 → Wilson upper bound 7.13 %: 8 of the last 30 has ln LR 3.82, p = 1. Shrunk
-    // with 100 probes at the other versions' rate (v2: 0 of 150) → 1 of 160, bound 2.75 %,
-    // alternatives from 10.63 % up: ln LR 10.374, p = 60 · e^−10.374 = 0.0019 < 0.01 (BH over v1 alone:
-    // v2 has no failures to test).
+    // gk v1's own 1 of 60 → Wilson upper bound 7.13 %: 8 of the last 30 has ln LR 3.82, p = 1. The two
+    // versions' references (1 of 60, 1 of 150) differ no more than their counts do (S = 0.00429 under
+    // chance's 0.00943: betaBinomialStrength ∞), so v1's is pooled with v2's 150 → 2 of 210, bound
+    // 2.84 %, alternatives from 10.95 % up: ln LR 10.162, p = 2 tests · 60 · e^−10.162 = 0.0046 < 0.01
+    // (BH over v1 alone: v2 has no failures to test).
     const c = {
       kind: 'golden_failure',
       window: '30m',
@@ -458,6 +478,26 @@ describe('rule kinds on DuckDB', () => {
     const obs = await run({ ...c, filters: { model: 'gk' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gk', model_version: 'v1' }]);
     expect(obs[0]!.value).toBeCloseTo(22 / 30, 6);
+  });
+
+  it('golden_failure with a reference: failed calls are judged against what is tolerated, answers against their past', async () => {
+    // ge v1: 4 of its last 10 probes failed calls (status error), its 6 answers all passed: against its
+    // own past only the answers count (none failed); all 10 against "at most 10 % fail" have 4 failures,
+    // ln LR < 3. ge v2: 20 of 20 calls failed, against "at most 10 % fail": raised. Were failed calls
+    // answers, v1's 4 of 10 against its own 0 of 150 (bound 1.8 %) would be raised too.
+    const c = {
+      kind: 'golden_failure',
+      window: '30m',
+      by: ['model', 'model_version'],
+      filters: { model: 'ge' },
+      min_pass_rate: 0.9,
+      min_count: 5,
+      fdr: 0.01,
+      reference: { window: '150m' },
+    };
+    const obs = await run(c);
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'ge', model_version: 'v2' }]);
+    expect(obs[0]!.value).toBe(0);
   });
 
   it('no_data: the replica that stopped sending, not the one still sending', async () => {

@@ -2,11 +2,13 @@
  * golden_failure: pass rate of golden-sample probes per slice. A probe is an event with
  * `probe: true`; it passed when `attributes[pass_attribute]` is true/1/pass/yes and failed when it
  * is false/0/fail/no. A probe without the attribute counts as failed when its status is not ok
- * and is not judged otherwise. Worked: 7 of 10 probes passed → 0.7 < min_pass_rate 0.9 fires.
+ * and is not judged otherwise (a failed call is a failed probe; with `fdr` and a `reference`, its
+ * answers are also judged apart, below). Worked: 7 of 10 probes passed → 0.7 < min_pass_rate 0.9 fires.
  */
-import { benjaminiHochberg, evidencePValue, rateShift, wilsonUpper } from '../../analysis/index.ts';
+import { benjaminiHochberg, betaBinomialStrength, evidencePValue, rateShift, wilsonUpper } from '../../analysis/index.ts';
+import type { RateShift } from '../../analysis/index.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { CHANGE_POINTS, SHRINK_REQUESTS } from './shift.ts';
+import { CHANGE_POINTS } from './shift.ts';
 import { sliceKey } from './context.ts';
 import { durationMs } from '../rule-schema.ts';
 import type { GoldenFailureCondition } from '../rule-schema.ts';
@@ -24,7 +26,7 @@ interface Slice {
   n: number;
   pass: number;
   /** Every probe read, the reference window's included, by age. */
-  marks: { ageMs: number; passed: boolean }[];
+  marks: { ageMs: number; passed: boolean; errored: boolean }[];
 }
 
 /** Fewest reference probes for a slice's own failure rate to be a reference (half an hour of probes). */
@@ -55,7 +57,7 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
     let s = slices.get(key);
     if (!s) slices.set(key, (s = { labels, n: 0, pass: 0, marks: [] }));
     const ageMs = ctx.nowMs - Date.parse(e.ts as string);
-    s.marks.push({ ageMs, passed });
+    s.marks.push({ ageMs, passed, errored: e.status != null && e.status !== 'ok' });
     if (ageMs > windowMs) continue;
     s.n++;
     if (passed) s.pass++;
@@ -82,54 +84,74 @@ export async function evalGoldenFailure(c: GoldenFailureCondition, ctx: Conditio
  * the ~8.7 an hour of change points asks at q < 0.01; 12 of 20 failing (60 %) → ≈ 12.5: raised. A
  * probe or two failing in fifteen is not a failing version.
  *
- * With a `reference`, the slice's own probes before the current window say what is usual for it:
- * when the Wilson upper bound of their failure rate is below 1 − min_pass_rate, the windows are
- * judged against that bound instead (still for a rise of 10 points), so a version whose probes
- * always pass is raised when a fifth of them fail, not only when a third do; a version that always
- * failed more than is tolerated is judged against the tolerated rate as before. One test per slice,
- * against the lower of the two. Worked: 1 of 150 reference probes failed (Wilson upper bound
- * 2.93 %); 8 of the last 30 failing → against 2.93 % with alternatives from 10.67 % up,
- * ln LR = 9.909, p = 60 · e^−9.909 = 0.0030: raised, where against the fixed 10 % it is ln LR 1.94.
+ * With a `reference`, the slice's answers say what is usual for it too: the probes whose calls were
+ * answered (status ok) before the current window, when the Wilson upper bound of their failure
+ * rate is below 1 − min_pass_rate, and the current window's answers are judged against that bound
+ * (still for a rise of 10 points), so a version whose answers always pass is raised when a fifth of
+ * them fail, not only when a third do. Failed calls stay in the first test only: they fail with the
+ * version's errors (dependencies, overload, blips that hit several probes at once), which the
+ * error rules judge on all of its traffic; a version whose every call fails is still raised
+ * against what is tolerated. Two tests per slice then, Bonferroni over them. Worked: 1 of 150
+ * reference answers failed (Wilson upper bound 2.93 %); 8 of the last 30 failing → against 2.93 %
+ * with alternatives from 10.67 % up, ln LR = 9.909, p = 2 · 60 · e^−9.909 = 0.0060: raised, where
+ * against the fixed 10 % it is ln LR 1.94.
  *
  * A slice's own past is a few probes (two hours at one a minute: its failure rate known to a few
- * points), so it is shrunk toward every other slice's reference probes, as a tenant's thin past
- * is toward its version's (`SHRINK_REQUESTS` probes at their failure rate): golden sets are fixed
- * inputs that pass, and a version whose own always failed more keeps its own rate (and the
- * 10-point floor above it). Worked: 1 of 60 own (bound 7.13 %), the others 0 of 150 → 1 of 160,
- * bound 2.75 %; 8 of the last 30 → ln LR 10.374 against 3.82 unshrunk.
+ * points), so it is shrunk toward every other slice's reference answers (their failure rate
+ * without its own) by as many pseudo-probes as the slices' rates say they share
+ * (`betaBinomialStrength`, the method of moments: all of them when the slices differ no more than
+ * their counts do; few when their rates differ): golden sets are fixed inputs, and a version whose
+ * answers always failed more keeps its own rate. Worked: 1 of 60 own (bound 7.13 %), another
+ * version's 1 of 150 (the two as close as their counts: pooled) → 2 of 210, bound 2.84 %; 8 of
+ * the last 30 → ln LR 10.162 against 3.82 unshrunk.
  */
 function sequential(c: GoldenFailureCondition, fdr: number, slices: Slice[]): Observation[] {
   const windowMs = durationMs(c.window);
   const lengths = MINUTES.filter((m) => m * 60_000 <= windowMs);
   const tolerated = 1 - c.min_pass_rate;
-  // Every slice's reference probes together: what a slice's own few are shrunk toward.
-  let fleetN = 0;
-  let fleetFailed = 0;
-  const refs = slices.map((s) => {
-    const before = s.marks.filter((x) => x.ageMs > windowMs);
-    const failed = before.filter((x) => !x.passed).length;
-    fleetN += before.length;
-    fleetFailed += failed;
-    return { n: before.length, failed };
-  });
-  const tested: { labels: Labels; rate: number; pValue: number }[] = [];
-  slices.forEach((s, i) => {
-    const current = lengths.map((m) => {
-      const inside = s.marks.filter((x) => x.ageMs <= m * 60_000);
+  const options = { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) };
+  const windows = (marks: Slice['marks']) =>
+    lengths.map((m) => {
+      const inside = marks.filter((x) => x.ageMs <= m * 60_000);
       return { n: inside.length, k: inside.filter((x) => !x.passed).length };
     });
-    // The null: the failure rate is what is usual for this slice (the Wilson upper bound of its
-    // reference, shrunk toward every slice's) or what is tolerated (1 − min_pass_rate), whichever is lower.
+  // The answered probes: what a slice's own past says about its answers.
+  const answered = slices.map((s) => s.marks.filter((x) => !x.errored));
+  const refs = answered.map((marks) => {
+    const before = marks.filter((x) => x.ageMs > windowMs);
+    return { n: before.length, k: before.filter((x) => !x.passed).length };
+  });
+  const fleetN = refs.reduce((a, r) => a + r.n, 0);
+  const fleetFailed = refs.reduce((a, r) => a + r.k, 0);
+  const strength = betaBinomialStrength(refs);
+  const tested: { labels: Labels; rate: number; pValue: number }[] = [];
+  slices.forEach((s, i) => {
+    // Every probe, failed calls included, against what is tolerated.
+    const tests = [
+      rateShift(
+        windows(s.marks).map((w) => ({ ...w, pRef: tolerated, nRef: Infinity })),
+        options,
+      ),
+    ];
+    // The answers against what is usual for this slice's: its own reference shrunk toward every
+    // other slice's by the strength the slices' rates share, its Wilson upper bound below what is tolerated.
     const ref = refs[i]!;
-    const nRef = ref.n >= MIN_REFERENCE && fleetN > ref.n ? ref.n + SHRINK_REQUESTS : ref.n;
-    const pOwn =
-      nRef === ref.n ? (ref.n > 0 ? ref.failed / ref.n : NaN) : (ref.failed + (SHRINK_REQUESTS * (fleetFailed - ref.failed)) / (fleetN - ref.n)) / nRef;
-    const own = c.reference !== undefined && ref.n >= MIN_REFERENCE && wilsonUpper(pOwn, nRef, 1.645) < tolerated;
-    const e = rateShift(
-      current.map((w) => ({ ...w, ...(own ? { pRef: pOwn, nRef } : { pRef: tolerated, nRef: Infinity }) })),
-      { tolerance: 1, minRatio: 1, minDelta: 0.1, minBad: Math.min(c.min_count, 3) },
-    );
-    if (e && e.n >= c.min_count) tested.push({ labels: s.labels, rate: 1 - e.rate, pValue: evidencePValue(e.logLR, CHANGE_POINTS) });
+    if (c.reference !== undefined && ref.n >= MIN_REFERENCE) {
+      const pseudo = fleetN > ref.n && strength > 0 ? Math.min(strength, fleetN - ref.n) : 0;
+      const nRef = ref.n + pseudo;
+      const pOwn = (ref.k + (pseudo > 0 ? (pseudo * (fleetFailed - ref.k)) / (fleetN - ref.n) : 0)) / nRef;
+      if (wilsonUpper(pOwn, nRef, 1.645) < tolerated)
+        tests.push(
+          rateShift(
+            windows(answered[i]!).map((w) => ({ ...w, pRef: pOwn, nRef })),
+            options,
+          ),
+        );
+    }
+    let best: RateShift | null = null;
+    for (const e of tests) if (e && e.n >= c.min_count && (!best || e.logLR > best.logLR)) best = e;
+    // Bonferroni over the slice's tests.
+    if (best) tested.push({ labels: s.labels, rate: 1 - best.rate, pValue: Math.min(1, tests.length * evidencePValue(best.logLR, CHANGE_POINTS)) });
   });
   const q = benjaminiHochberg(tested.map((t) => t.pValue));
   return tested.filter((_, i) => (q[i] ?? 1) < fdr).map((t) => ({ labels: t.labels, value: t.rate }));
