@@ -75,36 +75,14 @@ describe('rateShift', () => {
     expect(thin.p0).toBeCloseTo(1.5 * wilsonUpper(0.01, 100, 1.645), 12);
   });
   it('shrinks a member toward its group by as many trials as the members share a rate', () => {
+    const strength = (...members: [number, number][]) => betaBinomialStrength(members.map(([n, k]) => ({ n, k })));
     // m = 1/30; S = 100·(1/30)² + 100·(0.01 − 1/30)² + 100·(0.09 − 1/30)² = 0.48667; chance alone
     // 2·m(1 − m) = 0.064444; τ² = 0.42222 / (300 − 30,000/300) = 0.0021111; κ = 0.032222 / τ² − 1 = 14.263.
-    expect(
-      betaBinomialStrength([
-        { n: 100, k: 0 },
-        { n: 100, k: 1 },
-        { n: 100, k: 9 },
-      ]),
-    ).toBeCloseTo(14.263158, 5);
+    expect(strength([100, 0], [100, 1], [100, 9])).toBeCloseTo(14.263158, 5);
     // Members no more apart than their counts: pool them all; too few members to say: NaN.
-    expect(
-      betaBinomialStrength([
-        { n: 100, k: 1 },
-        { n: 100, k: 1 },
-        { n: 100, k: 1 },
-      ]),
-    ).toBe(Infinity);
-    expect(
-      betaBinomialStrength([
-        { n: 200, k: 2 },
-        { n: 100, k: 1 },
-        { n: 0, k: 0 },
-      ]),
-    ).toBe(Infinity);
-    expect(
-      betaBinomialStrength([
-        { n: 100, k: 1 },
-        { n: 0, k: 0 },
-      ]),
-    ).toBeNaN();
+    expect(strength([100, 1], [100, 1], [100, 1])).toBe(Infinity);
+    expect(strength([200, 2], [100, 1], [0, 0])).toBe(Infinity);
+    expect(strength([100, 1], [0, 0])).toBeNaN();
   });
   it('under "no change" crosses a day\'s evidence bar far less often than Ville allows', () => {
     // 2,000 slices × 60 minutes of Bernoulli(1 %) traffic at 30 requests a minute, every window

@@ -12,6 +12,8 @@ import { evaluateCondition } from './index.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
+/** The golden rule's sequential form, as the pack has it but over 30 minutes. */
+const GOLDEN_SEQUENTIAL = { kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], min_pass_rate: 0.9, min_count: 5, fdr: 0.01 };
 let store: Store;
 
 /** Events every `everyMs` in [fromMs, toMs) with fields from `f(i)`. */
@@ -435,15 +437,7 @@ describe('rule kinds on DuckDB', () => {
     // Against "at most 10 % fail": 12 of 20 → ln LR 12.5, p = 60·e^−12.5 = 2e-4; 6 of 12 → ln LR 4.7, p = 0.57
     // (hand-checked with the mixture over 20 %, 40 %, 80 %, 95 %); over 20 minutes the 15-minute window
     // holds 9 failures of 15 and is no stronger.
-    const obs = await run({
-      kind: 'golden_failure',
-      window: '30m',
-      by: ['model', 'model_version'],
-      filters: { model: 'gs' },
-      min_pass_rate: 0.9,
-      min_count: 5,
-      fdr: 0.01,
-    });
+    const obs = await run({ ...GOLDEN_SEQUENTIAL, filters: { model: 'gs' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gs', model_version: 'v1' }]);
     expect(obs[0]!.value).toBeCloseTo(0.4, 2);
   });
@@ -452,7 +446,7 @@ describe('rule kinds on DuckDB', () => {
     // Reference 1/150 → Wilson upper bound 2.93 %; the 30-minute window's 8 of 30 against it, alternatives
     // from 10.67 % up: ln LR 9.909 (sequential.ts's mixture), p = 2 tests · 60 · e^−9.909 = 0.0060 < 0.01.
     // Against "at most 10 % fail" the same window has ln LR 1.94: without the reference, nothing.
-    const c = { kind: 'golden_failure', window: '30m', by: ['model', 'model_version'], filters: { model: 'gr' }, min_pass_rate: 0.9, min_count: 5, fdr: 0.01 };
+    const c = { ...GOLDEN_SEQUENTIAL, filters: { model: 'gr' } };
     expect(await run(c)).toEqual([]);
     const obs = await run({ ...c, reference: { window: '150m' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gr', model_version: 'v1' }]);
@@ -465,15 +459,7 @@ describe('rule kinds on DuckDB', () => {
     // chance's 0.00943: betaBinomialStrength ∞), so v1's is pooled with v2's 150 → 2 of 210, bound
     // 2.84 %, alternatives from 10.95 % up: ln LR 10.162, p = 2 tests · 60 · e^−10.162 = 0.0046 < 0.01
     // (BH over v1 alone: v2 has no failures to test).
-    const c = {
-      kind: 'golden_failure',
-      window: '30m',
-      by: ['model', 'model_version'],
-      min_pass_rate: 0.9,
-      min_count: 5,
-      fdr: 0.01,
-      reference: { window: '150m' },
-    };
+    const c = { ...GOLDEN_SEQUENTIAL, reference: { window: '150m' } };
     expect(await run({ ...c, filters: { model: 'gk', model_version: 'v1' } })).toEqual([]);
     const obs = await run({ ...c, filters: { model: 'gk' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'gk', model_version: 'v1' }]);
@@ -485,17 +471,7 @@ describe('rule kinds on DuckDB', () => {
     // own past only the answers count (none failed); all 10 against "at most 10 % fail" have 4 failures,
     // ln LR < 3. ge v2: 20 of 20 calls failed, against "at most 10 % fail": raised. Were failed calls
     // answers, v1's 4 of 10 against its own 0 of 150 (bound 1.8 %) would be raised too.
-    const c = {
-      kind: 'golden_failure',
-      window: '30m',
-      by: ['model', 'model_version'],
-      filters: { model: 'ge' },
-      min_pass_rate: 0.9,
-      min_count: 5,
-      fdr: 0.01,
-      reference: { window: '150m' },
-    };
-    const obs = await run(c);
+    const obs = await run({ ...GOLDEN_SEQUENTIAL, filters: { model: 'ge' }, reference: { window: '150m' } });
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'ge', model_version: 'v2' }]);
     expect(obs[0]!.value).toBe(0);
   });
