@@ -133,7 +133,7 @@ function sequential(c: GoldenFailureCondition, fdr: number, slices: Slice[]): Ob
         options,
       ),
     ];
-    // The answers against what is usual for this slice's: its own reference shrunk toward every
+    // The answers against what is usual for this slice: its own reference shrunk toward every
     // other slice's by the strength the slices' rates share, its Wilson upper bound below what is tolerated.
     const ref = refs[i]!;
     if (c.reference !== undefined && ref.n >= MIN_REFERENCE) {
