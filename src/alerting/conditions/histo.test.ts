@@ -70,7 +70,7 @@ describe('shrunkReferenceBucket', () => {
           const m = histogram(child, sign, a, b);
           merge(m, p, SHRINK_REQUESTS, pt);
           const want = referenceBucket(m, q);
-          expect(shrunkReferenceBucket(child, sign, a, b, p, pt, q)).toEqual(want);
+          expect(shrunkReferenceBucket(child, sign, a, b, p, pt, SHRINK_REQUESTS, q)).toEqual(want);
           compared++;
           if (want && want.total % 1 !== 0) found++;
         }

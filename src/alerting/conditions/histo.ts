@@ -5,7 +5,6 @@
  * series, the same numbers as from the histogram.
  */
 import type { SliceSeries } from '../series.ts';
-import { SHRINK_REQUESTS } from './shift.ts';
 
 /**
  * A histogram keyed by (mirrored) bucket index: keys in the order they were first added and their
@@ -119,7 +118,7 @@ export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: nu
 
 /**
  * `referenceBucket` of a child's own rows over [fromMs, toMs) shrunk toward its parent's past `p`
- * (total `pt`), as `merge(own, p, SHRINK_REQUESTS, pt)` builds it, without building it: every value,
+ * (total `pt`) with `weight` pseudo-requests, as `merge(own, p, weight, pt)` builds it, without building it: every value,
  * and the two totals referenceBucket adds (its own total in the merged histogram's order: the
  * child's keys, then the parent's new ones; quantileBucket's in ascending key order), added in the
  * same order, so the same floating-point numbers. Null when the merged histogram has no row.
@@ -131,6 +130,7 @@ export function shrunkReferenceBucket(
   toMs: number,
   p: Histo,
   pt: number,
+  weight: number,
   q: number,
 ): ReturnType<typeof referenceBucket> {
   // The union of both sides' bucket indices, ascending: own rows, the parent's share, and which side has it.
@@ -141,7 +141,7 @@ export function shrunkReferenceBucket(
   const count = toMs <= fromMs ? () => 0 : series.countsOver(fromMs, toMs);
   let x = 0;
   let y = 0;
-  const share = (j: number) => (pt === 1 ? SHRINK_REQUESTS * p.vals[j]! : (SHRINK_REQUESTS * p.vals[j]!) / pt);
+  const share = (j: number) => (pt === 1 ? weight * p.vals[j]! : (weight * p.vals[j]!) / pt);
   while (x < indices.length || y < p.keys.length) {
     const i = x < indices.length ? indices[x]! : Infinity;
     const pi = y < p.keys.length ? sign * p.keys[y]! : Infinity;

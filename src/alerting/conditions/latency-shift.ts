@@ -43,6 +43,7 @@ import {
   resolveReference,
   scopeOf,
   shareFilter,
+  shrinkWeight,
   siblingsChanged,
   sliceFilters,
   stepBins,
@@ -187,7 +188,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             const b = binMs(axis, axis.bins - anchor);
             if (ref.kind === 'self' && level > 0 && parent) {
               const { p, pt } = pastOf(parentPast, parent, anchor, axis.bins, ref.bins);
-              qbs.set(anchor, pt < ref.minCount ? null : shrunkReferenceBucket(h.series, sign, a, b, p, pt, c.quantile));
+              const own = b <= a ? 0 : h.series.total(a, b);
+              qbs.set(anchor, pt < ref.minCount ? null : shrunkReferenceBucket(h.series, sign, a, b, p, pt, shrinkWeight(pt, own), c.quantile));
             } else if (ref.kind === 'self' && (b <= a ? 0 : h.series.total(a, b)) >= ref.minCount)
               qbs.set(anchor, ownReferenceBucket(h.series, sign, a, b, c.quantile));
             else {

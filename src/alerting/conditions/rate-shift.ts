@@ -7,7 +7,8 @@
  * thin past, so its reference is shrunk toward its parent's over the same minutes with 100
  * pseudo-requests: (k_ref + 100·p_parent) / (n_ref + 100). Worked: a tenant with 0 errors in its
  * last 144 requests, whose model version fails 0.5 % → (0 + 0.5) / 244 = 0.2 %, with a Wilson upper
- * bound on 244 requests of 1.3 %. With `reference.peers`, normal is the pooled rate of the slices
+ * bound on 244 requests of 1.3 %. The pseudo-requests are at most what its siblings sent
+ * (`shrinkWeight`): a child that is all of its parent is judged as the parent is. With `reference.peers`, normal is the pooled rate of the slices
  * that differ only in that dimension at the same time; with `fallback_peers`, a slice whose past is
  * too thin (a new canary) is compared with those peers instead.
  *
@@ -27,7 +28,7 @@ import type { Product, SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
-  SHRINK_REQUESTS,
+  shrinkWeight,
   SPREAD_STEP_MS,
   axisFor,
   baselinePhi,
@@ -281,7 +282,8 @@ function reference(
     const nP = parent.n(a, b);
     if (nP < ref.minCount) return { pRef: NaN, nRef: 0 };
     const pP = parent.k(a, b) / nP;
-    return { pRef: (kRef + SHRINK_REQUESTS * pP) / (nRef + SHRINK_REQUESTS), nRef: nRef + SHRINK_REQUESTS };
+    const m = shrinkWeight(nP, nRef);
+    return { pRef: (kRef + m * pP) / (nRef + m), nRef: nRef + m };
   }
   if (nRef >= ref.minCount) return { pRef: kRef / nRef, nRef };
   return fallback ? fromPeers() : { pRef: NaN, nRef: 0 };

@@ -207,6 +207,16 @@ export function held(e: { window: number; p0: number }, minute: (back: number, w
 export const SHRINK_REQUESTS = 100;
 
 /**
+ * The pseudo-requests a child is shrunk with: SHRINK_REQUESTS, but no more than its siblings sent
+ * over the same minutes (the parent's requests that are not the child's). The parent's past holds
+ * the child's own; counted again as pseudo-requests, a child that is all of its parent (a canary's
+ * one route, a version's one replica) would be judged on 100 requests it never sent — a tail
+ * quantile set higher than its own past can place, a rate bound tighter than its own — and raised
+ * where its parent, the same traffic, is not.
+ */
+export const shrinkWeight = (parentRequests: number, ownRequests: number): number => Math.max(0, Math.min(SHRINK_REQUESTS, parentRequests - ownRequests));
+
+/**
  * Whether the siblings of a child (its parent without it) show the change too over the child's
  * best window: their rate above max(tolerance × their reference, their reference + min_delta / 2).
  */
