@@ -8,9 +8,10 @@
  * pseudo-requests: (k_ref + 100·p_parent) / (n_ref + 100). Worked: a tenant with 0 errors in its
  * last 144 requests, whose model version fails 0.5 % → (0 + 0.5) / 244 = 0.2 %, with a Wilson upper
  * bound on 244 requests of 1.3 %. The pseudo-requests are at most what its siblings sent
- * (`shrinkWeight`): a child that is all of its parent is judged as the parent is. With `reference.peers`, normal is the pooled rate of the slices
- * that differ only in that dimension at the same time; with `fallback_peers`, a slice whose past is
- * too thin (a new canary) is compared with those peers instead.
+ * (`shrinkWeight`): a child that is all of its parent is judged as the parent is. With
+ * `reference.peers`, normal is the pooled rate of the slices that differ only in that dimension at
+ * the same time; with `fallback_peers`, a slice whose past is too thin (a new canary) is compared
+ * with those peers instead.
  *
  * Each window's evidence is tested against "rate ≤ tolerance × that reference" (see
  * analysis/sequential.ts); the best window's p-value goes through Benjamini–Hochberg with every
