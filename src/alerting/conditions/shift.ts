@@ -207,12 +207,8 @@ export function held(e: { window: number; p0: number }, minute: (back: number, w
 export const SHRINK_REQUESTS = 100;
 
 /**
- * The pseudo-requests a child is shrunk with: SHRINK_REQUESTS, but no more than its siblings sent
- * over the same minutes (the parent's requests that are not the child's). The parent's past holds
- * the child's own; counted again as pseudo-requests, a child that is all of its parent (a canary's
- * one route, a version's one replica) would be judged on 100 requests it never sent — a tail
- * quantile set higher than its own past can place, a rate bound tighter than its own — and raised
- * where its parent, the same traffic, is not.
+ * Pseudo-requests a child is shrunk with: no more than its siblings sent (the parent's past holds the
+ * child's own, so a child that is all of its parent — a canary's one route — is judged as it is).
  */
 export const shrinkWeight = (parentRequests: number, ownRequests: number): number => Math.max(0, Math.min(SHRINK_REQUESTS, parentRequests - ownRequests));
 
