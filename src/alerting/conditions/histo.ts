@@ -119,9 +119,9 @@ export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: nu
 /**
  * `referenceBucket` of a child's own rows over [fromMs, toMs) shrunk toward its parent's past `p`
  * (total `pt`) with `weight` pseudo-requests, as `merge(own, p, weight, pt)` builds it, without
- * building it: every value, and the two totals referenceBucket adds (its own total in the merged histogram's order: the
- * child's keys, then the parent's new ones; quantileBucket's in ascending key order), added in the
- * same order, so the same floating-point numbers. Null when the merged histogram has no row.
+ * building it: every value, and the two totals referenceBucket adds (its own total in the merged
+ * histogram's order: the child's keys, then the parent's new ones; quantileBucket's in ascending key
+ * order), added in the same order, so the same floating-point numbers. Null when the merged histogram has no row.
  */
 export function shrunkReferenceBucket(
   series: SliceSeries,

@@ -186,12 +186,11 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             // when it has enough past (else its peers', in referenceHist).
             const a = binMs(axis, axis.bins - anchor - (ref.kind === 'self' ? ref.bins : 0));
             const b = binMs(axis, axis.bins - anchor);
+            const own = b <= a ? 0 : h.series.total(a, b);
             if (ref.kind === 'self' && level > 0 && parent) {
               const { p, pt } = pastOf(parentPast, parent, anchor, axis.bins, ref.bins);
-              const own = b <= a ? 0 : h.series.total(a, b);
               qbs.set(anchor, pt < ref.minCount ? null : shrunkReferenceBucket(h.series, sign, a, b, p, pt, shrinkWeight(pt, own), c.quantile));
-            } else if (ref.kind === 'self' && (b <= a ? 0 : h.series.total(a, b)) >= ref.minCount)
-              qbs.set(anchor, ownReferenceBucket(h.series, sign, a, b, c.quantile));
+            } else if (ref.kind === 'self' && own >= ref.minCount) qbs.set(anchor, ownReferenceBucket(h.series, sign, a, b, c.quantile));
             else {
               const refHist = referenceHist(ref, h, peers, anchor, axis.bins, c.fallback_peers !== undefined, c.quantile);
               qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
