@@ -1,6 +1,6 @@
 // distribution_shift on thin versions and on the ends of long incidents, in a real in-memory DuckDB:
 // a ranker answering two requests a minute is judged once its reference hour may hold 100 answers,
-// and a mix that is back where it was before an incident is an end, not a change — when the
+// a version answering one a minute against the two hours that hold them, and a mix that is back where it was before an incident is an end, not a change — when the
 // incident outlasted the hour before the reference, and when a thin version's 120 answers sit
 // 0.1 apart from the older hour by sampling alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -44,6 +44,10 @@ beforeAll(async () => {
     const thinend = Math.max(1, Math.round(lognormal(rnd, at(ts, 130, 100) ? 10 : 20, 0.35)));
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'ranker', model_version: 'v1', output_length: ranker, status: 'ok' }));
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'thinend', model_version: 'v1', output_length: thinend, status: 'ok' }));
+    // sparse: one answer a minute (60 an hour, under the reference's 100), results halved over the last 40 minutes.
+    if (ts % 60_000 !== 0) continue;
+    const sparse = Math.max(1, Math.round(lognormal(rnd, at(ts, 40, 0) ? 10 : 20, 0.35)));
+    lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'sparse', model_version: 'v1', output_length: sparse, status: 'ok' }));
   }
   store = await createDuckDBStore({ path: ':memory:' });
   await fillStore(store, lines);
@@ -67,13 +71,20 @@ describe('distribution_shift on a thin version', () => {
     expect(Number(obs[0]!.details!.log_bayes_factor)).toBeGreaterThan(Math.log(1440 / 0.01));
   });
 
-  it('with the default reference of 200 answers it is not judged, and says so', async () => {
+  it('one answer a minute: its reference reaches back two hours for its 100 answers, and it is raised', async () => {
+    const { obs, coverage } = await run(resultCount('sparse'));
+    expect(coverage).toEqual({ judged: 1, without_reference: 0 });
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'sparse', model_version: 'v1' }]);
+  });
+
+  it('with a reference of 300 answers, more than two hours hold, it is not judged, and says so', async () => {
     const { obs, coverage } = await run({
       kind: 'distribution_shift',
       field: 'output_length',
       by: ['model', 'model_version'],
       filters: { model: 'ranker' },
       min_count: 30,
+      reference: { window: '60m', min_count: 300 },
     });
     expect(coverage).toEqual({ judged: 0, without_reference: 1 });
     expect(obs).toEqual([]);

@@ -4,7 +4,8 @@
  * and category come from the store: every row, no sample, so a small version is judged on all its
  * requests. For each window ending now (up to the horizon) the current counts are compared with the
  * `reference.window` before it by the Dirichlet–multinomial Bayes factor (analysis/sequential.ts);
- * the window must hold `min_count` rows, the reference `reference.min_count`, and the two
+ * the window must hold `min_count` rows, the reference `reference.min_count` (a thin slice's reaches
+ * back up to REFERENCE_GROWTH windows for them, and the end references below are as long), and the two
  * distributions must be at least `min_distance` apart (Jensen–Shannon distance, base 2). The best
  * window's p-value (Ville, a day of change points) goes through Benjamini–Hochberg across slices.
  * The value is the Jensen–Shannon distance. A window whose mix is back where it was in one of the
@@ -111,6 +112,9 @@ function align(ref: Map<string, number>, cur: Map<string, number>): { ref: numbe
 /** Reference windows before the reference that a window's mix may be back to (an end, not a change). */
 const END_REFERENCES = 2;
 
+/** How far a thin slice's reference may reach back, in reference windows, to hold `reference.min_count`. */
+const REFERENCE_GROWTH = 2;
+
 /** Whether `cur` is where the mix was in one of the END_REFERENCES windows before the reference. */
 function endOfChange(
   s: { over(fromMs: number, toMs: number): Map<string, number> },
@@ -136,7 +140,7 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
     throw new Error(`distribution_shift: unknown field ${c.field}`);
   const refBins = Math.ceil(durationMs(c.reference.window) / MINUTE_MS);
   // The reference window a window is judged against, and the END_REFERENCES before it.
-  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), (1 + END_REFERENCES) * refBins * MINUTE_MS);
+  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), (1 + END_REFERENCES) * REFERENCE_GROWTH * refBins * MINUTE_MS);
   const cells = await read(c, ctx, axis.bins * MINUTE_MS);
   const L = axis.bins;
   const tested: { labels: Labels; logBF: number; distance: number; window: number; n: number }[] = [];
@@ -151,7 +155,10 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       const cur = s.over(at(L - w), at(L));
       const n = total(cur);
       if (n > 0) hadData = true;
-      const ref = s.over(at(L - w - refBins), at(L - w));
+      // A thin slice's reference reaches back up to REFERENCE_GROWTH windows for its min_count.
+      let rb = refBins;
+      let ref = s.over(at(L - w - rb), at(L - w));
+      for (let g = 2; g <= REFERENCE_GROWTH && total(ref) < c.reference.min_count; g++) ref = s.over(at(L - w - (rb = g * refBins)), at(L - w));
       if (total(ref) < c.reference.min_count) continue;
       hadReference = true;
       if (n < c.min_count) continue;
@@ -163,7 +170,7 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       if (!(distance >= c.min_distance)) continue;
       // An end, not a change: a mix that moved away from its reference but sits where it was in a
       // reference window before it (an incident that ended and now fills the reference hour).
-      if (endOfChange(s, cur, (k) => [at(L - w - (k + 1) * refBins), at(L - w - k * refBins)], c)) continue;
+      if (endOfChange(s, cur, (k) => [at(L - w - (k + 1) * rb), at(L - w - k * rb)], c)) continue;
       const logBF = multinomialShiftLogBF(v.ref, v.cur);
       if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n };
     }
