@@ -1,8 +1,9 @@
 // distribution_shift on thin versions and on the ends of long incidents, in a real in-memory DuckDB:
 // a ranker answering two requests a minute is judged once its reference hour may hold 100 answers,
-// a version answering one a minute against the two hours that hold them, and a mix that is back where it was before an incident is an end, not a change — when the
-// incident outlasted the hour before the reference, and when a thin version's 120 answers sit
-// 0.1 apart from the older hour by sampling alone.
+// a version answering one a minute against the two hours that hold them, and a mix that is back
+// where it was before an incident is an end, not a change — when the incident outlasted the hour
+// before the reference, and when a thin version's 120 answers sit 0.1 apart from the older hour by
+// sampling alone.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';

@@ -158,7 +158,10 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       // A thin slice's reference reaches back up to REFERENCE_GROWTH windows for its min_count.
       let rb = refBins;
       let ref = s.over(at(L - w - rb), at(L - w));
-      for (let g = 2; g <= REFERENCE_GROWTH && total(ref) < c.reference.min_count; g++) ref = s.over(at(L - w - (rb = g * refBins)), at(L - w));
+      while (total(ref) < c.reference.min_count && rb < REFERENCE_GROWTH * refBins) {
+        rb += refBins;
+        ref = s.over(at(L - w - rb), at(L - w));
+      }
       if (total(ref) < c.reference.min_count) continue;
       hadReference = true;
       if (n < c.min_count) continue;
