@@ -2,7 +2,8 @@
 //   (a) the store's own native NDJSON load of the same events into a fresh store (the baseline):
 //       DuckDB's read_ndjson, or ClickHouse's JSONEachRow reader into the same tables and views,
 //   (b) ingest through the public HTTP API of a fresh `inferlens serve` child process, with
-//       concurrent clients sending NDJSON batches,
+//       concurrent clients sending NDJSON batches, started once the server's rule evaluator has
+//       ticked (its first tick reads every series from scratch; see firstEvaluation),
 //   (c) the runtime dashboard query (per-minute P50/P95/P99/max of total_ms by model × version
 //       over the last hour) through the API, and as hand-written SQL on the store directly.
 // Usage: npm run bench -- --json [--store duckdb|clickhouse] [--events N] [--clients C] [--batch B] [--client http|fetch] [--profile DIR]
@@ -147,6 +148,7 @@ async function firstEvaluation(url: string): Promise<number> {
     if (Number(/^inferlens_alerting_group_evaluations_total (\S+)$/m.exec(text)?.[1] ?? 0) > 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
+  // Not seen (alerting off in the server's configuration): the ingest starts anyway.
   return (performance.now() - t0) / 1000;
 }
 
