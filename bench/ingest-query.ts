@@ -139,23 +139,27 @@ async function apiIngest(url: string, texts: string[]): Promise<{ ms: number; re
  * 40 % of the server's CPU in that run (27–28 against 45–54 CPU-µs an event, alternate runs with
  * alerting off and on: ARCHITECTURE.md, issue 17). Later ticks read only the minutes since the
  * last, so the ingest is measured with the evaluator running, as a server runs, minus the cold start
- * of a server that opens a full store (a one-off, not a cost per event). Returns the seconds waited.
+ * of a server that opens a full store (a one-off, not a cost per event).
  */
-async function firstEvaluation(url: string): Promise<number> {
+async function firstEvaluation(url: string): Promise<void> {
   const t0 = performance.now();
   while (performance.now() - t0 < 70_000) {
-    const text = await (await fetch(`${url}/metrics`)).text();
-    if (Number(/^inferlens_alerting_group_evaluations_total (\S+)$/m.exec(text)?.[1] ?? 0) > 0) break;
+    if (metricValue(await metricsText(url), 'inferlens_alerting_group_evaluations_total') > 0) break;
     await new Promise((r) => setTimeout(r, 200));
   }
   // Not seen (alerting off in the server's configuration): the ingest starts anyway.
-  return (performance.now() - t0) / 1000;
+  log(`    waited ${((performance.now() - t0) / 1000).toFixed(1)} s for the rule evaluator's first tick`);
 }
+
+const metricsText = async (url: string) => (await fetch(`${url}/metrics`)).text();
+
+/** An unlabelled sample's value in a /metrics text (NaN when absent). */
+const metricValue = (text: string, name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
 
 /** The store writer's transactions so far, from the server's /metrics: count, rows and seconds in them. */
 async function storeWrites(url: string): Promise<{ count: number; rows: number; seconds: number }> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  const value = (name: string) => Number(new RegExp(`^${name} (\\S+)$`, 'm').exec(text)?.[1] ?? NaN);
+  const text = await metricsText(url);
+  const value = (name: string) => metricValue(text, name);
   return {
     count: value('inferlens_store_write_duration_seconds_count'),
     seconds: value('inferlens_store_write_duration_seconds_sum'),
@@ -261,7 +265,7 @@ async function benchDuckDB(): Promise<Record<string, unknown>> {
   // (b) API ingest into a fresh server.
   const dataDir = join(dir, 'api');
   const server = await startServer(dataDir);
-  log(`    waited ${(await firstEvaluation(server.url)).toFixed(1)} s for the rule evaluator's first tick`);
+  await firstEvaluation(server.url);
   const cpu0 = cpuSeconds(server.pid);
   const ingest = await apiIngest(server.url, bodies);
   const apiEps = N / (ingest.ms / 1000);
@@ -360,7 +364,7 @@ async function benchClickHouse(): Promise<Record<string, unknown>> {
   // (b) API ingest into a fresh server on its own chdb folder.
   const apiPath = join(dir, 'api-chdb');
   const server = await startServer(join(dir, 'api'), { INFERLENS_STORAGE_BACKEND: 'clickhouse', INFERLENS_CLICKHOUSE_CHDB_PATH: apiPath });
-  log(`    waited ${(await firstEvaluation(server.url)).toFixed(1)} s for the rule evaluator's first tick`);
+  await firstEvaluation(server.url);
   const ingest = await apiIngest(server.url, bodies);
   const apiEps = N / (ingest.ms / 1000);
   log(`(b) API ingest: ${Math.round(apiEps)} events/s with ${CLIENTS} clients × ${BATCH} rows (${ingest.retries} retries after 429/503)`);
