@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import type { SliceSeries } from '../series.ts';
-import { emptyHisto, histoTotal, merge, ownReferenceBucket, referenceBucket, shrunkReferenceBucket } from './histo.ts';
+import { emptyHisto, histoTotal, ownReferenceBucket, peersReferenceBucket, referenceBucket, shrunkReferenceBucket } from './histo.ts';
 import type { Histo } from './histo.ts';
 import { SHRINK_REQUESTS } from './shift.ts';
 
@@ -39,6 +39,22 @@ function histogram(s: SliceSeries, sign: 1 | -1, a: number, b: number): Histo {
     }
   }
   return h;
+}
+
+/** The reference construction: adds `scale` × each of `src`'s rows into `into`, new keys appended in `src`'s order (as a Map would). */
+function merge(into: Histo, src: Histo, scale = 1, divide = 1): void {
+  let pos: Map<number, number> | null = null;
+  for (let x = 0; x < src.keys.length; x++) {
+    const k = src.keys[x]!;
+    const v = divide === 1 ? scale * src.vals[x]! : (scale * src.vals[x]!) / divide;
+    pos ??= new Map(into.keys.map((key, j) => [key, j]));
+    const j = pos.get(k);
+    if (j === undefined) {
+      pos.set(k, into.keys.length);
+      into.keys.push(k);
+      into.vals.push(0 + v);
+    } else into.vals[j]! += v;
+  }
 }
 
 function randomSeries(random: () => number, c: number): SliceSeries {
@@ -99,5 +115,31 @@ describe('ownReferenceBucket', () => {
     }
     expect(compared).toBe(3000);
     expect(found).toBeGreaterThan(1500);
+  });
+});
+
+describe('peersReferenceBucket', () => {
+  it("gives referenceBucket of the merged histograms of a slice's peers: groups of 1 to 9, every q, both directions, thin ranges", () => {
+    const random = mulberry32(13);
+    let compared = 0;
+    let found = 0;
+    for (let c = 0; c < 200; c++) {
+      const members = Array.from({ length: 1 + Math.floor(random() * 9) }, (_, j) => randomSeries(random, c + j));
+      const skip = members[Math.floor(random() * members.length)]!;
+      for (const sign of [1, -1] as const)
+        for (const q of [0.5, 0.9, 0.95, 0.99]) {
+          const a = Math.floor(random() * 30) * MIN;
+          const b = a + Math.floor(random() * 12) * MIN;
+          const minCount = [1, 30, 200][Math.floor(random() * 3)]!;
+          const m = emptyHisto();
+          for (const s of members) if (s !== skip) merge(m, histogram(s, sign, a, b));
+          const want = histoTotal(m) >= minCount ? referenceBucket(m, q) : null;
+          expect(peersReferenceBucket(members, skip, sign, a, b, q, minCount)).toEqual(want);
+          compared++;
+          if (want) found++;
+        }
+    }
+    expect(compared).toBe(1600);
+    expect(found).toBeGreaterThan(600);
   });
 });

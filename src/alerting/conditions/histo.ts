@@ -1,15 +1,15 @@
 /**
  * The histograms latency_shift builds per evaluation (reference windows, a parent's past, the current
  * window), keyed by (mirrored) bucket index, and the quantile bucket of one; and the reference
- * bucket of a slice's own past (or a child's, shrunk toward its parent's) read straight from its
- * series, the same numbers as from the histogram.
+ * bucket of a slice's own past (or a child's, shrunk toward its parent's), or of its peers pooled,
+ * read straight from their series: the same numbers as from the histogram.
  */
 import type { SliceSeries } from '../series.ts';
 
 /**
  * A histogram keyed by (mirrored) bucket index: keys in the order they were first added and their
- * rows. Parallel arrays, not a Map: most are filled once from one slice, whose indices come in
- * order and distinct, so nothing needs looking up (`merge` looks up only when a second slice adds).
+ * rows. Parallel arrays, not a Map: filled once from one slice, whose indices come in order and
+ * distinct, so nothing needs looking up.
  */
 export interface Histo {
   keys: number[];
@@ -17,22 +17,6 @@ export interface Histo {
 }
 
 export const emptyHisto = (): Histo => ({ keys: [], vals: [] });
-
-/** Adds `scale` × each of `src`'s rows into `into`, new keys appended in `src`'s order (as a Map would). */
-export function merge(into: Histo, src: Histo, scale = 1, divide = 1): void {
-  let pos: Map<number, number> | null = null;
-  for (let x = 0; x < src.keys.length; x++) {
-    const k = src.keys[x]!;
-    const v = divide === 1 ? scale * src.vals[x]! : (scale * src.vals[x]!) / divide;
-    pos ??= new Map(into.keys.map((key, j) => [key, j]));
-    const j = pos.get(k);
-    if (j === undefined) {
-      pos.set(k, into.keys.length);
-      into.keys.push(k);
-      into.vals.push(0 + v);
-    } else into.vals[j]! += v;
-  }
-}
 
 export const histoTotal = (m: Histo) => {
   let t = 0;
@@ -111,6 +95,58 @@ export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: nu
     if (v === 0) continue;
     if (!(total - above >= qe * total)) break;
     found = { index: sign * indices[x]! + 0, above };
+    above += v;
+  }
+  return found ? { index: found.index, total, above: found.above, q: qe } : null;
+}
+
+/**
+ * `referenceBucket` of the rows of every slice in `members` but `skip` (its peers, pooled) over
+ * [fromMs, toMs), without building their histogram — null when they hold fewer than `minCount`
+ * rows. The walk comes in from the tail across the members' (ascending) indices at once, adding
+ * each index's rows over the members, so it visits the tail's buckets only: the rows are whole
+ * numbers, so the total (from each member's all-buckets column) and every partial sum are the same
+ * integers as the merged histogram's, and the bucket is the same.
+ */
+export function peersReferenceBucket(
+  members: readonly SliceSeries[],
+  skip: SliceSeries,
+  sign: 1 | -1,
+  fromMs: number,
+  toMs: number,
+  q: number,
+  minCount: number,
+): ReturnType<typeof referenceBucket> {
+  if (toMs <= fromMs) return null;
+  const walks: { indices: readonly number[]; count: (x: number) => number; x: number }[] = [];
+  let total = 0;
+  for (const m of members) {
+    if (m === skip) continue;
+    const t = m.total(fromMs, toMs);
+    if (t === 0) continue;
+    total += t;
+    const indices = m.indices();
+    walks.push({ indices, count: m.countsOver(fromMs, toMs), x: sign === 1 ? indices.length - 1 : 0 });
+  }
+  if (total < minCount || total <= 0) return null;
+  const qe = tailQuantile(q, total);
+  // The (mirrored) keys from the highest down: up, each member's indices from its last; down, from its first.
+  const live = (w: (typeof walks)[number]) => w.x >= 0 && w.x < w.indices.length;
+  let above = 0;
+  let found: { index: number; above: number } | null = null;
+  for (;;) {
+    let key = -Infinity;
+    for (const w of walks) if (live(w)) key = Math.max(key, sign * w.indices[w.x]!);
+    if (key === -Infinity) break;
+    let v = 0;
+    for (const w of walks)
+      if (live(w) && sign * w.indices[w.x]! === key) {
+        v += w.count(w.x);
+        w.x -= sign;
+      }
+    if (v === 0) continue;
+    if (!(total - above >= qe * total)) break;
+    found = { index: key + 0, above };
     above += v;
   }
   return found ? { index: found.index, total, above: found.above, q: qe } : null;

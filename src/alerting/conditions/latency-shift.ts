@@ -22,8 +22,8 @@ import { durationMs } from '../rule-schema.ts';
 import type { LatencyShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
 import type { SliceSeries } from '../series.ts';
-import { emptyHisto, histoTotal, merge, ownReferenceBucket, quantileBucket, referenceBucket, shrunkReferenceBucket } from './histo.ts';
-import type { Histo } from './histo.ts';
+import { emptyHisto, histoTotal, ownReferenceBucket, peersReferenceBucket, quantileBucket, shrunkReferenceBucket } from './histo.ts';
+import type { Histo, referenceBucket } from './histo.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
@@ -157,18 +157,18 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
     perLevel.forEach((slices, level) => {
       const dims = levels[level]!;
       const peerDim = ref.kind === 'peers' ? ref.dim : c.fallback_peers;
-      const groups = new Map<string, Hist[]>();
+      const groups = new Map<string, SliceSeries[]>();
       if (peerDim)
         for (const h of slices.values()) {
           const k = peerKey(h.labels, dims, peerDim);
           const g = groups.get(k);
-          if (g) g.push(h);
-          else groups.set(k, [h]);
+          if (g) g.push(h.series);
+          else groups.set(k, [h.series]);
         }
       for (const h of slices.values()) {
         if (!keep(h.labels)) continue;
         const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(h.labels, c.by));
-        const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []).filter((p) => p !== h) : [];
+        const peers = peerDim ? (groups.get(peerKey(h.labels, dims, peerDim)) ?? []) : [];
         const windows: RateWindow[] = [];
         const thresholds: number[] = [];
         const quantiles: number[] = [];
@@ -191,10 +191,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
               const { p, pt } = pastOf(parentPast, parent, anchor, axis.bins, ref.bins);
               qbs.set(anchor, pt < ref.minCount ? null : shrunkReferenceBucket(h.series, sign, a, b, p, pt, shrinkWeight(pt, own), c.quantile));
             } else if (ref.kind === 'self' && own >= ref.minCount) qbs.set(anchor, ownReferenceBucket(h.series, sign, a, b, c.quantile));
-            else {
-              const refHist = referenceHist(ref, h, peers, anchor, axis.bins, c.fallback_peers !== undefined, c.quantile);
-              qbs.set(anchor, refHist ? referenceBucket(refHist, c.quantile) : null);
-            }
+            else qbs.set(anchor, referenceOf(ref, h, peers, anchor, axis.bins, c.fallback_peers !== undefined, c.quantile));
           }
           const qb = qbs.get(anchor)!;
           thresholds.push(qb?.index ?? NaN);
@@ -325,31 +322,35 @@ function pastOf(parentPast: ParentPast, parent: Hist, w: number, L: number, bins
 }
 
 /**
- * The reference histogram of one window, for a slice that is not a child judged against its past:
- * own past, or the pooled peers (a thin or new version's, if its past looked like theirs); null
- * when too thin. A child's own past is thin: it is shrunk toward its parent's past with 100
+ * The reference bucket of one window, for a slice that is not a child judged against its past: own
+ * past, or the pooled peers (a thin or new version's, if its past looked like theirs); null when
+ * too thin. A child's own past is thin: it is shrunk toward its parent's past with 100
  * pseudo-requests of the parent's shape (`shrunkReferenceBucket`), as rate_shift shrinks rates (a
  * tenant that is always slower keeps its own level once it has a past; a new one starts from its
- * model version's).
+ * model version's). `peers`: the slices of h's peer group, h among them.
  */
-function referenceHist(ref: ResolvedReference, h: Hist, peers: Hist[], w: number, L: number, fallback: boolean, quantile: number): Histo | null {
-  const fromPeers = () => {
-    const m = emptyHisto();
-    for (const p of peers) merge(m, rangeHisto(p, L - w, L));
-    return histoTotal(m) >= ref.minCount ? m : null;
-  };
+function referenceOf(
+  ref: ResolvedReference,
+  h: Hist,
+  peers: readonly SliceSeries[],
+  w: number,
+  L: number,
+  fallback: boolean,
+  quantile: number,
+): ReturnType<typeof referenceBucket> {
+  const fromPeers = () => peersReferenceBucket(peers, h.series, h.sign, binMs(h.axis, L - w), binMs(h.axis, L), quantile, ref.minCount);
   if (ref.kind === 'peers') return fromPeers();
-  const m = rangeHisto(h, L - w - ref.bins, L - w);
-  if (histoTotal(m) >= ref.minCount) return m;
+  const a = binMs(h.axis, L - w - ref.bins);
+  const b = binMs(h.axis, L - w);
+  if (b > a && h.series.total(a, b) >= ref.minCount) return ownReferenceBucket(h.series, h.sign, a, b, quantile);
   if (!fallback) return null;
   // Too thin a past: the other versions at the same time, if this one looked like them before. A
   // version new in the window has no past to tell; one that served before, however thinly, may have
   // its own speed (a smaller model, another build): when more of its past lay beyond the others'
   // quantile than their share allows (binomial tail < 1 %), their tail is not its reference.
-  const others = fromPeers();
-  const qb = others && referenceBucket(others, quantile);
-  if (!others || !qb) return null;
+  const qb = fromPeers();
+  if (!qb) return null;
   const { n, k } = countRange(h, 0, L - w, qb.index);
-  if (n === 0) return others;
-  return binomialUpperTail(k, n, qb.above / qb.total) < UNLIKE_PEERS ? null : others;
+  if (n === 0) return qb;
+  return binomialUpperTail(k, n, qb.above / qb.total) < UNLIKE_PEERS ? null : qb;
 }
