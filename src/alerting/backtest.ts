@@ -176,18 +176,23 @@ export async function runBacktest(o: BacktestOptions): Promise<BacktestRun> {
   };
 
   const total = Math.max(1, o.toMs - first);
-  for (let t = first; t <= o.toMs; t += stepMs) {
-    clock.advance(t - clock.now());
-    // The groups due at a tick run together, as the live scheduler's timers let them: one group's
-    // detectors compute while another's read waits on the store (same episodes as one at a time).
-    const due = evaluator.groups().filter((g) => t % g.group.intervalMs === 0);
-    await Promise.all(due.map((g) => evaluator.evaluateGroup(g.group.name, t)));
-    for (const g of due) {
-      evaluations++;
-      collect(g, t);
+  try {
+    for (let t = first; t <= o.toMs; t += stepMs) {
+      clock.advance(t - clock.now());
+      // The groups due at a tick run together, as the live scheduler's timers let them: one group's
+      // detectors compute while another's read waits on the store (same episodes as one at a time).
+      const due = evaluator.groups().filter((g) => t % g.group.intervalMs === 0);
+      await Promise.all(due.map((g) => evaluator.evaluateGroup(g.group.name, t)));
+      for (const g of due) {
+        evaluations++;
+        collect(g, t);
+      }
+      peakCells = Math.max(peakCells, evaluator.series.cells());
+      o.onProgress?.((t - first) / total);
     }
-    peakCells = Math.max(peakCells, evaluator.series.cells());
-    o.onProgress?.((t - first) / total);
+  } finally {
+    // The store may close once this returns: no read ahead of the last tick is left running.
+    await evaluator.series.settled();
   }
 
   return {

@@ -67,10 +67,11 @@ describe('series cache rows', () => {
       compared += want.length;
     }
     expect(compared).toBeGreaterThan(2000);
-    // 91 ticks: live reads once per tick (the newest minute and the last one again); read-ahead three
-    // times (every 31 minutes, each in two chunks of at most 30).
+    // 91 ticks: live reads once per tick (the newest minute and the last one again); read-ahead first
+    // reads 25 minutes back and 30 ahead (two chunks), then each next 30 minutes in the background
+    // as the last is reached (three).
     expect(live.queries()).toBe(91);
-    expect(ahead.queries()).toBe(6);
+    expect(ahead.queries()).toBe(5);
   });
 
   it('a clock that goes back, or a longer span, starts over; a row that arrives within the settle time is seen', async () => {
@@ -167,5 +168,51 @@ describe('series cache buckets', () => {
     }
     expect(grew).toBe(true);
     expect(compared).toBeGreaterThan(1000);
+  });
+
+  it('a failed read fails the tick that needs it, with its error, and the next tick reads again (a first read, or a stretch read in the background)', async () => {
+    const reads = typedReads(s2);
+    // Reads of stretches that start at or after this fail.
+    let failFrom = Infinity;
+    const calls: number[] = [];
+    const failing = {
+      ...reads,
+      bucketCounts: (spec: Parameters<typeof reads.bucketCounts>[0]) => {
+        calls.push(spec.fromMs);
+        return spec.fromMs >= failFrom ? Promise.reject(new Error('store gone')) : reads.bucketCounts(spec);
+      },
+    };
+    const spec = { kind: 'buckets', filters: {}, by: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 } } as const;
+    const cache = createSeriesCache({ reads: failing, readAheadMs: 10 * MIN });
+    const total = async (now: number) => [...(await cache.buckets(spec, now, 5 * MIN)).values()].reduce((t, s) => t + s.total(now - 5 * MIN, now), 0);
+    const want = async (now: number) =>
+      (
+        await s2.bucketCounts({
+          fromMs: now - 5 * MIN,
+          toMs: now,
+          stepMs: MIN,
+          filters: {},
+          groupBy: [],
+          column: 'total_ms',
+          buckets: { perDecade: 20 },
+          limit: 100,
+        })
+      )
+        .flatMap((r) => r.counts)
+        .reduce((t, v) => t + v, 0);
+    expect(await want(T0 + 10 * MIN)).toBeGreaterThan(0);
+    failFrom = 0;
+    await expect(total(T0 + 10 * MIN)).rejects.toThrow('store gone');
+    // The first read is [now − 5 min, now + 10 min); the stretch behind it, read in the background, fails.
+    failFrom = T0 + 20 * MIN;
+    expect(await total(T0 + 10 * MIN)).toBe(await want(T0 + 10 * MIN));
+    await cache.settled();
+    failFrom = Infinity;
+    expect(calls.filter((from) => from === T0 + 20 * MIN)).toHaveLength(1);
+    // Within what was read: answered. Past it: the background read's error, then a fresh read.
+    expect(await total(T0 + 20 * MIN)).toBe(await want(T0 + 20 * MIN));
+    await expect(total(T0 + 21 * MIN)).rejects.toThrow('store gone');
+    expect(await total(T0 + 21 * MIN)).toBe(await want(T0 + 21 * MIN));
+    expect(await total(T0 + 40 * MIN)).toBe(await want(T0 + 40 * MIN));
   });
 });

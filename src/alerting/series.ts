@@ -102,6 +102,8 @@ export interface SeriesCache {
   cells(): number;
   /** Queries made so far (the backtest reports it). */
   queries(): number;
+  /** Resolves once no read started in the background is still running (before the store closes). */
+  settled(): Promise<void>;
 }
 
 /** Default bound on what the detectors hold: 40 M numbers, at most ~320 MB. */
@@ -185,7 +187,11 @@ interface Entry {
   /** Longest span any caller asked for. */
   spanMs: number;
   busy: Promise<void> | null;
+  /** The stretch read in the background past `fetchedToMs` (read-ahead only). */
+  next: { fromMs: number; toMs: number; rows: Promise<{ apply: (put: Put) => void } | { error: unknown }> } | null;
 }
+
+type Put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; indices?: readonly number[]; counts?: readonly number[] }) => void;
 
 /** Minutes of room kept past a span, so the origin moves once every so many ticks. */
 const SLACK_MINUTES = 60;
@@ -209,16 +215,19 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     return n;
   };
 
-  /** Reads [fromMs, toMs) in chunks and hands each row to `put`. */
-  async function read(
-    spec: SeriesSpec,
-    fromMs: number,
-    toMs: number,
-    put: (minuteMs: number, labels: Labels, row: { measures?: QueryRow; indices?: readonly number[]; counts?: readonly number[] }) => void,
-  ): Promise<void> {
+  /** [fromMs, toMs) read in chunks of `chunkMs`, all asked at once (the store answers them side by side). */
+  function chunked<R>(fromMs: number, toMs: number, read: (a: number, b: number) => Promise<R>): Promise<R[]> {
+    const out: Promise<R>[] = [];
     for (let a = fromMs; a < toMs; a += chunkMs) {
-      const b = Math.min(toMs, a + chunkMs);
       queryCount++;
+      out.push(read(a, Math.min(toMs, a + chunkMs)));
+    }
+    return Promise.all(out);
+  }
+
+  /** Reads [fromMs, toMs) in chunks, the rows of each handed to `put` once all are read. */
+  async function fetch(spec: SeriesSpec, fromMs: number, toMs: number): Promise<(put: Put) => void> {
+    const chunks = await chunked(fromMs, toMs, async (a, b): Promise<(put: Put) => void> => {
       if (spec.kind === 'counts') {
         const rows = await o.reads.aggregate({
           fromMs: a,
@@ -239,7 +248,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
             'resource_exhausted',
             `a detector read ${rows.length} slice-minutes in ${Math.round((b - a) / MINUTE_MS)} minutes: narrow the rule's by or filters`,
           );
-        for (const r of rows) put(Number(r.bucket), sliceOf(r, spec.by), { measures: r });
+        return (put) => {
+          for (const r of rows) put(Number(r.bucket), sliceOf(r, spec.by), { measures: r });
+        };
       } else {
         const rows = await o.reads.bucketCounts({
           fromMs: a,
@@ -251,9 +262,29 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           buckets: spec.buckets,
           limit: MAX_ROWS_PER_READ,
         });
-        for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { indices: r.indices, counts: r.counts });
+        return (put) => {
+          for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { indices: r.indices, counts: r.counts });
+        };
       }
-    }
+    });
+    return (put) => {
+      for (const c of chunks) c(put);
+    };
+  }
+
+  /**
+   * Read-ahead only: the next stretch is read in the background as soon as the last one is in, so
+   * the store works while the detectors compute instead of every series waiting on its read at the
+   * same tick. A failed read is answered when the stretch is needed.
+   */
+  function prefetch(e: Entry, ahead: number): void {
+    if (ahead <= 0 || e.next) return;
+    const fromMs = e.fetchedToMs;
+    const rows = fetch(e.spec, fromMs, fromMs + ahead).then(
+      (apply) => ({ apply }),
+      (error: unknown) => ({ error }),
+    );
+    e.next = { fromMs, toMs: fromMs + ahead, rows };
   }
 
   /** A slice as a detector sees it at `visibleMs`: nothing at or after it is summed. */
@@ -300,17 +331,22 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         nowMs,
         spanMs: span,
         busy: null,
+        next: null,
       };
       entries.set(key, e);
     } else if (nowMs === e!.nowMs || (ahead > 0 && nowMs <= e!.fetchedToMs)) {
       e!.nowMs = nowMs;
+      prefetch(e!, ahead);
       return views(e!, nowMs);
     }
     const entry = e!;
     let done!: () => void;
     entry.busy = new Promise<void>((r) => (done = r));
     try {
-      const readTo = nowMs + ahead;
+      // What was read in the background, when it reaches the evaluation time; else a read to it now.
+      const next = !reset && ahead > 0 && entry.next?.fromMs === entry.fetchedToMs && entry.next.toMs >= nowMs ? entry.next : null;
+      entry.next = null;
+      const readTo = next ? next.toMs : nowMs + ahead;
       const lastMs = floorMinute(readTo - 1);
       // Room for the newest minute: move the origin forward, keeping what the longest caller needs.
       const over = (lastMs - entry.originMs) / MINUTE_MS - (entry.cap - 1);
@@ -363,13 +399,15 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         const b = Math.min(entry.cap, at(lastMs) + 1);
         for (const s of entry.slices.values()) for (const c of s.cols.values()) for (let j = a; j < b; j++) if (c.raw[j] !== 0) c.set(j, 0);
       };
-      if (reset) await read(spec, entry.fromMs, readTo, put);
+      if (reset) (await fetch(spec, entry.fromMs, readTo))(put);
       else {
         // Live: the minutes since the last read and the last settleMs again. Read-ahead: stored data
         // does not change, so from where the last read ended.
         const again = ahead > 0 ? entry.fetchedToMs : Math.max(entry.fromMs, floorMinute(entry.fetchedToMs - settleMs));
+        const got = next ? await next.rows : { apply: await fetch(spec, again, readTo) };
+        if ('error' in got) throw got.error;
         clear(again);
-        await read(spec, again, readTo, put);
+        got.apply(put);
       }
       entry.fetchedToMs = readTo;
       entry.nowMs = nowMs;
@@ -382,7 +420,12 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           `the detectors would hold ${held} series cells, more than the bound of ${maxCells}: narrow the rules' by, localize or filters, or shorten their reference windows`,
         );
       }
+      prefetch(entry, ahead);
       return views(entry, nowMs);
+    } catch (e) {
+      // A read that failed leaves minutes unread: the series starts over at the next call.
+      if (entries.get(key) === entry) entries.delete(key);
+      throw e;
     } finally {
       entry.busy = null;
       done();
@@ -422,22 +465,24 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     const fromMs = nowMs - spanMs;
     const floor = (ms: number) => Math.floor(ms / alignMs) * alignMs;
     const reset = !e || nowMs < e.nowMs || fromMs < e.fromMs || fromMs >= e.fetchedToMs || (ahead === 0 && e.fetchedToMs > nowMs);
-    const entry: RowsEntry<T> = reset ? { rows: [], ts: [], fromMs, fetchedToMs: floor(fromMs), nowMs, busy: null } : e!;
+    const entry: RowsEntry<T> = reset ? { rows: [], ts: [], fromMs, fetchedToMs: floor(fromMs), nowMs, busy: null, next: null } : e!;
     if (reset) rowEntries.set(key, entry as RowsEntry<unknown>);
     if (reset || !(ahead > 0 && nowMs <= entry.fetchedToMs)) {
       let done!: () => void;
       entry.busy = new Promise<void>((r) => (done = r));
       try {
         const again = reset || ahead > 0 ? entry.fetchedToMs : floor(Math.max(entry.fromMs, entry.fetchedToMs - settleMs));
-        const readTo = nowMs + ahead;
+        // What was read in the background, when it reaches the evaluation time; else a read to it now.
+        const next = !reset && ahead > 0 && entry.next?.fromMs === again && entry.next.toMs >= nowMs ? entry.next : null;
+        entry.next = null;
+        const readTo = next ? next.toMs : nowMs + ahead;
+        const chunks = next ? await next.chunks : { rows: await chunked(again, readTo, read) };
+        if ('error' in chunks) throw chunks.error;
         let keep = entry.ts.length;
         while (keep > 0 && entry.ts[keep - 1]! >= again) keep--;
         entry.rows.length = keep;
         entry.ts.length = keep;
-        for (let a = again; a < readTo; a += chunkMs) {
-          const b = Math.min(readTo, a + chunkMs);
-          queryCount++;
-          const got = await read(a, b);
+        for (const got of chunks.rows) {
           const at = got.map(tsOf);
           // Oldest first within the read (a resource read answers by metric and slice, not by time).
           const order = at.map((_, k) => k).sort((x, y) => at[x]! - at[y]!);
@@ -468,6 +513,15 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
       }
     }
     entry.nowMs = nowMs;
+    // Read-ahead: the next stretch in the background, as the series do (`prefetch`).
+    if (ahead > 0 && !entry.next) {
+      const from = entry.fetchedToMs;
+      const chunks = chunked(from, from + ahead, read).then(
+        (rows) => ({ rows }),
+        (error: unknown) => ({ error }),
+      );
+      entry.next = { fromMs: from, toMs: from + ahead, chunks };
+    }
     let a = 0;
     while (a < entry.ts.length && entry.ts[a]! < fromMs) a++;
     let b = entry.ts.length;
@@ -512,6 +566,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     buckets: (spec, nowMs, spanMs) => refresh(JSON.stringify(spec), spec, nowMs, spanMs),
     cells: total,
     queries: () => queryCount,
+    settled: async () => {
+      await Promise.all([...[...entries.values()].map((e) => e.next?.rows), ...[...rowEntries.values()].map((e) => e.next?.chunks)]);
+    },
   };
 }
 
@@ -525,6 +582,8 @@ interface RowsEntry<T> {
   fetchedToMs: number;
   nowMs: number;
   busy: Promise<void> | null;
+  /** The stretch read in the background past `fetchedToMs` (read-ahead only), one array per chunk. */
+  next: { fromMs: number; toMs: number; chunks: Promise<{ rows: T[][] } | { error: unknown }> } | null;
 }
 
 function sliceOf(row: Record<string, unknown>, by: readonly string[]): Labels {

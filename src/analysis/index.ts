@@ -114,7 +114,16 @@ export type { Correlation } from './correlation.ts';
 
 // Sequential change detection (the alerting detectors)
 /** Mixture likelihood ratio of Bernoulli outcomes, its alternatives, and the best window of a rate shift. */
-export { bernoulliMixtureLogLR, rateAlternatives, rateShift, wilsonUpper, betaBinomialStrength, logMeanExp, dispersion } from './sequential.ts';
+export {
+  bernoulliMixtureLogLR,
+  rateAlternatives,
+  rateShift,
+  wilsonUpper,
+  betaBinomialStrength,
+  logMeanExp,
+  dispersion,
+  MIN_DISPERSION_BAD,
+} from './sequential.ts';
 /** Dirichlet–multinomial Bayes factor of "the current counts follow their own distribution". */
 export { multinomialShiftLogBF } from './sequential.ts';
 /** A p-value from sequential evidence by Ville's inequality and a union bound over change points. */

@@ -216,7 +216,13 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const phi =
           lastThreshold === undefined || ref.kind !== 'self'
             ? 1
-            : baselinePhi((j) => minuteAbove(j, lastThreshold), baseFrom, axis.bins - H, level === 0 ? undefined : parentPhi.get(pKey));
+            : baselinePhi(
+                (j) => minuteAbove(j, lastThreshold),
+                baseFrom,
+                axis.bins - H,
+                level === 0 ? undefined : parentPhi.get(pKey),
+                (a, b) => countRange(h, a, b, lastThreshold),
+              );
         if (level === 0) parentPhi.set(pKey, { phi, n: countRange(h, baseFrom, axis.bins - H, Infinity).n });
         const minute = (back: number, wi: number) => minuteAbove(axis.bins - 1 - back, thresholds[wi]!);
         const t = testWindows(windows, axis.windows, c, minute, phi);

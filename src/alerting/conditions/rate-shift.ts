@@ -176,7 +176,14 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const H = axis.windows[axis.windows.length - 1]!;
   // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
   const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
-  const phiOf = (s: Counts, parent?: { phi: number; n: number }) => baselinePhi((j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }), baseFrom, L - H, parent);
+  const phiOf = (s: Counts, parent?: { phi: number; n: number }) =>
+    baselinePhi(
+      (j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }),
+      baseFrom,
+      L - H,
+      parent,
+      (a, b) => ({ n: s.n(a, b), k: s.k(a, b) }),
+    );
   const parentPhis = new Map([...perLevel[0]!].map(([key, s]) => [key, { phi: phiOf(s), n: s.n(baseFrom, L - H) }]));
   const keep = shareFilter(new Map([...perLevel[0]!].map(([k, s]) => [k, { labels: s.labels, n: s.n(L - H, L) }])), c.by, c.share);
   perLevel.forEach((slices, level) => {

@@ -414,6 +414,32 @@ describe('baselinePhi', () => {
     expect(baselinePhi(bursty, 0, 10)).toBeCloseTo(22.5 / 1.4775 / 9, 12);
     expect(baselinePhi(bursty, 0, 10, { phi: 1.2, n: 2000 })).toBeCloseTo(22.5 / 1.4775 / 9, 12);
   });
+  it("with the baseline's sums at hand, the same number, and a slice with fewer than 10 bad requests in it is not read minute by minute", () => {
+    const random = mulberry32(21);
+    let skipped = 0;
+    let measured = 0;
+    for (let c = 0; c < 400; c++) {
+      // Bad requests as a rate × requests product, as the series store them (whole numbers up to rounding).
+      const p = [0, 0.001, 0.01, 0.05, 0.3][c % 5]!;
+      const minutes = Array.from({ length: 90 }, () => {
+        const n = Math.floor(random() * (c % 3 === 0 ? 4 : 80));
+        const bad = Array.from({ length: n }, () => random() < p * (random() < 0.1 ? 8 : 1)).filter(Boolean).length;
+        return { n, k: n > 0 ? (bad / n) * n : 0 };
+      });
+      let read = 0;
+      const minute = (j: number) => (read++, minutes[j]!);
+      const range = (a: number, b: number) => minutes.slice(a, b).reduce((t, m) => ({ n: t.n + m.n, k: t.k + m.k }), { n: 0, k: 0 });
+      const parent = c % 2 ? { phi: 1 + random() * 4, n: 5000 } : undefined;
+      const from = Math.floor(random() * 30) - 10;
+      const want = baselinePhi(minute, from, 90, parent);
+      read = 0;
+      expect(baselinePhi(minute, from, 90, parent, range)).toBe(want);
+      if (read === 0) skipped++;
+      else if (want !== Math.max(1, parent ? 1 + (parent.phi - 1) * Math.min(1, range(Math.max(0, from), 90).n / parent.n) : 1)) measured++;
+    }
+    expect(skipped).toBeGreaterThan(100);
+    expect(measured).toBeGreaterThan(50);
+  });
 });
 
 describe('holdFiring', () => {

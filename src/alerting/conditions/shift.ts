@@ -9,7 +9,7 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
+import { MIN_DISPERSION_BAD, benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
@@ -91,7 +91,21 @@ export interface Tested {
  * entries inflates it) and a tenant sending 12 % of its requests: the tenant is judged at
  * 1 + 2 × 0.12 = 1.24. See `dispersion` in analysis/sequential.ts.
  */
-export function baselinePhi(minute: (j: number) => { n: number; k: number }, from: number, to: number, parent?: { phi: number; n: number }): number {
+export function baselinePhi(
+  minute: (j: number) => { n: number; k: number },
+  from: number,
+  to: number,
+  parent?: { phi: number; n: number },
+  range?: (a: number, b: number) => { n: number; k: number },
+): number {
+  const inherit = (total: number) => (parent && parent.n > 0 ? 1 + (parent.phi - 1) * Math.min(1, total / parent.n) : 1);
+  // With the sums over the whole baseline at hand (`range`): a slice with fewer bad requests than
+  // `dispersion` needs has no own measure whatever its minutes hold (the bad requests are whole
+  // numbers up to rounding, hence the half), and its minutes are not read — most tenants, most ticks.
+  if (range) {
+    const r = range(Math.max(0, from), to);
+    if (r.k < MIN_DISPERSION_BAD - 0.5) return Math.max(inherit(r.n), 1);
+  }
   const n: number[] = [];
   const k: number[] = [];
   let total = 0;
@@ -102,8 +116,7 @@ export function baselinePhi(minute: (j: number) => { n: number; k: number }, fro
     total += m.n;
   }
   const own = dispersion(n, k);
-  const inherited = parent && parent.n > 0 ? 1 + (parent.phi - 1) * Math.min(1, total / parent.n) : 1;
-  return Math.max(inherited, Number.isFinite(own) ? own : 1);
+  return Math.max(inherit(total), Number.isFinite(own) ? own : 1);
 }
 
 /**
