@@ -215,4 +215,22 @@ describe('series cache buckets', () => {
     expect(await total(T0 + 21 * MIN)).toBe(await want(T0 + 21 * MIN));
     expect(await total(T0 + 40 * MIN)).toBe(await want(T0 + 40 * MIN));
   });
+
+  it('a series read of more slice-minutes than the bound is a clear resource_exhausted, counts and buckets alike, not a truncated series', async () => {
+    const reads = typedReads(s2);
+    const buckets = { kind: 'buckets', filters: {}, by: ['model_version'], column: 'total_ms', buckets: { perDecade: 20 } } as const;
+    const counts = { kind: 'counts', filters: {}, by: ['model_version'], measures: ['count'] } as const;
+    // Two versions over 20 minutes: 40 slice-minutes.
+    for (const readAheadMs of [0, 30 * MIN]) {
+      const tight = createSeriesCache({ reads, readAheadMs, maxRowsPerRead: 40 });
+      await expect(tight.buckets(buckets, T0 + 20 * MIN, 20 * MIN)).rejects.toMatchObject({ code: 'resource_exhausted' });
+      await expect(tight.counts(counts, T0 + 20 * MIN, 20 * MIN)).rejects.toMatchObject({
+        code: 'resource_exhausted',
+        message: expect.stringContaining('slice-minutes'),
+      });
+    }
+    // 41 holds the 40 slice-minutes of counts (bucket counts are a row per bucket of a slice-minute).
+    expect((await createSeriesCache({ reads, maxRowsPerRead: 41 }).counts(counts, T0 + 20 * MIN, 20 * MIN)).size).toBe(2);
+    expect((await createSeriesCache({ reads, maxRowsPerRead: 10_000 }).buckets(buckets, T0 + 20 * MIN, 20 * MIN)).size).toBe(2);
+  });
 });

@@ -73,6 +73,8 @@ export interface SeriesCacheOptions {
    * one query; sums stay clamped at the evaluation time. Evaluation times must be whole minutes.
    */
   readAheadMs?: number;
+  /** Most slice-minutes one series read may return (default 500,000); more is an error. */
+  maxRowsPerRead?: number;
 }
 
 /** Raw rows a detector reads itself (golden probes): filters and the columns it needs. */
@@ -201,6 +203,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   const maxCells = o.maxCells ?? DEFAULT_MAX_CELLS;
   const chunkMs = o.chunkMs ?? 30 * MINUTE_MS;
   const aheadMs = o.readAheadMs ?? 0;
+  const maxRowsPerRead = o.maxRowsPerRead ?? MAX_ROWS_PER_READ;
   const entries = new Map<string, Entry>();
   let queryCount = 0;
 
@@ -225,6 +228,15 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     return Promise.all(out);
   }
 
+  /** A read cut at its limit is not all of its range: an error that says so, never a silent truncation. */
+  function tooMany(rows: number, a: number, b: number): void {
+    if (rows >= maxRowsPerRead)
+      throw new InferlensError(
+        'resource_exhausted',
+        `a detector read ${rows} slice-minutes in ${Math.round((b - a) / MINUTE_MS)} minutes: narrow the rule's by or filters`,
+      );
+  }
+
   /** Reads [fromMs, toMs) in chunks, the rows of each handed to `put` once all are read. */
   async function fetch(spec: SeriesSpec, fromMs: number, toMs: number): Promise<(put: Put) => void> {
     const chunks = await chunked(fromMs, toMs, async (a, b): Promise<(put: Put) => void> => {
@@ -241,13 +253,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
             return { name, measure: m };
           }),
           includeProbes: false,
-          limit: MAX_ROWS_PER_READ,
+          limit: maxRowsPerRead,
         });
-        if (rows.length >= MAX_ROWS_PER_READ)
-          throw new InferlensError(
-            'resource_exhausted',
-            `a detector read ${rows.length} slice-minutes in ${Math.round((b - a) / MINUTE_MS)} minutes: narrow the rule's by or filters`,
-          );
+        tooMany(rows.length, a, b);
         return (put) => {
           for (const r of rows) put(Number(r.bucket), sliceOf(r, spec.by), { measures: r });
         };
@@ -260,8 +268,9 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
           groupBy: spec.by,
           column: spec.column,
           buckets: spec.buckets,
-          limit: MAX_ROWS_PER_READ,
+          limit: maxRowsPerRead,
         });
+        // (The store answers more than `limit` bucket-count rows with its own resource_exhausted.)
         return (put) => {
           for (const r of rows) put(r.bucketMs, sliceOf(r.slice, spec.by), { indices: r.indices, counts: r.counts });
         };
