@@ -233,4 +233,23 @@ describe('series cache buckets', () => {
     expect((await createSeriesCache({ reads, maxRowsPerRead: 41 }).counts(counts, T0 + 20 * MIN, 20 * MIN)).size).toBe(2);
     expect((await createSeriesCache({ reads, maxRowsPerRead: 10_000 }).buckets(buckets, T0 + 20 * MIN, 20 * MIN)).size).toBe(2);
   });
+
+  it("holds a product's rate × weight and the weight per minute, not the rate itself", async () => {
+    const cache = createSeriesCache({ reads: typedReads(s2) });
+    const spec = {
+      kind: 'counts',
+      filters: {},
+      by: ['model_version'],
+      measures: ['count', 'error_rate'],
+      products: [{ name: 'bad', rate: 'error_rate', weight: 'count' }],
+    } as const;
+    const series = await cache.counts(spec, T0 + 20 * MIN, 20 * MIN);
+    expect(series.size).toBe(2);
+    for (const s of series.values()) {
+      expect(s.sum('count', T0, T0 + 20 * MIN)).toBe(200);
+      expect(s.sum('error_rate', T0, T0 + 20 * MIN)).toBe(0);
+    }
+    // Two slices × two columns (count, bad) × (2 × 82 minutes held + 1): 20 asked, 2 of margin, 60 of slack.
+    expect(cache.cells()).toBe(2 * 2 * (2 * 82 + 1));
+  });
 });

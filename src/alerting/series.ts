@@ -25,7 +25,10 @@ import type { Labels } from './labels.ts';
 
 export const MINUTE_MS = 60_000;
 
-/** A count per minute derived from a rate: `rate × weight` (both measures of the query). */
+/**
+ * A count per minute derived from a rate: `rate × weight` (both measures of the query). A measure
+ * that is a product's rate is read, not held: a rate summed over minutes means nothing.
+ */
 export interface Product {
   name: string;
   rate: string;
@@ -381,6 +384,8 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         if (!s) entry.slices.set(k, (s = { labels, cols: new Map(), sorted: null, sortedCols: null }));
         return s;
       };
+      const rates = new Set(spec.kind === 'counts' ? (spec.products ?? []).map((p) => p.rate) : []);
+      const kept = spec.kind === 'counts' ? spec.measures.filter((m) => !rates.has(m)) : [];
       const put = (minuteMs: number, labels: Labels, row: { measures?: QueryRow; indices?: readonly number[]; counts?: readonly number[] }) => {
         const j = at(minuteMs);
         if (j < 0 || j >= entry.cap) return;
@@ -390,7 +395,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
             const v = row.measures?.[m];
             return typeof v === 'number' && Number.isFinite(v) ? v : 0;
           };
-          for (const m of spec.measures) column(s, m).set(j, value(m));
+          for (const m of kept) column(s, m).set(j, value(m));
           for (const p of spec.products ?? []) column(s, p.name).set(j, value(p.rate) * value(p.weight));
         } else {
           // Counts are whole numbers: their sum is exact in any order.
