@@ -101,8 +101,9 @@ export interface SeriesCache {
    * read again until `settleMs` after it closed). Buckets are aligned to `stepMs` from the epoch.
    */
   resources(spec: ResourceSeriesSpec, nowMs: number, spanMs: number): Promise<readonly ResourceRow[]>;
-  counts(spec: Extract<SeriesSpec, { kind: 'counts' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
-  buckets(spec: Extract<SeriesSpec, { kind: 'buckets' }>, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>>;
+  /** The slices of a series as seen at `nowMs`; every rule that asks at the same time gets the same map (not to be changed). */
+  counts(spec: Extract<SeriesSpec, { kind: 'counts' }>, nowMs: number, spanMs: number): Promise<ReadonlyMap<string, SliceSeries>>;
+  buckets(spec: Extract<SeriesSpec, { kind: 'buckets' }>, nowMs: number, spanMs: number): Promise<ReadonlyMap<string, SliceSeries>>;
   /** Numbers held now, over every series. */
   cells(): number;
   /** Queries made so far (the backtest reports it). */
@@ -192,6 +193,8 @@ interface Entry {
   /** Longest span any caller asked for. */
   spanMs: number;
   busy: Promise<void> | null;
+  /** The views last handed out, and the evaluation time and number of slices they were made for. */
+  seen: { visibleMs: number; slices: number; views: ReadonlyMap<string, SliceSeries> } | null;
   /** The stretch read in the background past `fetchedToMs` (read-ahead only). */
   next: { fromMs: number; toMs: number; rows: Promise<{ apply: (put: Put) => void } | { error: unknown }> } | null;
 }
@@ -321,7 +324,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     };
   }
 
-  async function refresh(key: string, spec: SeriesSpec, nowMs: number, spanMs: number): Promise<Map<string, SliceSeries>> {
+  async function refresh(key: string, spec: SeriesSpec, nowMs: number, spanMs: number): Promise<ReadonlyMap<string, SliceSeries>> {
     let e = entries.get(key);
     while (e?.busy) {
       await e.busy;
@@ -344,6 +347,7 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
         spanMs: span,
         busy: null,
         next: null,
+        seen: null,
       };
       entries.set(key, e);
     } else if (nowMs === e!.nowMs || (ahead > 0 && nowMs <= e!.fetchedToMs)) {
@@ -447,11 +451,16 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
   }
 
   /** Slices with data in the held range. */
-  function views(e: Entry, visibleMs: number): Map<string, SliceSeries> {
+  function views(e: Entry, visibleMs: number): ReadonlyMap<string, SliceSeries> {
+    // The rules that share a series at one tick share its views (a slice only joins, never leaves,
+    // an entry; what a view sums is read from the columns when asked).
+    if (e.seen && e.seen.visibleMs === visibleMs && e.seen.slices === e.slices.size) return e.seen.views;
     const out = new Map<string, SliceSeries>();
     for (const [k, s] of e.slices) out.set(k, view(e, s, visibleMs));
+    e.seen = { visibleMs, slices: e.slices.size, views: out };
     return out;
   }
+
 
   const rowEntries = new Map<string, RowsEntry<unknown>>();
 

@@ -118,7 +118,7 @@ interface Counts {
   k(a: number, b: number): number;
 }
 
-function counts(series: Map<string, SliceSeries>, axis: Axis, sig: ReturnType<typeof signalSeries>): Map<string, Counts> {
+function counts(series: ReadonlyMap<string, SliceSeries>, axis: Axis, sig: ReturnType<typeof signalSeries>): Map<string, Counts> {
   const ms = (j: number) => axis.firstMs + Math.max(0, j) * MINUTE_MS;
   const out = new Map<string, Counts>();
   for (const [key, s] of series) {
