@@ -61,7 +61,7 @@ export interface BacktestOptions {
   reads: TypedReads;
   fromMs: number;
   toMs: number;
-  /** Most cells the detectors' series may hold; more stops the backtest (default 2 M). */
+  /** Most cells the detectors' series may hold; more stops the backtest (default `DEFAULT_MAX_CELLS`, 40 M). */
   maxSeriesCells?: number;
   /** Called after each tick with the fraction done. */
   onProgress?(fraction: number): void;
