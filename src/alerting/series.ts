@@ -461,7 +461,6 @@ export function createSeriesCache(o: SeriesCacheOptions): SeriesCache {
     return out;
   }
 
-
   const rowEntries = new Map<string, RowsEntry<unknown>>();
 
   /**
