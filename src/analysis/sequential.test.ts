@@ -6,6 +6,7 @@ import {
   betaBinomialStrength,
   binomialUpperTail,
   dispersion,
+  OUTLIER_MINUTE_TAIL,
   evidencePValue,
   logMeanExp,
   multinomialShiftLogBF,
@@ -134,6 +135,36 @@ describe('dispersion', () => {
     expect(dispersion(n, k)).toBeNaN();
     // Ten bad requests are enough: spread one per minute over minutes of equal size it is 1.
     expect(dispersion(Array(20).fill(10), [...Array(10).fill(1), ...Array(10).fill(0)])).toBe(1);
+  });
+  it('leaves out a minute too improbable for the rate (a past incident), and nothing of a rate that wanders', () => {
+    // The worked example and an eleventh minute of 100 with 40 bad: at the pooled 0.05 its tail is
+    // 6e-26; kept, it would make φ 28.8 (clamped to 20).
+    const n = Array(11).fill(100);
+    expect(dispersion(n, [1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 40])).toBeCloseTo(22.5 / 1.4775 / 9, 9);
+    expect(dispersion(n, [1, 1, 1, 1, 6, 1, 1, 1, 1, 1, 9])).toBeGreaterThan(2);
+    // A rate that wanders log-normally around 2 % over 120 minutes of 200: by σ = 0.3 no minute is
+    // left out (φ is Pearson's over all of them); by σ = 0.8 the widest minutes are (φ 4.5–7.8 → 2.7–3.8
+    // on these draws), a heavy-tailed wander read as a narrower one.
+    const random = mulberry32(3);
+    const gauss = () => Math.sqrt(-2 * Math.log(1 - random())) * Math.cos(2 * Math.PI * random());
+    for (const sigma of [0.3, 0.8])
+      for (let r = 0; r < 20; r++) {
+        const m = Array(120).fill(200);
+        const k = m.map((x) => {
+          const p = Math.min(0.5, 0.02 * Math.exp(sigma * gauss()));
+          let bad = 0;
+          for (let i = 0; i < x; i++) if (random() < p) bad++;
+          return bad;
+        });
+        const p = k.reduce((a, b) => a + b, 0) / (120 * 200);
+        const pearson = Math.min(20, Math.max(1, k.reduce((t, kj) => t + (kj - 200 * p) ** 2 / (200 * p * (1 - p)), 0) / 119));
+        const phi = dispersion(m, k);
+        const kept = k.every((kj) => binomialUpperTail(kj, 200, p) >= OUTLIER_MINUTE_TAIL);
+        if (sigma === 0.3) expect(kept).toBe(true);
+        if (kept) expect(phi).toBeCloseTo(pearson, 12);
+        else expect(phi).toBeLessThan(pearson);
+        expect(phi).toBeGreaterThan(sigma === 0.3 ? 1 : 2.5);
+      }
   });
   it('divides the evidence', () => {
     const w = [{ n: 200, k: 20, pRef: 0.01, nRef: Infinity }];

@@ -139,6 +139,9 @@ export function rateShift(windows: readonly RateWindow[], o: RateShiftOptions): 
 /** Fewest bad requests `dispersion` measures overdispersion on. */
 export const MIN_DISPERSION_BAD = 10;
 
+/** A baseline minute whose bad count is this improbable at the slice's rate is an incident, not the rate wandering. */
+export const OUTLIER_MINUTE_TAIL = 1e-6;
+
 /**
  * Overdispersion of per-minute bad counts (k_j of n_j): Pearson's χ² about the pooled rate over its
  * degrees of freedom, Σ (k_j − n_j·p)² / (n_j·p·(1 − p)) / (m − 1), clamped to [1, 20]; NaN with
@@ -148,26 +151,50 @@ export const MIN_DISPERSION_BAD = 10;
  * landed in a minute of four — so the statistic says which minute it fell in, not how the rate
  * wanders). Worked: minutes of 100 requests with 1, 1, 1, 1, 6, 1, 1, 1, 1, 1 bad (p = 0.015): χ² =
  * (9·0.5² + 4.5²)/1.4775 = 15.23 over 9 → 1.69.
+ *
+ * A minute whose bad count lies beyond `OUTLIER_MINUTE_TAIL` of the binomial at the pooled rate is
+ * left out (and the rate pooled again without it): a past incident in the baseline — 30 errors in two
+ * minutes of a canary that fails 1 % — is not how the rate wanders, and read as such it divided the
+ * evidence of the next incident by 6 for two hours (seed 867). Under the binomial a minute is left
+ * out once in a million; a rate that wanders e^{σZ} keeps all of its minutes by σ = 0.3 at 200
+ * requests a minute, and loses its widest ones by σ = 0.8 (φ 4.5–7.8 → 2.7–3.8). Worked: the
+ * ten minutes above and an eleventh of 100 with 40 bad (pooled p = 0.05, where its tail is 6e-26):
+ * φ is the ten's 1.69, not the 28.8 (clamped to 20) that minute would make it.
  */
 export function dispersion(n: ArrayLike<number>, k: ArrayLike<number>): number {
-  let N = 0;
-  let K = 0;
-  let m = 0;
+  const pooled = (skip: Set<number> | null) => {
+    let N = 0;
+    let K = 0;
+    let m = 0;
+    for (let j = 0; j < n.length; j++) {
+      if (!(n[j]! > 0) || skip?.has(j)) continue;
+      N += n[j]!;
+      K += k[j]!;
+      m++;
+    }
+    return m < 10 || K < MIN_DISPERSION_BAD || K >= N ? null : { p: K / N, m };
+  };
+  let at = pooled(null);
+  if (!at) return NaN;
+  let outliers: Set<number> | null = null;
   for (let j = 0; j < n.length; j++) {
-    if (!(n[j]! > 0)) continue;
-    N += n[j]!;
-    K += k[j]!;
-    m++;
+    const e = n[j]! * at.p;
+    // Only a count well above its expectation can be that improbable (the tail is not computed for the rest).
+    if (!(n[j]! > 0) || k[j]! <= e + 4 * Math.sqrt(e) + 1) continue;
+    if (binomialUpperTail(Math.round(k[j]!), n[j]!, at.p) < OUTLIER_MINUTE_TAIL) (outliers ??= new Set()).add(j);
   }
-  if (m < 10 || K < MIN_DISPERSION_BAD || K >= N) return NaN;
-  const p = K / N;
+  if (outliers) {
+    at = pooled(outliers);
+    if (!at) return NaN;
+  }
+  const p = at.p;
   let chi2 = 0;
   for (let j = 0; j < n.length; j++) {
-    if (!(n[j]! > 0)) continue;
+    if (!(n[j]! > 0) || outliers?.has(j)) continue;
     const e = n[j]! * p;
     chi2 += (k[j]! - e) ** 2 / (e * (1 - p));
   }
-  return Math.min(20, Math.max(1, chi2 / (m - 1)));
+  return Math.min(20, Math.max(1, chi2 / (at.m - 1)));
 }
 
 /** One-sided Wilson upper bound of a rate p measured on n trials. */
