@@ -1,8 +1,8 @@
 /**
- * The histograms latency_shift builds per evaluation (reference windows, a parent's past, the current
- * window), keyed by (mirrored) bucket index, and the quantile bucket of one; and the reference
- * bucket of a slice's own past (or a child's, shrunk toward its parent's), or of its peers pooled,
- * read straight from their series: the same numbers as from the histogram.
+ * The histograms latency_shift builds per evaluation (a parent's past, the current window), keyed by
+ * (mirrored) bucket index, and the quantile bucket of one; and the reference bucket of a slice's own
+ * past (or a child's, shrunk toward its parent's), or of its peers pooled, read straight from their
+ * series: the same numbers as `referenceBucket` of their histogram, which defines them.
  */
 import type { SliceSeries } from '../series.ts';
 
@@ -63,7 +63,9 @@ function tailQuantile(q: number, total: number): number {
  * MIN_TAIL_REQUESTS above its q-quantile, at the highest quantile it can estimate, 1 − 10 / total
  * (not below the median). A P99 of 60 requests is their maximum, and the share of new requests
  * above a maximum drifts with any small change of level; its P83 is measured. Worked: a canary
- * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked.
+ * with 60 reference requests is judged at q = 0.833; one with 2,000 at 0.99 as asked. The
+ * definition: latency_shift reads it through the variants below, which walk the series instead of
+ * building the histogram (histo.test.ts holds each to it).
  */
 export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
   const total = histoTotal(h);
@@ -154,8 +156,8 @@ export function peersReferenceBucket(
 
 /**
  * `referenceBucket` of a child's own rows over [fromMs, toMs) shrunk toward its parent's past `p`
- * (total `pt`) with `weight` pseudo-requests, as `merge(own, p, weight, pt)` builds it, without
- * building it: every value, and the two totals referenceBucket adds (its own total in the merged
+ * (total `pt`) with `weight` pseudo-requests, as merging `weight / pt` × p into the child's
+ * histogram builds it, without building it: every value, and the two totals referenceBucket adds (its own total in the merged
  * histogram's order: the child's keys, then the parent's new ones; quantileBucket's in ascending key
  * order), added in the same order, so the same floating-point numbers. Null when the merged histogram has no row.
  */
