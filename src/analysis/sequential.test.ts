@@ -252,6 +252,15 @@ describe('spreadPValue', () => {
     expect(spreadPValue(n, two, 0.02, 3, 1, 1) / tailBySum(34, 540, 0.02)).toBeCloseTo(1, 9);
     expect(spreadPValue(n, two, 0.02, 3, 1, 1)).toBeLessThan(1e-7);
   });
+  it('an extra run is taken out only if it is a burst on its own', () => {
+    const two = [1, 0, 20, 25, 1, 0, 1, 1, 0, 30, 0, 1];
+    // Bins 7–9 hold 31 of 180 (tail 7e−20 at 2 %): a burst, out as with two runs.
+    expect(spreadPValue(n, two, 0.02, 3, 1, 1, 1, 1e-6)).toBeCloseTo(tailBySum(3, 360, 0.02), 9);
+    // A change spread over every bin (5 a bin): the second densest run, 15 of 180 (tail 4e−6), stays.
+    const spread = [5, 5, 20, 25, 5, 5, 5, 5, 5, 5, 5, 5];
+    expect(spreadPValue(n, spread, 0.02, 3, 1, 1, 1, 1e-6) / tailBySum(45, 540, 0.02)).toBeCloseTo(1, 9);
+    expect(spreadPValue(n, spread, 0.02, 3, 1, 2) / tailBySum(30, 360, 0.02)).toBeCloseTo(1, 9);
+  });
   it('fewer bins than the span: nothing is left outside', () => {
     expect(spreadPValue([60, 60], [30, 30], 0.02, 3)).toBe(1);
   });

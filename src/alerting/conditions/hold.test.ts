@@ -12,7 +12,7 @@ import { fillStore, lognormal, packCondition } from '../alerting.test-support.ts
 import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import { evaluateCondition } from './index.ts';
-import { held, loadBurst } from './shift.ts';
+import { held, loadBurst, spreadRuns } from './shift.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
@@ -63,6 +63,26 @@ beforeAll(async () => {
         }),
       );
     }
+  // `pair`: two requests a second, 1 % failing, and two blips of 20 seconds at 80 % two minutes apart
+  // (from 2:50 and 0:40 before the end); `lasting3`: 20 % failing, spread, over the last 3 minutes.
+  const rp = mulberry32(13);
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 500)
+    for (const model of ['pair', 'lasting3']) {
+      const blip = model === 'pair' && ((ts >= NOW - 170_000 && ts < NOW - 150_000) || (ts >= NOW - 40_000 && ts < NOW - 20_000));
+      const p = blip ? 0.8 : model === 'lasting3' && ts >= NOW - 3 * MIN ? 0.2 : 0.01;
+      const failed = rp() < p;
+      lines.push(
+        JSON.stringify({
+          ts,
+          request_id: `p${seq++}`,
+          model,
+          model_version: 'v1',
+          total_ms: 40,
+          status: failed ? 'error' : 'ok',
+          ...(failed && { error_type: 'internal' }),
+        }),
+      );
+    }
   store = await createDuckDBStore({ path: ':memory:' });
   await fillStore(store, lines);
 }, 60_000);
@@ -101,8 +121,22 @@ describe('a burst of requests, and a change that holds', () => {
       { n: 128, k: 2 },
     ];
     const minute = (back: number) => minutes[back]!;
-    expect(held({ window: 0, p0: 0.013 }, minute, 2)).toBe(true);
-    expect(held({ window: 0, p0: 0.013 }, minute, 3)).toBe(false);
+    expect(held({ window: 0, p0: 0.013 }, minute, 2, 60)).toBe(true);
+    expect(held({ window: 0, p0: 0.013 }, minute, 3, 60)).toBe(false);
+  });
+
+  it('a slice too thin for one minute to show it is held over the fewest minutes that can', () => {
+    // p0 = 7.5 %: two requests, both slow, are improbable (0.0056); one is not (0.075).
+    const thin = [1, 0, 2, 1, 1].map((n) => ({ n, k: n }));
+    const minute = (back: number) => thin[back] ?? { n: 0, k: 0 };
+    // Stretches of minutes {0, 1, 2} (3 requests) and {3, 4} (2).
+    expect(held({ window: 0, p0: 0.075 }, minute, 2, 60)).toBe(true);
+    // A third stretch reaches past the data (or past maxBack): not held.
+    expect(held({ window: 0, p0: 0.075 }, minute, 3, 60)).toBe(false);
+    expect(held({ window: 0, p0: 0.075 }, minute, 2, 4)).toBe(false);
+    // One of the two requests of the second stretch normal: 1 of 2 at 7.5 % has tail 0.144.
+    const mixed = [...thin.slice(0, 3), { n: 1, k: 0 }, { n: 1, k: 1 }];
+    expect(held({ window: 0, p0: 0.075 }, (back) => mixed[back] ?? { n: 0, k: 0 }, 2, 60)).toBe(false);
   });
 });
 
@@ -158,5 +192,16 @@ describe("the default pack's ErrorsHigh", () => {
     const rule = packCondition('ErrorsHigh');
     expect(await raised({ ...rule, filters: only })).toEqual(['steady']);
     expect(await raised({ ...rule, filters: { model: ['steady'] } }, NOW - 2 * MIN)).toEqual([]);
+  });
+});
+
+describe('the spread check', () => {
+  it('takes out a run per 10 minutes begun, and from 3 minutes one more if it is a burst on its own', () => {
+    expect([1, 2, 3, 5, 8, 13, 20, 30, 60].map(spreadRuns)).toEqual([1, 1, 1, 1, 1, 2, 2, 3, 6].map((bursts, i) => ({ bursts, extra: i < 2 ? 0 : 1 })));
+  });
+
+  it('two blips two minutes apart are not a change; a change that lasts three minutes is', async () => {
+    const rule = { kind: 'rate_shift', signal: 'errors' };
+    expect(await raised({ ...rule, filters: { model: ['pair', 'lasting3'] } })).toEqual(['lasting3']);
   });
 });

@@ -216,7 +216,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
       const minute = (back: number) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) });
       const t = testWindows(windows, axis.windows, c, minute, phi);
-      if (!t || (hold > 1 && !ctx.active?.(s.labels) && !held(t.evidence, minute, hold))) continue;
+      if (!t || (hold > 1 && !ctx.active?.(s.labels) && !held(t.evidence, minute, hold, H))) continue;
       const e = t.evidence;
       const w = axis.windows[e.window]!;
       const shared =
