@@ -178,9 +178,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
         // read once instead of once per short window).
         const qbs = new Map<number, ReturnType<typeof referenceBucket>>();
-        const peerSpan = ref.kind === 'peers' ? peersSpan(peers, h.series, axis, ref.minCount) : 0;
         for (const w of axis.windows) {
-          const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : Math.max(w, peerSpan);
+          const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
             // Against its own past, the bucket is read straight from the slice's columns (the same
             // numbers as from its histogram): a child's shrunk toward its parent's past, another's
@@ -336,26 +335,6 @@ function pastOf(parentPast: ParentPast, parent: Hist, w: number, L: number, bins
  * tenant that is always slower keeps its own level once it has a past; a new one starts from its
  * model version's). `peers`: the slices of h's peer group, h among them.
  */
-/**
- * The shortest of the axis' windows (ending now) in which a slice's peers sent `minCount` requests:
- * a window shorter than that is judged against the peers over this one, not left without a
- * reference. Peers are the slice's contemporaries, and the minutes before its window are as much
- * theirs: an entry whose batching slowed 150-fold (20 of its 20 requests over 13 minutes), beside
- * entries that sent 72 in those minutes, had a reference from 20 minutes on only, where the 38
- * requests of before the change diluted its evidence under the bar (seed 891). 0 when no window
- * holds that many (the windows then have no reference, as before).
- */
-function peersSpan(peers: readonly SliceSeries[], self: SliceSeries, axis: Axis, minCount: number): number {
-  const endMs = binMs(axis, axis.bins);
-  for (const w of axis.windows) {
-    const fromMs = binMs(axis, axis.bins - w);
-    let total = 0;
-    for (const m of peers) if (m !== self) total += m.total(fromMs, endMs);
-    if (total >= minCount) return w;
-  }
-  return 0;
-}
-
 function referenceOf(
   ref: ResolvedReference,
   h: Hist,

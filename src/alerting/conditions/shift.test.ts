@@ -156,26 +156,6 @@ beforeAll(async () => {
       const exec_ms = lognormal(rx, 15, 0.2);
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model, model_version, entry, queue_ms, exec_ms, total_ms: queue_ms + exec_ms, status: 'ok' }));
     }
-  // `sparse`: a request every 12 s, one a minute through e2 and four through e0 and e1 (their 100
-  // requests take 25 minutes); e2's queue is 100× longer over the last 10 minutes.
-  const rs = mulberry32(13);
-  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 12_000) {
-    const entry = (ts / 12_000) % 5 === 0 ? 'e2' : `e${(ts / 12_000) % 2}`;
-    const queue_ms = lognormal(rs, 20, 0.3) * (entry === 'e2' && ts >= NOW - 10 * MIN ? 100 : 1);
-    lines.push(
-      JSON.stringify({
-        ts,
-        request_id: `q${seq++}`,
-        model: 'sparse',
-        model_version: 'v1',
-        entry,
-        queue_ms,
-        exec_ms: 15,
-        total_ms: queue_ms + 15,
-        status: 'ok',
-      }),
-    );
-  }
   store = await createDuckDBStore({ path: ':memory:' });
   await fillStore(store, lines);
   const GiB = 2 ** 30;
@@ -273,7 +253,7 @@ describe('latency_shift', () => {
 
   it("one entry's queue against the other entries of its model version (the default pack's EntryStageSlow): not a load that slows every entry", async () => {
     const rule = packCondition('EntryStageSlow');
-    const { obs } = await run({ ...rule, filters: { model: ['surge', 'stagey', 'pinned'] } });
+    const { obs } = await run(rule);
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'stagey', model_version: 'v1', entry: 'e2', field: 'queue_ms' }]);
     // 4× its peers' P95, read on bucket bounds 12 % apart.
     expect(obs[0]!.value).toBeGreaterThan(3);
@@ -286,16 +266,6 @@ describe('latency_shift', () => {
     expect((await run({ ...rule, filters: { model: 'pinned' } })).obs).toEqual([]);
     const pooled = await run({ ...rule, by: ['model', 'entry'], filters: { model: 'pinned' } });
     expect(pooled.obs.map((o) => o.labels)).toEqual([{ model: 'pinned', entry: 'e2', field: 'queue_ms' }]);
-  });
-
-  it('an entry of a request a minute, against peers that send 100 requests in 25 minutes: judged from its first minutes, held over stretches of minutes', async () => {
-    const rule = { ...packCondition('EntryStageSlow'), filters: { model: 'sparse' } };
-    // Ten slow requests of ten, against the peers' P95 over the last 30 minutes (the shortest window
-    // that holds 100 of theirs); before, only the 30-minute window had a reference, where e2's 20
-    // requests from before the change dilute the 10 under the bar; and one request a minute could never
-    // hold a minute on its own (`hold: 2m`), two minutes of one each do.
-    expect((await run(rule)).obs.map((o) => o.labels)).toEqual([{ model: 'sparse', model_version: 'v1', entry: 'e2', field: 'queue_ms' }]);
-    for (let t = NOW - 60 * MIN; t < NOW - 10 * MIN; t += 5 * MIN) expect((await run(rule, t)).obs, new Date(t).toISOString()).toEqual([]);
   });
 
   it("the same slowdown seen against the model version's own past, localised to the replica", async () => {
