@@ -213,8 +213,9 @@ export const holdMinutes = (d: string | undefined): number => (d ? Math.round(du
  * slice too thin for one minute to show anything (all of its requests bad would not be improbable:
  * p0^n ≥ HOLD_ALPHA), the fewest minutes back from there that could; none reaches back more than
  * `maxBack` minutes. A slice of hundreds of requests a minute is held minute by minute as before;
- * one of a request or two a minute could never be (a minute without requests shows nothing), and a
- * stage of an entry slowed 150-fold for 13 minutes went unraised (seed 891). Worked: p0 = 7.5 %
+ * one of a request or two a minute could never be (a minute without requests shows nothing: one of
+ * the two reasons an entry whose batching slowed 150-fold for 13 minutes went unraised, seed 891).
+ * Worked: p0 = 7.5 %
  * needs 2 requests (0.075² = 0.0056 < 0.05); the last minutes, newest first, hold 1, 0, 2, 1 and 1
  * requests, all slow: the stretches are the first three minutes (3 requests, tail 0.0004) and the
  * next two (2, tail 0.0056), and hold 2m holds.
