@@ -16,6 +16,7 @@ import type { Store } from '../../src/store/index.ts';
 import { createDuckDBStore } from '../../src/store/index.ts';
 import type { FleetOptions, FleetRun, TruthIncident } from './index.ts';
 import { INCIDENT_KINDS, generateFleet, writeFleet } from './index.ts';
+import { capBursts } from './simulate.ts';
 
 const MIN = 60_000;
 // The run every data test reads: 2 scored hours after half an hour of history, at half scale.
@@ -169,6 +170,23 @@ function touched(truth: readonly TruthIncident[], fleetRun: FleetRun) {
 }
 
 describe('the clean twin', () => {
+  it('bursts of several tenants at once add at most 30 % of the model together (a fleet sized for its peak is not overloaded by them)', () => {
+    const burst = (pair: number, mult: number) => ({ pair, fromMs: 0, toMs: MIN, mult });
+    const apply = (lam: number[], bursts: ReturnType<typeof burst>[], pinned = lam.map(() => -1)) => {
+      const x = Float64Array.from(lam);
+      capBursts(x, bursts, pinned);
+      return Array.from(x);
+    };
+    // Two ×4 bursts add 60 to a load of 100: scaled to 30 together, evenly.
+    expect(apply([10, 10, 80], [burst(0, 4), burst(1, 4)])).toEqual([25, 25, 80]);
+    // Within the cap, or one burst alone (capped where it is drawn): as drawn.
+    expect(apply([10, 10, 80], [burst(0, 2), burst(1, 2)])).toEqual([20, 20, 80]);
+    expect(apply([10, 10, 80], [burst(0, 5)])).toEqual([50, 10, 80]);
+    // Tenants pinned to one version: their extras capped at 30 % of theirs (10 + 10 → 6), then the model's.
+    const pinned = apply([10, 10, 80], [burst(0, 2), burst(1, 2)], [2, 2, -1]);
+    expect(pinned.map((v) => Math.round(v * 1e9) / 1e9)).toEqual([13, 13, 80]);
+  });
+
   it('is the same traffic: identical lines outside incident effects, and every difference inside one', () => {
     const inWindow = touched(run.truth, run);
     const cleanById = new Map<string, string>();
