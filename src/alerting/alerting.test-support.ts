@@ -1,12 +1,15 @@
 /** Test helpers: a reads fake whose aggregate answers come from a function the test changes; a real in-memory store and a condition run over it. */
 import type { TypedReads } from '../query/index.ts';
+import { typedReads } from '../query/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { evaluateCondition } from './conditions/index.ts';
 import type { Coverage, Observation } from './conditions/context.ts';
 import { DEFAULT_RULE_PACK, loadRuleFiles, parseRuleText } from './rule-file.ts';
 import { ConditionSchema } from './rule-schema.ts';
 import type { RuleGroup } from './rule-schema.ts';
+import type { Store } from '../store/index.ts';
 import type { SeriesCache } from './series.ts';
+import { createSeriesCache } from './series.ts';
 
 export type AggregateFn = (spec: QuerySpec) => QueryRow[] | Promise<QueryRow[]>;
 
@@ -60,4 +63,10 @@ export async function runCondition(
   let coverage: Coverage | null = null;
   const obs = await evaluateCondition(c, 'warning', { reads, series, nowMs, maxSlices: 1000, note: (x) => (coverage = x) });
   return { obs, coverage };
+}
+
+/** What a condition raised at nowMs on a store, through a series cache of its own (nothing carried from an earlier call). */
+export async function observe(store: Store, condition: unknown, nowMs: number): Promise<Observation[]> {
+  const reads = typedReads(store);
+  return (await runCondition(reads, createSeriesCache({ reads }), condition, nowMs)).obs;
 }

@@ -4,11 +4,9 @@
 // version whose past differs (a pinned tenant's own inputs) keeps its own reference.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
-import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { fillStore, packCondition, runCondition } from '../alerting.test-support.ts';
-import { createSeriesCache } from '../series.ts';
+import { fillStore, observe, packCondition } from '../alerting.test-support.ts';
 import { POOL_Z, pooled } from './rate-shift.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
@@ -52,7 +50,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const run = async (condition: unknown, at = NOW) => (await runCondition(typedReads(store), createSeriesCache({ reads: typedReads(store) }), condition, at)).obs;
+const run = (condition: unknown, at = NOW) => observe(store, condition, at);
 
 describe('pooled', () => {
   it('pools a thin past with each busier peer whose past a two-proportion z-test cannot tell from it', () => {

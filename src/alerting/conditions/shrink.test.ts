@@ -6,11 +6,9 @@
 // place, seed 801 of the fleet, while the version, the same traffic, was not).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
-import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { fillStore, lognormal, runCondition } from '../alerting.test-support.ts';
-import { createSeriesCache } from '../series.ts';
+import { fillStore, lognormal, observe } from '../alerting.test-support.ts';
 import { SHRINK_REQUESTS, shrinkWeight } from './shift.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
@@ -52,7 +50,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const run = async (condition: unknown) => (await runCondition(typedReads(store), createSeriesCache({ reads: typedReads(store) }), condition, NOW)).obs;
+const run = (condition: unknown) => observe(store, condition, NOW);
 
 describe('a child that is all of its parent', () => {
   it('shrinkWeight: no more pseudo-requests than the siblings sent', () => {
