@@ -1,13 +1,11 @@
 /** Test helpers: a reads fake whose aggregate answers come from a function the test changes; a real in-memory store and a condition run over it. */
 import type { TypedReads } from '../query/index.ts';
-import { typedReads } from '../query/index.ts';
 import type { QueryRow, QuerySpec } from '../schema/index.ts';
 import { evaluateCondition } from './conditions/index.ts';
 import type { Coverage, Observation } from './conditions/context.ts';
 import { DEFAULT_RULE_PACK, loadRuleFiles, parseRuleText } from './rule-file.ts';
 import { ConditionSchema } from './rule-schema.ts';
 import type { RuleGroup } from './rule-schema.ts';
-import type { Store } from '../store/index.ts';
 import type { SeriesCache } from './series.ts';
 import { createSeriesCache } from './series.ts';
 
@@ -65,8 +63,7 @@ export async function runCondition(
   return { obs, coverage };
 }
 
-/** What a condition raised at nowMs on a store, through a series cache of its own (nothing carried from an earlier call). */
-export async function observe(store: Store, condition: unknown, nowMs: number): Promise<Observation[]> {
-  const reads = typedReads(store);
+/** What a condition raised at nowMs through these reads, with a series cache of its own (nothing carried from an earlier call). */
+export async function observe(reads: TypedReads, condition: unknown, nowMs: number): Promise<Observation[]> {
   return (await runCondition(reads, createSeriesCache({ reads }), condition, nowMs)).obs;
 }

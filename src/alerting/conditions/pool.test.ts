@@ -4,6 +4,7 @@
 // version whose past differs (a pinned tenant's own inputs) keeps its own reference.
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
+import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { fillStore, observe, packCondition } from '../alerting.test-support.ts';
@@ -50,7 +51,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const run = (condition: unknown, at = NOW) => observe(store, condition, at);
+const run = (condition: unknown, at = NOW) => observe(typedReads(store), condition, at);
 
 describe('pooled', () => {
   it('pools a thin past with each busier peer whose past a two-proportion z-test cannot tell from it', () => {

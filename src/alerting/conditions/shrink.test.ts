@@ -6,6 +6,7 @@
 // place, seed 801 of the fleet, while the version, the same traffic, was not).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
+import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { fillStore, lognormal, observe } from '../alerting.test-support.ts';
@@ -50,7 +51,7 @@ afterAll(async () => {
   await store?.close();
 });
 
-const run = (condition: unknown) => observe(store, condition, NOW);
+const run = (condition: unknown) => observe(typedReads(store), condition, NOW);
 
 describe('a child that is all of its parent', () => {
   it('shrinkWeight: no more pseudo-requests than the siblings sent', () => {
