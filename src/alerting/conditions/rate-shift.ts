@@ -196,20 +196,13 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
     for (const s of slices.values()) {
       if (s.n(0, L) === 0 || !keep(s.labels)) continue;
       const parent = level === 0 ? undefined : perLevel[0]!.get(parentKey(s.labels, c.by));
+      const key = peerDim ? peerKey(s.labels, dims, peerDim) : undefined;
+      const peers = key === undefined ? undefined : totals?.get(key);
+      const siblings = key === undefined || !c.fallback_peers ? undefined : groups?.get(key)?.filter((x) => x !== s);
       const windows: RateWindow[] = axis.windows.map((w) => {
         const n = s.n(L - w, L);
         const k = s.k(L - w, L);
-        const r = reference(
-          ref,
-          s,
-          parent,
-          peerDim ? totals?.get(peerKey(s.labels, dims, peerDim)) : undefined,
-          c.fallback_peers ? groups?.get(peerKey(s.labels, dims, c.fallback_peers))?.filter((x) => x !== s) : undefined,
-          w,
-          L,
-          level > 0,
-          c.fallback_peers !== undefined,
-        );
+        const r = reference(ref, s, parent, peers, siblings, w, L, level > 0, c.fallback_peers !== undefined);
         return { n, k, pRef: r.pRef, nRef: r.nRef };
       });
       if (windows.every((w) => !Number.isFinite(w.pRef))) {
