@@ -9,7 +9,7 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { MIN_DISPERSION_BAD, benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, rateShift, spreadPValue } from '../../analysis/index.ts';
+import { MIN_DISPERSION_BAD, benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, fisherExact, rateShift, spreadPValue } from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';
@@ -252,9 +252,17 @@ export const SHRINK_REQUESTS = 100;
  */
 export const shrinkWeight = (parentRequests: number, ownRequests: number): number => Math.max(0, Math.min(SHRINK_REQUESTS, parentRequests - ownRequests));
 
+/** Two-sided Fisher p under which a child's rate above its siblings' (same window) is its own change. */
+export const DISTINCT_ALPHA = 0.001;
+
 /**
  * Whether the siblings of a child (its parent without it) show the change too over the child's
- * best window: their rate above max(tolerance × their reference, their reference + min_delta / 2).
+ * best window — their rate above max(tolerance × their reference, their reference + min_delta / 2)
+ * — and the child's rate does not stand clear above theirs (Fisher's exact test, p < 0.001). The
+ * second half keeps a child whose siblings wobbled from being taken for a version-wide change: an
+ * entry failing 9 of 29 beside 3 of 200 on the other entries (a tenant that always sends bad
+ * input, 1.5 % against 0.3 % in their past hour) is the entry's own (p ≈ 1e−6), not shared (seed
+ * 929: it was, for 20 minutes, while its model version's evidence stayed under the bar).
  */
 export function siblingsChanged(
   parent: { n: number; k: number; nRef: number; kRef: number },
@@ -266,7 +274,10 @@ export function siblingsChanged(
   if (n < 20 || nRef < 20) return false;
   const rate = (parent.k - child.k) / n;
   const ref = (parent.kRef - child.kRef) / nRef;
-  return rate > Math.max(c.tolerance * ref, ref + c.min_delta / 2);
+  if (!(rate > Math.max(c.tolerance * ref, ref + c.min_delta / 2))) return false;
+  const k = Math.round(child.k);
+  const own = Math.round(parent.k - child.k);
+  return !(child.k / child.n > rate && fisherExact(k, Math.max(k, Math.round(child.n)), own, Math.max(own, Math.round(n))).pValue < DISTINCT_ALPHA);
 }
 
 /** Share of a parent's excess a child must carry to be reported instead of the parent. */
