@@ -16,7 +16,8 @@ import type { Store } from '../../src/store/index.ts';
 import { createDuckDBStore } from '../../src/store/index.ts';
 import type { FleetOptions, FleetRun, TruthIncident } from './index.ts';
 import { INCIDENT_KINDS, generateFleet, writeFleet } from './index.ts';
-import { capBursts } from './simulate.ts';
+import { buildFleet } from './fleet.ts';
+import { ISOLATION_MS, capBursts, isolated, nuisance } from './simulate.ts';
 
 const MIN = 60_000;
 // The run every data test reads: 2 scored hours after half an hour of history, at half scale.
@@ -185,6 +186,26 @@ describe('the clean twin', () => {
     // Tenants pinned to one version: their extras capped at 30 % of theirs (10 + 10 → 6), then the model's.
     const pinned = apply([10, 10, 80], [burst(0, 2), burst(1, 2)], [2, 2, -1]);
     expect(pinned.map((v) => Math.round(v * 1e9) / 1e9)).toEqual([13, 13, 80]);
+  });
+
+  it('isolated restarts are isolated: never two on one replica within an hour (two in ten minutes are a crash loop)', () => {
+    expect(isolated([], 0)).toBe(true);
+    expect(isolated([{ crashMs: 0 }], 10 * MIN)).toBe(false);
+    expect(isolated([{ crashMs: 70 * MIN }], 10 * MIN)).toBe(true);
+    const fleet = buildFleet(11, 0.5);
+    const from = Date.UTC(2026, 5, 1, 6);
+    let restarts = 0;
+    for (let seed = 1; seed <= 300; seed++) {
+      for (const list of nuisance(fleet, seed, from, from + 5 * ISOLATION_MS).outages) {
+        const times = list.map((x) => x.crashMs).sort((a, b) => a - b);
+        for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThanOrEqual(ISOLATION_MS);
+        restarts += times.length;
+      }
+    }
+    // Still ~0.04 per model-hour: the few left out do not thin them (300 runs of 5 hours).
+    const expected = 0.04 * fleet.models.length * 5 * 300;
+    expect(restarts).toBeGreaterThan(0.85 * expected);
+    expect(restarts).toBeLessThan(1.1 * expected);
   });
 
   it('is the same traffic: identical lines outside incident effects, and every difference inside one', () => {

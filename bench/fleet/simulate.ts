@@ -102,7 +102,7 @@ const clamp = (x: number, lo: number, hi: number): number => (x < lo ? lo : x > 
 const sigmoid = (x: number): number => 1 / (1 + Math.exp(-x));
 
 /** Bursts, blips and isolated restarts of the hours a run touches (absolute hours: stable across run lengths). */
-function nuisance(fleet: Fleet, seed: number, fromMs: number, toMs: number) {
+export function nuisance(fleet: Fleet, seed: number, fromMs: number, toMs: number) {
   const bursts: Burst[][] = fleet.models.map(() => []);
   const blips: Blip[][] = fleet.models.map(() => []);
   const outages: Outage[][] = fleet.replicas.map(() => []);
@@ -142,18 +142,28 @@ function nuisance(fleet: Fleet, seed: number, fromMs: number, toMs: number) {
           latencyFactor: errors ? 1 : uniform(r, 3, 6),
         });
       }
-      // Isolated restarts: ~0.04 per model-hour, a replica of a multi-replica version, 8–20 s down.
+      // Isolated restarts: ~0.04 per model-hour, a replica of a multi-replica version, 8–20 s down;
+      // isolated: one drawn within an hour of another on the same replica is left out (two in ten
+      // minutes are a crash loop, an incident the truth would not list: seed 945's clean twin).
       const nr = poisson(r, 0.04);
       for (let i = 0; i < nr; i++) {
         const v = m.versions.filter((x) => x.replicas.length >= 2);
         const ri = pick(r, pick(r, v).replicas);
         const crashMs = h * HOUR + Math.floor(r() * HOUR);
-        outages[ri]!.push({ crashMs, upMs: crashMs + Math.round(uniform(r, 8, 20) * 1000), incident: null });
+        const upMs = crashMs + Math.round(uniform(r, 8, 20) * 1000);
+        if (isolated(outages[ri]!, crashMs)) outages[ri]!.push({ crashMs, upMs, incident: null });
       }
     });
   }
   return { bursts, blips, outages };
 }
+
+/** Least time between two isolated restarts of one replica. */
+export const ISOLATION_MS = HOUR;
+
+/** Whether a restart at crashMs is isolated: no other restart of the replica within ISOLATION_MS. */
+export const isolated = (restarts: readonly { crashMs: number }[], crashMs: number): boolean =>
+  restarts.every((x) => Math.abs(x.crashMs - crashMs) >= ISOLATION_MS);
 
 /** What the bursts of one model's minute may add together: the share one burst may add on its own. */
 const BURST_CAP = 0.3;
