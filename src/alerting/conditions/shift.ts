@@ -9,7 +9,16 @@
  * change point is tried at those distances, so a burst is seen in a minute and a tenant sending six
  * requests in five minutes accumulates evidence for as long as the horizon allows.
  */
-import { MIN_DISPERSION_BAD, benjaminiHochberg, binomialUpperTail, dispersion, evidencePValue, fisherExact, rateShift, spreadPValue } from '../../analysis/index.ts';
+import {
+  MIN_DISPERSION_BAD,
+  benjaminiHochberg,
+  binomialUpperTail,
+  dispersion,
+  evidencePValue,
+  fisherExact,
+  rateShift,
+  spreadPValue,
+} from '../../analysis/index.ts';
 import type { RateShift, RateWindow } from '../../analysis/index.ts';
 import { FILTER_KEYS } from '../../schema/index.ts';
 import type { FilterKey, Filters, GroupKey, QueryRow } from '../../schema/index.ts';

@@ -11,7 +11,7 @@ import { DISTINCT_ALPHA, siblingsChanged } from './shift.ts';
 const c = { tolerance: 1.5, min_delta: 0.02 };
 
 describe('siblingsChanged', () => {
-  it("a child failing far more than its siblings is its own change, even when theirs rose", () => {
+  it('a child failing far more than its siblings is its own change, even when theirs rose', () => {
     // Siblings: 3 of 200 now, 2 of 600 before: 1.5 % > max(1.5 × 0.33 %, 0.33 % + 1 %) = 1.33 %.
     const parent = { n: 229, k: 12, nRef: 640, kRef: 2 };
     const child = { n: 29, k: 9, nRef: 40, kRef: 0 };
