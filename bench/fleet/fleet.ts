@@ -364,6 +364,32 @@ export function diurnal(hourUtc: number, peakHourUtc: number, amplitude: number)
   return 1 + amplitude * Math.cos((2 * Math.PI * (hourUtc - peakHourUtc)) / 24);
 }
 
+/**
+ * Each version's peak over the day of its expected load, per unit of BASE_RATE_PER_S × the model's
+ * share (the same units as the model's day curve × the fleet's shape): pinned tenants on their
+ * version, the others split by the canary share.
+ */
+function versionPeaks(m: Model, tenants: readonly Tenant[], loadShape: Float64Array): number[] {
+  const peaks = m.versions.map(() => 0);
+  const canary = m.versions[1]!.canaryShare;
+  for (let k = 0; k <= DAY_STEPS; k++) {
+    const h = (k * 24) / DAY_STEPS;
+    const day = m.rateNorm * diurnal(h, m.peakHourUtc, m.diurnalAmplitude) * loadShape[k]!;
+    const at = m.versions.map(() => 0);
+    for (const tm of m.tenants) {
+      const t = tenants[tm.tenant]!;
+      const x = tm.weight * diurnal(h, t.peakHourUtc, t.diurnalAmplitude) * day;
+      if (tm.pinnedVersion >= 0) at[tm.pinnedVersion]! += x;
+      else {
+        at[0]! += x * (1 - canary);
+        at[1]! += x * canary;
+      }
+    }
+    at.forEach((x, vi) => (peaks[vi] = Math.max(peaks[vi]!, x)));
+  }
+  return peaks;
+}
+
 /** Builds the fleet of a seed. */
 export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFAULT_SHAPE): Fleet {
   const r = stream(seed, STREAM.fleet);
@@ -635,9 +661,13 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
     const pinnedShare = m.tenants.filter((t) => t.pinnedVersion === 2).reduce((a, t) => a + t.weight, 0);
     const canaryShare = m.versions[1]!.canaryShare;
     const versionShare = [(1 - pinnedShare) * (1 - canaryShare), (1 - pinnedShare) * canaryShare, pinnedShare];
-    // Peak of the model's expected load over a day (diurnal of the model × its tenants' days).
+    // Peak of the model's expected load over a day (diurnal of the model × its tenants' days), and
+    // of each version's own: a pinned version serves only its tenants, whose days peak when theirs
+    // do (sized on the model's peak × its share, seed 953's lang-detect r40 ran at 0.73 at its
+    // peak where 0.6 was meant, and a tenant's routine burst overflowed it on the clean twin).
     const peak = dayCurves[mi]!.reduce((a, x, k) => Math.max(a, x * loadShape[k]!), 0);
     const peakRate = BASE_RATE_PER_S * m.share * peak;
+    const versionPeak = versionPeaks(m, tenants, loadShape);
     // Small models are over-provisioned (idle GPUs); large ones run warmer, but every version is
     // sized for N − 1 replicas: losing one keeps utilisation under ~0.8 at the daily peak.
     const bigModel = m.share >= 0.03;
@@ -645,7 +675,8 @@ export function buildFleet(seed: number, scale: number, shape: FleetShape = DEFA
       const nRep = v.role === 'stable' ? int(r, m.share < 0.01 ? 2 : 3, m.share >= 0.08 ? 4 : 3) : 1;
       const ceiling = nRep === 1 ? 0.6 : Math.min(0.62, (0.8 * (nRep - 1)) / nRep);
       const rhoPeak = bigModel ? uniform(r, 0.7 * ceiling, ceiling) : uniform(r, 0.15, Math.min(0.45, ceiling));
-      v.capacityPerReplica = Math.max(1e-3, (peakRate * Math.max(versionShare[vi]!, 0.002)) / (nRep * rhoPeak));
+      const vPeakRate = Math.max(BASE_RATE_PER_S * m.share * versionPeak[vi]!, peakRate * 0.002);
+      v.capacityPerReplica = Math.max(1e-3, vPeakRate / (nRep * rhoPeak));
       v.typicalUtilisation = Math.min(0.9, (BASE_RATE_PER_S * m.share * versionShare[vi]!) / (nRep * v.capacityPerReplica));
       const rs = tag(r, 5);
       for (let k = 0; k < nRep; k++) {
