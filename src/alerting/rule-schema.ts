@@ -220,7 +220,18 @@ export const NoDataSchema = z
 const ShiftReferenceSchema = z
   .union([
     z.object({ window: duration.default('60m'), min_count: z.number().int().min(1).default(100) }).strict(),
-    z.object({ peers: z.enum(GROUP_KEYS), min_count: z.number().int().min(1).default(100) }).strict(),
+    z
+      .object({
+        peers: z.enum(GROUP_KEYS),
+        min_count: z.number().int().min(1).default(100),
+        /**
+         * How far back a slice's usual distance from its peers is read (0m: not read). A slice whose
+         * past lay beyond its peers this long improbably often (an entry that queues longer by
+         * design) is judged against that distance, not against the peers alone.
+         */
+        window: duration.default('60m'),
+      })
+      .strict(),
   ])
   .default({ window: '60m', min_count: 100 });
 

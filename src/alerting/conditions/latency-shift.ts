@@ -27,7 +27,9 @@ import type { Histo, referenceBucket } from './histo.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
+  SHARED_REFERENCE_MINUTES,
   SPREAD_STEP_MS,
+  UNLIKE_PEERS,
   axisFor,
   baselinePhi,
   confirmSpread,
@@ -48,14 +50,9 @@ import {
   sliceFilters,
   stepBins,
   testWindows,
+  usualDistance,
 } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
-
-/** A thin version whose past lies beyond its peers' quantile this improbably is not judged against them. */
-const UNLIKE_PEERS = 0.01;
-
-/** Windows up to this long share the reference that ends this long ago. */
-const SHARED_REFERENCE_MINUTES = 13;
 
 /** A slice's bucket counts over the axis' minute bins; `sign` −1 mirrors the indices for direction: down. */
 interface Hist {
@@ -130,7 +127,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   };
   const cuts = new Map<Tested, { field: NumericField; cut: number }>();
   const ref = resolveReference(c);
-  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
+  const axis = axisFor(ctx.nowMs, durationMs(c.horizon), ref.bins * MINUTE_MS);
   const levels = levelsOf(c);
   const hold = holdMinutes(c.hold);
   const burstHold = holdMinutes(c.burst_hold);
@@ -178,6 +175,18 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
         // read once instead of once per short window).
         const qbs = new Map<number, ReturnType<typeof referenceBucket>>();
+        // Against peers: the slice's usual distance from them, over the reference that ends where a
+        // window starts (windows up to 13 minutes sharing the one that ends 13 minutes ago).
+        const usual = new Map<number, { own: { n: number; k: number }; past: number } | null>();
+        const usualAt = (anchor: number) => {
+          if (!usual.has(anchor)) {
+            const a = axis.bins - anchor - ref.bins;
+            const b = axis.bins - anchor;
+            const qb = peersReferenceBucket(peers, h.series, sign, binMs(axis, a), binMs(axis, b), c.quantile, ref.minCount);
+            usual.set(anchor, qb && { own: countRange(h, a, b, qb.index), past: qb.above / qb.total });
+          }
+          return usual.get(anchor)!;
+        };
         for (const w of axis.windows) {
           const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
           if (!qbs.has(anchor)) {
@@ -201,7 +210,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             continue;
           }
           const { n, k } = countRange(h, axis.bins - w, axis.bins, qb.index);
-          windows.push({ n, k, pRef: qb.above / qb.total, nRef: qb.total });
+          const now = { pRef: qb.above / qb.total, nRef: qb.total };
+          const u = ref.kind === 'peers' && ref.bins > 0 ? usualAt(Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H))) : null;
+          windows.push({ n, k, ...(u ? usualDistance(now, u.own, u.past) : now) });
         }
         if (windows.every((w) => !Number.isFinite(w.pRef))) {
           if (level === 0) without++;

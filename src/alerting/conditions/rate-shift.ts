@@ -31,6 +31,7 @@ import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
   shrinkWeight,
+  SHARED_REFERENCE_MINUTES,
   SPREAD_STEP_MS,
   axisFor,
   baselinePhi,
@@ -50,6 +51,7 @@ import {
   sliceFilters,
   stepBins,
   testWindows,
+  usualDistance,
 } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
 
@@ -161,7 +163,7 @@ const total = (g: Counts[]): Counts => ({
 export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
   const ref = resolveReference(c);
   const horizonMs = durationMs(c.horizon);
-  const axis = axisFor(ctx.nowMs, horizonMs, ref.kind === 'self' ? ref.bins * MINUTE_MS : 0);
+  const axis = axisFor(ctx.nowMs, horizonMs, ref.bins * MINUTE_MS);
   const levels = levelsOf(c);
   const hold = holdMinutes(c.hold);
   const spanMs = axis.bins * MINUTE_MS;
@@ -177,7 +179,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const L = axis.bins;
   const H = axis.windows[axis.windows.length - 1]!;
   // Overdispersion per slice from its baseline minutes (before the longest window), children at least their parent's.
-  const baseFrom = ref.kind === 'self' ? L - H - ref.bins : 0;
+  const baseFrom = ref.kind === 'self' ? L - H - ref.bins : L - H;
   const phiOf = (s: Counts, parent?: { phi: number; n: number }) =>
     baselinePhi(
       (j) => ({ n: s.n(j, j + 1), k: s.k(j, j + 1) }),
@@ -279,7 +281,17 @@ function reference(
     const k = peers.k(L - w, L) - s.k(L - w, L);
     return n >= ref.minCount ? { pRef: k / n, nRef: n } : { pRef: NaN, nRef: 0 };
   };
-  if (ref.kind === 'peers') return fromPeers();
+  if (ref.kind === 'peers') {
+    const now = fromPeers();
+    if (ref.bins === 0 || !peers) return now;
+    // Its usual distance from them, over the reference that ends where the window starts (windows up
+    // to 13 minutes sharing the one that ends 13 minutes ago).
+    const anchor = Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, L - ref.bins));
+    const a = L - anchor - ref.bins;
+    const b = L - anchor;
+    const nPast = peers.n(a, b) - s.n(a, b);
+    return nPast >= ref.minCount ? usualDistance(now, { n: s.n(a, b), k: s.k(a, b) }, (peers.k(a, b) - s.k(a, b)) / nPast) : now;
+  }
   const a = L - w - ref.bins;
   const b = L - w;
   const nRef = s.n(a, b);
