@@ -7,10 +7,7 @@ import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
-import { fillStore, lognormal } from '../alerting.test-support.ts';
-import { ConditionSchema } from '../rule-schema.ts';
-import { createSeriesCache } from '../series.ts';
-import { evaluateCondition } from './index.ts';
+import { fillStore, lognormal, observe } from '../alerting.test-support.ts';
 import { usualDistance } from './shift.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
@@ -57,11 +54,9 @@ afterAll(async () => {
   await store?.close();
 });
 
-/** The models a condition raises at NOW (by model × version × entry, against the other entries). */
+/** The model/entry slices a condition raises at NOW (by model × version × entry, against the other entries). */
 async function raised(condition: object): Promise<string[]> {
-  const c = ConditionSchema.parse({ by: ['model', 'model_version', 'entry'], ...condition });
-  const series = createSeriesCache({ reads: typedReads(store) });
-  const obs = await evaluateCondition(c, 'warning', { reads: typedReads(store), series, nowMs: NOW, maxSlices: 1000 });
+  const obs = await observe(typedReads(store), { by: ['model', 'model_version', 'entry'], ...condition }, NOW);
   return obs.map((o) => `${o.labels.model}/${o.labels.entry}`).sort();
 }
 
