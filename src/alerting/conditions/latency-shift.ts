@@ -27,7 +27,6 @@ import type { Histo, referenceBucket } from './histo.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
-  SHARED_REFERENCE_MINUTES,
   SPREAD_STEP_MS,
   UNLIKE_PEERS,
   axisFor,
@@ -50,6 +49,7 @@ import {
   sliceFilters,
   stepBins,
   testWindows,
+  referenceAnchor,
   usualDistance,
 } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
@@ -171,12 +171,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         const quantiles: number[] = [];
         // No request in the horizon: nothing to judge.
         if (countRange(h, axis.bins - H, axis.bins, Infinity).n === 0) continue;
-        // The reference of a window ends where the window starts, except that windows up to 13 minutes
-        // share the one that ends 13 minutes ago (a threshold from the hour before a fresh change,
-        // read once instead of once per short window).
+        // A window's own reference ends at its `referenceAnchor` (short windows share one); against
+        // peers, the slice's usual distance from them is read over the same minutes.
         const qbs = new Map<number, ReturnType<typeof referenceBucket>>();
-        // Against peers: the slice's usual distance from them, over the reference that ends where a
-        // window starts (windows up to 13 minutes sharing the one that ends 13 minutes ago).
         const usual = new Map<number, { own: { n: number; k: number }; past: number } | null>();
         const usualAt = (anchor: number) => {
           if (!usual.has(anchor)) {
@@ -188,7 +185,8 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           return usual.get(anchor)!;
         };
         for (const w of axis.windows) {
-          const anchor = ref.kind === 'self' ? Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H)) : w;
+          const shared = referenceAnchor(w, H);
+          const anchor = ref.kind === 'self' ? shared : w;
           if (!qbs.has(anchor)) {
             // Against its own past, the bucket is read straight from the slice's columns (the same
             // numbers as from its histogram): a child's shrunk toward its parent's past, another's
@@ -211,7 +209,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
           }
           const { n, k } = countRange(h, axis.bins - w, axis.bins, qb.index);
           const now = { pRef: qb.above / qb.total, nRef: qb.total };
-          const u = ref.kind === 'peers' && ref.bins > 0 ? usualAt(Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, H))) : null;
+          const u = ref.kind === 'peers' && ref.bins > 0 ? usualAt(shared) : null;
           windows.push({ n, k, ...(u ? usualDistance(now, u.own, u.past) : now) });
         }
         if (windows.every((w) => !Number.isFinite(w.pRef))) {

@@ -31,7 +31,6 @@ import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
   shrinkWeight,
-  SHARED_REFERENCE_MINUTES,
   SPREAD_STEP_MS,
   axisFor,
   baselinePhi,
@@ -51,6 +50,7 @@ import {
   sliceFilters,
   stepBins,
   testWindows,
+  referenceAnchor,
   usualDistance,
 } from './shift.ts';
 import type { Axis, ResolvedReference, Tested } from './shift.ts';
@@ -284,9 +284,8 @@ function reference(
   if (ref.kind === 'peers') {
     const now = fromPeers();
     if (ref.bins === 0 || !peers) return now;
-    // Its usual distance from them, over the reference that ends where the window starts (windows up
-    // to 13 minutes sharing the one that ends 13 minutes ago).
-    const anchor = Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, L - ref.bins));
+    // Its usual distance from them, over `reference.window` before the window's reference anchor.
+    const anchor = referenceAnchor(w, L - ref.bins);
     const a = L - anchor - ref.bins;
     const b = L - anchor;
     const nPast = peers.n(a, b) - s.n(a, b);

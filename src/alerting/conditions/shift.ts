@@ -62,7 +62,14 @@ export function resolveReference(c: RateShiftCondition | LatencyShiftCondition):
 export const UNLIKE_PEERS = 0.01;
 
 /** Windows up to this long share the reference that ends this long ago. */
-export const SHARED_REFERENCE_MINUTES = 13;
+const SHARED_REFERENCE_MINUTES = 13;
+
+/**
+ * Minutes before now at which the reference of a window of `w` minutes ends: where the window
+ * starts, or for windows up to 13 minutes (no longer than `longest`) 13 minutes ago, one reference
+ * read for all of them (a threshold from the hour before a fresh change).
+ */
+export const referenceAnchor = (w: number, longest: number): number => Math.max(w, Math.min(SHARED_REFERENCE_MINUTES, longest));
 
 /**
  * A slice judged against its peers at the same time, adjusted by its usual distance from them: when
