@@ -255,7 +255,10 @@ const shiftCommon = {
    * the floors below (min_bad, min_ratio, min_delta; min_slowdown): one under them has no evidence to rank.
    */
   fdr: z.number().gt(0).lt(1).default(0.01),
-  /** Up to tolerance × the reference (its upper confidence bound) is still normal. */
+  /**
+   * Up to tolerance × the reference rate is still normal: rate_shift tests it given both counts
+   * (the reference's uncertainty in the test), latency_shift against its upper confidence bound.
+   */
   tolerance: z.number().min(1).max(100).default(1.5),
   /** The change that matters: at least min_ratio × the reference rate … */
   min_ratio: z.number().min(1).default(3),

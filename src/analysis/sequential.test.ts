@@ -12,6 +12,7 @@ import {
   multinomialShiftLogBF,
   rateAlternatives,
   rateShift,
+  ratioMixtureLogLR,
   spreadPValue,
   wilsonUpper,
 } from './sequential.ts';
@@ -108,6 +109,63 @@ describe('rateShift', () => {
             return { n: 30 * w, k: kk, pRef: 0.01, nRef: Infinity };
           });
         const r = rateShift(ws, o);
+        if (r) maxSeen = Math.max(maxSeen, r.logLR);
+        if (r && r.logLR >= bar) crossings++;
+      }
+    }
+    expect(crossings).toBe(0);
+    expect(maxSeen).toBeLessThan(bar - 3);
+  });
+});
+
+describe('ratioMixtureLogLR', () => {
+  const o = { tolerance: 1.5, minRatio: 3, minDelta: 0.02, minBad: 3 };
+  it('matches the worked example: 8 of 40 against 1 of 100', () => {
+    // π0 = 60/160; p1 0.24 and 0.95 → π1 = 9.6/10.6 and 38/39 over K = 9: 8·ln(0.90566/0.375) +
+    // ln(0.09434/0.625) = 5.16306 and 8·ln(0.97436/0.375) + ln(0.02564/0.625) = 4.44527 → 4.86723.
+    expect(ratioMixtureLogLR(40, 8, 100, 1, 1.5, [0.24, 0.95])).toBeCloseTo(4.86723, 5);
+    // No bad reference outcome: π1 = 0.37875, 0.7575 and 0.95, every one of the K = 8 in the window.
+    expect(ratioMixtureLogLR(40, 8, 100, 0, 1.5, [0.24, 0.95])).toBeCloseTo(logMeanExp([1.01, 2.02, 0.95 / 0.375].map((r) => 8 * Math.log(r))), 10);
+  });
+  it("keeps the reference's uncertainty in the test instead of stacking the tolerance on its upper bound", () => {
+    // 12 of 300 against 47 of 7,800: null 1.5 × Wilson 0.767 % = 1.15 % → ln LR 4.60; given both counts 5.94.
+    const w = [{ n: 300, k: 12, pRef: 47 / 7800, nRef: 7800 }];
+    const bound = rateShift(w, o)!;
+    const given = rateShift(w, { ...o, conditional: true })!;
+    expect(bound.p0).toBeCloseTo(0.0115, 4);
+    expect(bound.logLR).toBeCloseTo(4.597, 3);
+    expect(given.logLR).toBeCloseTo(5.942, 3);
+    // The gates are the same: p0, pMin and the window chosen do not change.
+    expect({ ...given, logLR: 0 }).toEqual({ ...bound, logLR: 0 });
+    // An exact reference is judged as before; a very thick one converges to the Poisson test at 1.5 × its rate.
+    const exact = [{ n: 300, k: 12, pRef: 0.006, nRef: Infinity }];
+    expect(rateShift(exact, { ...o, conditional: true })!.logLR).toBe(rateShift(exact, o)!.logLR);
+    const thick = rateShift([{ n: 300, k: 12, pRef: 0.006, nRef: 1e9 }], { ...o, conditional: true })!.logLR;
+    const poisson = rateAlternatives(0.009, 0.026).map((p) => 12 * Math.log(p / 0.009) - 300 * (p - 0.009));
+    expect(thick).toBeCloseTo(logMeanExp(poisson), 3);
+  });
+  it('under "no change" with a thin measured reference crosses the bar far less often than Ville allows', () => {
+    // 1,000 slices, each with a past of 300 requests at 1 % (its bad count drawn: 0–9) and an hour
+    // of 30 requests a minute at the same 1 %, every window tried at every minute.
+    const rnd = mulberry32(23);
+    const draw = (n: number) => {
+      let bad = 0;
+      for (let i = 0; i < n; i++) if (rnd() < 0.01) bad++;
+      return bad;
+    };
+    const windows = [1, 2, 3, 5, 8, 13, 21, 30, 45, 60];
+    const bar = Math.log(START_POINTS_PER_DAY / 0.01);
+    let crossings = 0;
+    let maxSeen = 0;
+    for (let s = 0; s < 1000; s++) {
+      const kRef = draw(300);
+      const k: number[] = [];
+      for (let m = 0; m < 60; m++) {
+        k.push(draw(30));
+        const ws = windows
+          .filter((w) => w <= k.length)
+          .map((w) => ({ n: 30 * w, k: k.slice(k.length - w).reduce((a, b) => a + b, 0), pRef: kRef / 300, nRef: 300 }));
+        const r = rateShift(ws, { ...o, conditional: true });
         if (r) maxSeen = Math.max(maxSeen, r.logLR);
         if (r && r.logLR >= bar) crossings++;
       }

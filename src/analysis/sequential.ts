@@ -86,6 +86,11 @@ export interface RateShiftOptions {
   /** z of the one-sided upper bound put on the reference rate (1.645: 95 %). */
   refZ?: number;
   /**
+   * Judge a window against its reference's counts (`ratioMixtureLogLR`) where the reference was
+   * measured (nRef finite), instead of against tolerance × its Wilson upper bound.
+   */
+  conditional?: boolean;
+  /**
    * Overdispersion φ ≥ 1 of the slice's bad counts (see `dispersion`): the log likelihood ratios
    * are divided by it, as a quasi-likelihood divides the deviance (Wedderburn 1974), so a rate that
    * normally wobbles minute to minute more than a binomial needs that much more evidence.
@@ -130,10 +135,44 @@ export function rateShift(windows: readonly RateWindow[], o: RateShiftOptions): 
     const pMin = Math.max(pRef * o.minRatio, pRef + o.minDelta, p0 * 1.01);
     const rate = w.k / w.n;
     if (rate < pMin || pMin >= MAX_ALTERNATIVE_RATE) return;
-    const logLR = bernoulliMixtureLogLR(w.n, w.k, p0, rateAlternatives(p0, pMin)) / Math.max(1, o.dispersion ?? 1);
+    const alternatives = rateAlternatives(p0, pMin);
+    const lr =
+      o.conditional && Number.isFinite(w.nRef)
+        ? ratioMixtureLogLR(w.n, w.k, w.nRef, pRef * w.nRef, o.tolerance, alternatives)
+        : bernoulliMixtureLogLR(w.n, w.k, p0, alternatives);
+    const logLR = lr / Math.max(1, o.dispersion ?? 1);
     if (!best || logLR > best.logLR) best = { logLR, window: i, n: w.n, k: w.k, rate, pRef, p0, pMin };
   });
   return best;
+}
+
+/**
+ * ln of the mixture likelihood ratio that a window's rate rose above `tolerance` × its reference's,
+ * given both counts: k bad of n in the window, kRef of nRef in the reference (a pseudo-count for a
+ * shrunk reference need not be whole). Bad outcomes are rare, so each count is close to Poisson, and
+ * given their total K = k + kRef the window's share is Binomial(K, π) with π = p·n / (p·n + q·nRef)
+ * for rates p (window) and q (reference): "p ≤ tolerance·q" is "π ≤ π0 = t·n / (t·n + nRef)" whatever
+ * q is, so the reference's unknown rate drops out instead of being replaced by a worst case (the
+ * conditional test for the ratio of two Poisson rates: Przyborowski & Wilenski 1940; Lehmann &
+ * Romano, Testing Statistical Hypotheses, §4.6). The alternatives are rates p1 (`rateAlternatives`)
+ * read at the reference's rate: π1 = p1·n / (p1·n + kRef); with no bad reference outcome, π0·1.01,
+ * 2·π0·1.01, … A thick reference gives the Poisson test at tolerance × its rate (an exact one the
+ * binomial); a thin one keeps its own uncertainty in the test, where tolerance × its one-sided 95 % Wilson
+ * bound stacked the two allowances.
+ * Worked: 8 of 40 against 1 of 100, t = 1.5: π0 = 60 / 160 = 0.375; alternatives 0.24 and 0.95 →
+ * π1 = 9.6 / 10.6 = 0.90566 and 38 / 39 = 0.97436 over K = 9: terms 8·ln(0.90566/0.375) +
+ * ln(0.09434/0.625) = 5.16306 and 8·ln(0.97436/0.375) + ln(0.02564/0.625) = 4.44527 → ln LR 4.86723.
+ */
+export function ratioMixtureLogLR(n: number, k: number, nRef: number, kRef: number, tolerance: number, alternatives: readonly number[]): number {
+  if (!(n > 0) || !(nRef > 0)) return 0;
+  const pi0 = (tolerance * n) / (tolerance * n + nRef);
+  const pis = kRef > 0 ? alternatives.map((p) => (p * n) / (p * n + kRef)) : rateAlternatives(pi0, pi0 * 1.01);
+  return bernoulliMixtureLogLR(
+    k + kRef,
+    k,
+    pi0,
+    pis.filter((pi) => pi > pi0),
+  );
 }
 
 /** Fewest bad requests `dispersion` measures overdispersion on. */

@@ -14,8 +14,11 @@
  * with those peers instead, and one with a past has it pooled with the past of each busier peer
  * whose rate agrees with its own (`pooled`).
  *
- * Each window's evidence is tested against "rate ≤ tolerance × that reference" (see
- * analysis/sequential.ts); the best window's p-value goes through Benjamini–Hochberg with every
+ * Each window's evidence is tested against "rate ≤ tolerance × that reference" given the window's
+ * and the reference's counts (`ratioMixtureLogLR` in analysis/sequential.ts: the reference's own
+ * uncertainty is in the test, where a thin reference used to be replaced by tolerance × its upper
+ * bound); the per-minute checks (persistence, hold, spread) judge against tolerance × that bound,
+ * as before. The best window's p-value goes through Benjamini–Hochberg with every
  * other slice of the evaluation, and localisation reports the most general slice that explains it.
  * The value is the rate over the best window divided by the reference rate.
  */
@@ -214,7 +217,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       if (level === 0) judged++;
       const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
       const minute = (back: number) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) });
-      const t = testWindows(windows, axis.windows, c, minute, phi);
+      const t = testWindows(windows, axis.windows, c, minute, phi, true);
       if (!t || (hold > 1 && !ctx.active?.(s.labels) && !held(t.evidence, minute, hold, H))) continue;
       const e = t.evidence;
       const w = axis.windows[e.window]!;

@@ -194,6 +194,8 @@ export function testWindows(
   minute: (back: number, window: number) => { n: number; k: number },
   /** Overdispersion of the slice's bad counts per minute (1: binomial). */
   phi = 1,
+  /** Evidence given the reference's counts (`ratioMixtureLogLR`), not its upper bound: rate rules. */
+  conditional = false,
 ): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
   // Windows shorter than PERSIST_MINUTES are not tried, and the best window must show bad requests
   // above normal in at least that many of its minutes. One minute is enough: a burst of seconds is
@@ -202,7 +204,7 @@ export function testWindows(
   // which cost every incident a minute of delay.
   const evidence = rateShift(
     windows.map((w, i) => (lengths[i]! < PERSIST_MINUTES ? { ...w, pRef: NaN } : w)),
-    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi },
+    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi, conditional },
   );
   const excess = new Float64Array(windows.length);
   windows.forEach((w, i) => {
