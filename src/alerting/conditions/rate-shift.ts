@@ -217,7 +217,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       if (level === 0) judged++;
       const phi = level === 0 ? parentPhis.get(parentKey(s.labels, c.by))!.phi : phiOf(s, parentPhis.get(parentKey(s.labels, c.by)));
       const minute = (back: number) => ({ n: s.n(L - 1 - back, L - back), k: s.k(L - 1 - back, L - back) });
-      const t = testWindows(windows, axis.windows, c, minute, phi, true);
+      const t = testWindows(windows, axis.windows, c, minute, phi);
       if (!t || (hold > 1 && !ctx.active?.(s.labels) && !held(t.evidence, minute, hold, H))) continue;
       const e = t.evidence;
       const w = axis.windows[e.window]!;

@@ -189,13 +189,12 @@ export const RECOVERY_MINUTES = 15;
 export function testWindows(
   windows: RateWindow[],
   lengths: readonly number[],
-  c: Pick<RateShiftCondition, 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>,
+  /** rate_shift judges given the reference's counts (`ratioMixtureLogLR`), latency_shift against its upper bound. */
+  c: Pick<RateShiftCondition | LatencyShiftCondition, 'kind' | 'tolerance' | 'min_ratio' | 'min_delta' | 'min_bad'>,
   /** Requests and bad requests of the minute `back` minutes before the last, judged as window `window` judges them. */
   minute: (back: number, window: number) => { n: number; k: number },
   /** Overdispersion of the slice's bad counts per minute (1: binomial). */
   phi = 1,
-  /** Evidence given the reference's counts (`ratioMixtureLogLR`), not its upper bound: rate rules. */
-  conditional = false,
 ): { evidence: RateShift; excess: Float64Array; pValue: number } | null {
   // Windows shorter than PERSIST_MINUTES are not tried, and the best window must show bad requests
   // above normal in at least that many of its minutes. One minute is enough: a burst of seconds is
@@ -204,7 +203,7 @@ export function testWindows(
   // which cost every incident a minute of delay.
   const evidence = rateShift(
     windows.map((w, i) => (lengths[i]! < PERSIST_MINUTES ? { ...w, pRef: NaN } : w)),
-    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi, conditional },
+    { tolerance: c.tolerance, minRatio: c.min_ratio, minDelta: c.min_delta, minBad: c.min_bad, dispersion: phi, conditional: c.kind === 'rate_shift' },
   );
   const excess = new Float64Array(windows.length);
   windows.forEach((w, i) => {
