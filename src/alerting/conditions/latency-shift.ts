@@ -88,8 +88,11 @@ function rangeHisto(h: Hist, a: number, b: number): Histo {
  * siblings ask for.
  */
 function countRange(h: Hist, a: number, b: number, threshold: number): { n: number; k: number } {
-  const from = binMs(h.axis, a);
-  const to = binMs(h.axis, b);
+  return countBetween(h, binMs(h.axis, a), binMs(h.axis, b), threshold);
+}
+
+/** `countRange` over [from, to) in milliseconds: a range that may begin before the axis. */
+function countBetween(h: Hist, from: number, to: number, threshold: number): { n: number; k: number } {
   if (to <= from) return { n: 0, k: 0 };
   const n = h.series.total(from, to);
   let k = 0;
@@ -138,8 +141,10 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   let without = 0;
   for (const field of fields) {
     const perLevel: Map<string, Hist>[] = [];
-    for (const dims of levels) {
-      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, axis.bins * MINUTE_MS);
+    for (const [level, dims] of levels.entries()) {
+      // The rule's own slices keep the history that tells whether a thin one is like its peers.
+      const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 && c.fallback_peers ? LIKENESS_HISTORY_MS : 0);
+      const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, spanMs);
       const m = new Map<string, Hist>();
       for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis, sign });
       perLevel.push(m);
@@ -362,10 +367,20 @@ function referenceOf(
   // Too thin a past: the other versions at the same time, if this one looked like them before. A
   // version new in the window has no past to tell; one that served before, however thinly, may have
   // its own speed (a smaller model, another build): when more of its past lay beyond the others'
-  // quantile than their share allows (binomial tail < 1 %), their tail is not its reference.
+  // quantile over the same minutes than their share allows (binomial tail < 1 %), their tail is not
+  // its reference. Its past: LIKENESS_HISTORY_MS before the window, not the axis' two hours, since a
+  // thin version's hour is a dozen requests (seed 995's canary: 2 of 13 above in the hour, 23 of 50
+  // in the two before).
   const qb = fromPeers();
   if (!qb) return null;
-  const { n, k } = countRange(h, 0, L - w, qb.index);
+  const fromMs = binMs(h.axis, L) - LIKENESS_HISTORY_MS;
+  const toMs = binMs(h.axis, L - w);
+  const past = peersReferenceBucket(peers, h.series, h.sign, fromMs, toMs, quantile, ref.minCount);
+  if (!past) return qb;
+  const { n, k } = countBetween(h, fromMs, toMs, past.index);
   if (n === 0) return qb;
-  return binomialUpperTail(k, n, qb.above / qb.total) < UNLIKE_PEERS ? null : qb;
+  return binomialUpperTail(k, n, past.above / past.total) < UNLIKE_PEERS ? null : qb;
 }
+
+/** History a rule with `fallback_peers` reads to tell whether a thin slice is like its peers. */
+export const LIKENESS_HISTORY_MS = 6 * 60 * MINUTE_MS;

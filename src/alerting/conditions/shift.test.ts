@@ -128,7 +128,8 @@ beforeAll(async () => {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'calm', model_version: 'v9', tenant: 'acme', total_ms: 40, status: 'ok' }));
   // pace: v1 every 2 s around 40 ms; v2 and v3, thin versions (one request in 3 and in 2.5 minutes,
   // under the reference's 30 an hour): v2 has always been twice as slow, v3 as fast as v1 until it
-  // turns three times slower 20 minutes ago.
+  // turns three times slower 20 minutes ago. v4 is v3 with an older past: twice as slow as v1 until
+  // two hours ago, before the two hours a rule's horizon and reference span.
   const rp = mulberry32(7);
   for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 2000) {
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v1', total_ms: lognormal(rp, 40, 0.2), status: 'ok' }));
@@ -137,6 +138,10 @@ beforeAll(async () => {
     if (ts % 150_000 === 0) {
       const slow = ts >= NOW - 20 * MIN ? 3 : 1;
       lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v3', total_ms: lognormal(rp, 40 * slow, 0.2), status: 'ok' }));
+    }
+    if (ts % 150_000 === 60_000) {
+      const slow = ts >= NOW - 20 * MIN ? 3 : ts < NOW - 120 * MIN ? 2 : 1;
+      lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'pace', model_version: 'v4', total_ms: lognormal(rp, 40 * slow, 0.2), status: 'ok' }));
     }
   }
   // Queue time per entry, a request a second spread over three entries: every entry of `surge` waits
@@ -224,17 +229,22 @@ describe('latency_shift', () => {
     // calm v9 began 3 minutes ago: judged against v1 (and as fast). pace v2 has served all along,
     // ~20 requests an hour at twice v1's time: its own past is too thin, and v1's tail is not its
     // reference (against v1, every one of its requests would lie above v1's P99). pace v3 is as
-    // thin, but its past looked like v1's: judged against v1, and raised once it slows down.
+    // thin, but its past looked like v1's: judged against v1, and raised once it slows down. v4 slows
+    // down as v3 does, but its past beyond the last two hours was twice as slow as v1's: its speed
+    // is its own, read from all the history the rule holds (LIKENESS_HISTORY_MS), not two hours.
+    const pace = { ...canary, filters: { model: 'pace', model_version: ['v1', 'v2', 'v3'] } };
     expect(await run({ ...canary, filters: { model: 'calm' } })).toEqual({ obs: [], coverage: { judged: 2, without_reference: 0 } });
     for (let t = NOW - 40 * MIN; t <= NOW - 25 * MIN; t += 5 * MIN)
-      expect(await run({ ...canary, filters: { model: 'pace' } }, t), new Date(t).toISOString()).toEqual({
+      expect(await run(pace, t), new Date(t).toISOString()).toEqual({
         obs: [],
         coverage: { judged: 2, without_reference: 1 },
       });
-    const { obs, coverage } = await run({ ...canary, filters: { model: 'pace' } });
+    const { obs, coverage } = await run(pace);
     expect(obs.map((o) => o.labels)).toEqual([{ model: 'pace', model_version: 'v3' }]);
     expect(obs[0]!.value).toBeGreaterThan(2);
     expect(coverage).toEqual({ judged: 2, without_reference: 1 });
+    const older = { ...canary, filters: { model: 'pace', model_version: ['v1', 'v4'] } };
+    expect(await run(older)).toEqual({ obs: [], coverage: { judged: 1, without_reference: 1 } });
   });
 
   it('a replica executing 3× slower than its peers, not the peers', async () => {
