@@ -539,6 +539,13 @@ describe.skipIf(!hasChromium)('dashboard in Chromium', () => {
     const gpuMem = await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('res-gpumem')!.series.map((s) => s.label));
     expect(gpuMem).toEqual(expect.arrayContaining(['n1/gpu0', 'n1/gpu1']));
     expect(await seriesMax('res-gpumem', 'n1/gpu1')).toBeCloseTo(0.85, 6);
+    // Network, disk, GPU power and temperature beside them (e2e/seed.ts: n1 receives up to 5 MiB/s).
+    const labelsOf = (id: string) => page.evaluate((c) => (window as unknown as WithCharts).inferlens!.charts.get(c)!.series.map((s) => s.label), id);
+    expect(await labelsOf('res-net')).toEqual(['Time', 'n1 in', 'n1 out']);
+    expect(await seriesMax('res-net', 'n1 in')).toBe(5 * 2 ** 20);
+    expect(await labelsOf('res-disk')).toEqual(['Time', 'n1 read', 'n1 write']);
+    expect(await seriesMax('res-gpupower', 'n1/gpu0')).toBe(500);
+    expect(await seriesMax('res-gputemp', 'n1/gpu0')).toBe(59);
     // The queue panel shows the queue length (Little's law) beside the batch size.
     expect(await page.evaluate(() => (window as unknown as WithCharts).inferlens!.charts.get('queue')!.series.map((s) => s.label))).toContain('queue length');
     // Where it concentrates: every listed slice is significant and above the rest.

@@ -222,6 +222,18 @@ export function seedResources(nowMs: number): Record<string, unknown>[] {
         { ...base, metric: 'cpu_utilization_ratio', value: round(0.2 + rand() * 0.2) },
         { ...base, metric: 'memory_used_bytes', value: Math.round((12 + rand() * 2) * 2 ** 30) },
       );
+      // What the host and GPU collectors write besides (n1 only; no draw, so the values above stay
+      // as they were): network and disk per node, 1–5 MiB/s in a cycle; GPU 0's power and temperature.
+      const k = ((m - start) / minuteMs) % 5;
+      if (node === 'n1')
+        rows.push(
+          { ...base, metric: 'network_receive_bytes_per_second', value: (1 + k) * 2 ** 20 },
+          { ...base, metric: 'network_transmit_bytes_per_second', value: (1 + k) * 2 ** 19 },
+          { ...base, metric: 'disk_read_bytes_per_second', value: 3 * 2 ** 20 },
+          { ...base, metric: 'disk_write_bytes_per_second', value: (5 - k) * 2 ** 20 },
+          { ...base, gpu: '0', metric: 'gpu_power_watts', value: 300 + 50 * k },
+          { ...base, gpu: '0', metric: 'gpu_temperature_celsius', value: 55 + k },
+        );
     }
   }
   return rows;

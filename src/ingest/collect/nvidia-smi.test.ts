@@ -48,6 +48,20 @@ describe('parseNvidiaSmiCsv', () => {
     ]);
   });
 
+  it('reads real captures of an H200 (driver 580.159.04), idle and with 48 GiB held by bf16 matrix products', () => {
+    const read = (f: string) => parseNvidiaSmiCsv(readFileSync(join(DIR, f), 'utf8'));
+    const gpu = { index: '0', uuid: 'GPU-69251176-cd04-86e9-8be6-e34f4783896b', name: 'NVIDIA H200', memoryTotalBytes: 143771 * 1048576 };
+    expect(read('nvidia-smi-query-gpu-h200-idle.csv')).toEqual({
+      badLines: 0,
+      gpus: [{ ...gpu, utilizationRatio: 0, memoryUsedBytes: 0, temperatureCelsius: 37, powerWatts: 79.53 }],
+    });
+    // 50291 MiB = 52,733,935,616 bytes: PyTorch's 48 GiB tensor and two 8192² bf16 matrices, plus its context.
+    expect(read('nvidia-smi-query-gpu-h200-busy.csv')).toEqual({
+      badLines: 0,
+      gpus: [{ ...gpu, utilizationRatio: 1, memoryUsedBytes: 52_733_935_616, temperatureCelsius: 61, powerWatts: 690.97 }],
+    });
+  });
+
   it('an error message instead of CSV gives no GPUs and counts the lines', () => {
     const r = parseNvidiaSmiCsv(readFileSync(join(DIR, 'nvidia-smi-no-driver.txt'), 'utf8'));
     expect(r).toEqual({ gpus: [], badLines: 1 });

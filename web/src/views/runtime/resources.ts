@@ -1,4 +1,8 @@
-/** Resources on the same time axis (`POST /v1/resources/query`): GPU utilisation and memory per GPU, CPU and host memory per node. */
+/**
+ * Resources on the same time axis (`POST /v1/resources/query`): GPU utilisation, memory, power and
+ * temperature per GPU; CPU, host memory, network and disk per node — what the built-in collectors
+ * write (src/ingest/collect).
+ */
 import { post, queryApprox, str } from '../../api.ts';
 import type { ResourceSeriesReply } from '../../../../src/schema/replies.ts';
 import { h, replace } from '../../dom.ts';
@@ -9,7 +13,19 @@ import type { SeriesSpec } from '../../charts/timeseries.ts';
 import type { ViewContext } from '../../view.ts';
 import { SYNC } from './shared.ts';
 
-const RESOURCE_METRICS = ['gpu_utilization_ratio', 'gpu_memory_used_bytes', 'gpu_memory_total_bytes', 'cpu_utilization_ratio', 'memory_used_bytes'];
+const RESOURCE_METRICS = [
+  'gpu_utilization_ratio',
+  'gpu_memory_used_bytes',
+  'gpu_memory_total_bytes',
+  'gpu_power_watts',
+  'gpu_temperature_celsius',
+  'cpu_utilization_ratio',
+  'memory_used_bytes',
+  'network_receive_bytes_per_second',
+  'network_transmit_bytes_per_second',
+  'disk_read_bytes_per_second',
+  'disk_write_bytes_per_second',
+];
 
 export async function loadResources(panel: Panel, ctx: ViewContext): Promise<void> {
   const { win, state, signal } = ctx;
@@ -42,7 +58,8 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
   panel.setBadges(...(simulated ? ['simulated'] : []));
   type ResourceRow = ResourceSeriesReply['rows'][number];
   const unit = (r: ResourceRow) => (r.gpu != null ? `${r.node ?? '?'}/gpu${r.gpu}` : (r.node ?? 'all'));
-  const series = (metric: string, value: (r: ResourceRow) => number | null) => {
+  // One line per node or GPU; `suffix` names the direction when two metrics share a chart (network in / out).
+  const series = (metric: string, value: (r: ResourceRow) => number | null, suffix = '') => {
     const byUnit = new Map<string, ResourceRow[]>();
     for (const r of rows) {
       if (r.metric !== metric) continue;
@@ -51,9 +68,11 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
     return [...byUnit.entries()].map(([name, rs], i) => {
       const sim = rs.some((r) => r.simulated);
       const grid = onGrid(win.buckets, rs);
-      return { label: `${name}${sim ? ' (simulated)' : ''}`, color: colorFor(name, i), values: grid.map((r) => (r ? value(r) : null)) };
+      const label = `${name}${suffix}`;
+      return { label: `${label}${sim ? ' (simulated)' : ''}`, color: colorFor(label, i), values: grid.map((r) => (r ? value(r) : null)) };
     });
   };
+  const perSecond = (v: number) => `${fmtBytes(v)}/s`;
   const avg = (r: ResourceRow): number | null => r.avg;
   // Each GPU's used / its own total.
   const memTotal = new Map<string, number>();
@@ -73,6 +92,28 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
     },
     { id: 'res-cpu', title: 'CPU utilisation', s: series('cpu_utilization_ratio', avg), fmt: (v) => fmtPct(v, 0), needs: 'cpu_utilization_ratio' },
     { id: 'res-mem', title: 'Host memory used', s: series('memory_used_bytes', avg), fmt: fmtBytes, needs: 'memory_used_bytes' },
+    {
+      id: 'res-net',
+      title: 'Network',
+      s: [...series('network_receive_bytes_per_second', avg, ' in'), ...series('network_transmit_bytes_per_second', avg, ' out')],
+      fmt: perSecond,
+      needs: 'network_receive_bytes_per_second',
+    },
+    {
+      id: 'res-disk',
+      title: 'Disk',
+      s: [...series('disk_read_bytes_per_second', avg, ' read'), ...series('disk_write_bytes_per_second', avg, ' write')],
+      fmt: perSecond,
+      needs: 'disk_read_bytes_per_second',
+    },
+    { id: 'res-gpupower', title: 'GPU power', s: series('gpu_power_watts', avg), fmt: (v) => `${v.toFixed(0)} W`, needs: 'gpu_power_watts' },
+    {
+      id: 'res-gputemp',
+      title: 'GPU temperature',
+      s: series('gpu_temperature_celsius', avg),
+      fmt: (v) => `${v.toFixed(0)} °C`,
+      needs: 'gpu_temperature_celsius',
+    },
   ];
   const grid = h('div', { class: 'subgrid' });
   panel.ready(grid);
