@@ -1,6 +1,7 @@
 /** Resource samples: host and GPU readings on the same time axis as the requests. */
 import { z } from 'zod';
 import { TimestampSchema, textSchema } from './fields.ts';
+import { RESOURCE_PANEL_METRICS } from './vocabulary.ts';
 
 /** Most labels on one resource sample (a DCGM exporter series carries about ten). */
 export const MAX_RESOURCE_LABELS = 64;
@@ -35,19 +36,9 @@ export type ResourceSample = z.infer<typeof ResourceSampleSchema>;
  * silent gap in the capacity analysis.
  */
 export const READ_RESOURCE_METRICS: readonly string[] = [
-  'gpu_utilization_ratio',
-  'gpu_memory_used_bytes',
-  'gpu_memory_total_bytes',
-  'gpu_power_watts',
-  'gpu_temperature_celsius',
-  'cpu_utilization_ratio',
-  'memory_used_bytes',
+  ...RESOURCE_PANEL_METRICS,
   'memory_total_bytes',
   'memory_available_bytes',
-  'network_receive_bytes_per_second',
-  'network_transmit_bytes_per_second',
-  'disk_read_bytes_per_second',
-  'disk_write_bytes_per_second',
   'queue_length',
   'replica_restarts_total',
 ];

@@ -1,10 +1,11 @@
 /**
  * The vocabularies of the event contract, in one place: statuses, error types, dimensions, stages,
- * latency and numeric fields, filter and group keys, sample reasons and filter keys, and the
- * measure language (`parseMeasure`). This file imports nothing, so the server, the SDK and the web
- * dashboard import these lists as values (the zod schemas in event.ts, query.ts and requests.ts are
- * built from them); a new stage, status or error type is added here and nowhere else
- * (`test/vocabulary.test.ts` fails on a copied list and on a view that misses a member).
+ * latency and numeric fields, filter and group keys, sample reasons and filter keys, the Resources
+ * panel's metrics, and the measure language (`parseMeasure`). This file imports nothing, so the
+ * server, the SDK and the web dashboard import these lists as values (the zod schemas in event.ts,
+ * query.ts and requests.ts are built from them); a new stage, status or error type is added here
+ * and nowhere else (`test/vocabulary.test.ts` fails on a copied list and on a view that misses a
+ * member).
  */
 
 /**
@@ -43,6 +44,24 @@ export type Dimension = (typeof DIMENSIONS)[number];
 /** Latency stages in milliseconds, in request order; `total_ms` is end to end. */
 export const STAGES = ['ingress_ms', 'queue_ms', 'batch_ms', 'exec_ms', 'post_ms'] as const;
 export type Stage = (typeof STAGES)[number];
+
+/**
+ * Resource metrics the dashboard's Resources panel draws: per GPU, then per node — what the
+ * built-in collectors write (src/ingest/collect). READ_RESOURCE_METRICS (resource.ts) starts with them.
+ */
+export const RESOURCE_PANEL_METRICS = [
+  'gpu_utilization_ratio',
+  'gpu_memory_used_bytes',
+  'gpu_memory_total_bytes',
+  'gpu_power_watts',
+  'gpu_temperature_celsius',
+  'cpu_utilization_ratio',
+  'memory_used_bytes',
+  'network_receive_bytes_per_second',
+  'network_transmit_bytes_per_second',
+  'disk_read_bytes_per_second',
+  'disk_write_bytes_per_second',
+] as const;
 /** A stage by its short name, as the SDK's stage timers take it: `queue` for `queue_ms`. */
 export type StageName = Stage extends `${infer N}_ms` ? N : never;
 /**

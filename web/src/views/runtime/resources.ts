@@ -12,20 +12,7 @@ import { onGrid, timeSeries } from '../../charts/timeseries.ts';
 import type { SeriesSpec } from '../../charts/timeseries.ts';
 import type { ViewContext } from '../../view.ts';
 import { SYNC } from './shared.ts';
-
-const RESOURCE_METRICS = [
-  'gpu_utilization_ratio',
-  'gpu_memory_used_bytes',
-  'gpu_memory_total_bytes',
-  'gpu_power_watts',
-  'gpu_temperature_celsius',
-  'cpu_utilization_ratio',
-  'memory_used_bytes',
-  'network_receive_bytes_per_second',
-  'network_transmit_bytes_per_second',
-  'disk_read_bytes_per_second',
-  'disk_write_bytes_per_second',
-];
+import { RESOURCE_PANEL_METRICS } from '../../../../src/schema/vocabulary.ts';
 
 export async function loadResources(panel: Panel, ctx: ViewContext): Promise<void> {
   const { win, state, signal } = ctx;
@@ -42,7 +29,7 @@ export async function loadResources(panel: Panel, ctx: ViewContext): Promise<voi
   // Per GPU: a node's GPUs are separate lines, never averaged (one at 96 % of its memory is not 54 %).
   const data = await post<ResourceSeriesReply>(
     '/v1/resources/query',
-    { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_METRICS, filters: rf, group_by: ['node', 'gpu'] },
+    { from: win.from, to: win.to, step: win.step, metrics: RESOURCE_PANEL_METRICS, filters: rf, group_by: ['node', 'gpu'] },
     signal,
   );
   if (signal.aborted) return;
