@@ -142,8 +142,10 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   for (const field of fields) {
     const perLevel: Map<string, Hist>[] = [];
     for (const [level, dims] of levels.entries()) {
-      // The rule's own slices keep the history that tells whether a thin one is like its peers.
-      const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 && c.fallback_peers ? LIKENESS_HISTORY_MS : 0);
+      // The rule's own slices keep the history a thin one's reference reaches back to
+      // (REFERENCE_GROWTH), and that tells whether it is like its peers (LIKENESS_HISTORY_MS).
+      const history = ref.kind === 'self' ? (axis.bins + (REFERENCE_GROWTH - 1) * ref.bins) * MINUTE_MS : 0;
+      const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 ? Math.max(history, c.fallback_peers ? LIKENESS_HISTORY_MS : 0) : 0);
       const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, spanMs);
       const m = new Map<string, Hist>();
       for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis, sign });
@@ -360,10 +362,21 @@ function referenceOf(
 ): ReturnType<typeof referenceBucket> {
   const fromPeers = () => peersReferenceBucket(peers, h.series, h.sign, binMs(h.axis, L - w), binMs(h.axis, L), quantile, ref.minCount);
   if (ref.kind === 'peers') return fromPeers();
-  const a = binMs(h.axis, L - w - ref.bins);
   const b = binMs(h.axis, L - w);
-  if (b > a && h.series.total(a, b) >= ref.minCount) return ownReferenceBucket(h.series, h.sign, a, b, quantile);
-  if (!fallback) return null;
+  // Its own past: the reference window, or for a thin slice without peers to stand in (or unlike
+  // them), up to REFERENCE_GROWTH windows back for its min_count: an entry of a thin model sends ~40
+  // requests an hour (seed 1038's summarizer partner-gateway, whose ingress went from ~10 ms to
+  // 23 s for 39 minutes, was judged against nothing). Peers that are alike come first: thousands of
+  // their requests fix a P99 that a thin past's few dozen cannot.
+  const own = (windows: number) => {
+    for (let g = 1; g <= windows; g++) {
+      const a = b - g * ref.bins * MINUTE_MS;
+      if (h.series.total(a, b) >= ref.minCount) return ownReferenceBucket(h.series, h.sign, a, b, quantile);
+    }
+    return null;
+  };
+  const first = own(1);
+  if (first || !fallback) return first ?? own(REFERENCE_GROWTH);
   // Too thin a past: the other versions at the same time, if this one looked like them before. A
   // version new in the window has no past to tell; one that served before, however thinly, may have
   // its own speed (a smaller model, another build): when more of its past lay beyond the others'
@@ -372,15 +385,17 @@ function referenceOf(
   // thin version's hour is a dozen requests (seed 995's canary: 2 of 13 above in the hour, 23 of 50
   // in the two before).
   const qb = fromPeers();
-  if (!qb) return null;
+  if (!qb) return own(REFERENCE_GROWTH);
   const fromMs = binMs(h.axis, L) - LIKENESS_HISTORY_MS;
-  const toMs = binMs(h.axis, L - w);
-  const past = peersReferenceBucket(peers, h.series, h.sign, fromMs, toMs, quantile, ref.minCount);
+  const past = peersReferenceBucket(peers, h.series, h.sign, fromMs, b, quantile, ref.minCount);
   if (!past) return qb;
-  const { n, k } = countBetween(h, fromMs, toMs, past.index);
+  const { n, k } = countBetween(h, fromMs, b, past.index);
   if (n === 0) return qb;
-  return binomialUpperTail(k, n, past.above / past.total) < UNLIKE_PEERS ? null : qb;
+  return binomialUpperTail(k, n, past.above / past.total) < UNLIKE_PEERS ? own(REFERENCE_GROWTH) : qb;
 }
+
+/** How many reference windows a thin slice's own past may reach back for its `min_count`. */
+export const REFERENCE_GROWTH = 3;
 
 /** History a rule with `fallback_peers` reads to tell whether a thin slice is like its peers. */
 export const LIKENESS_HISTORY_MS = 6 * 60 * MINUTE_MS;

@@ -221,7 +221,9 @@ describe('latency_shift', () => {
     field: 'total_ms',
     quantile: 0.99,
     by: ['model', 'model_version'],
-    reference: { window: '60m', min_count: 30 },
+    // 60: the thin versions below send 20–24 requests an hour, under it over the three hours their
+    // past may reach back (REFERENCE_GROWTH), so they are judged against their peers.
+    reference: { window: '60m', min_count: 60 },
     fallback_peers: 'model_version',
   };
 
@@ -245,6 +247,22 @@ describe('latency_shift', () => {
     expect(coverage).toEqual({ judged: 2, without_reference: 1 });
     const older = { ...canary, filters: { model: 'pace', model_version: ['v1', 'v4'] } };
     expect(await run(older)).toEqual({ obs: [], coverage: { judged: 1, without_reference: 1 } });
+  });
+
+  it("a thin version's own past reaches back up to three reference windows for its min_count", async () => {
+    // With 30, the ~45 requests v2 and v4 sent since the history began are their reference where
+    // their peers' is not (their speed is their own): judged, and v2 at its own speed is not
+    // raised. v3 is like its peers, whose thousands of requests fix their P99: judged against them,
+    // and raised. Without peers to fall back on, every version is judged against its own past.
+    const thin = { ...canary, reference: { window: '60m', min_count: 30 }, filters: { model: 'pace' } };
+    const { obs, coverage } = await run(thin);
+    expect(coverage).toEqual({ judged: 4, without_reference: 0 });
+    expect(obs.map((o) => o.labels.model_version)).toEqual(['v3']);
+    expect((await run({ ...thin, fallback_peers: undefined })).coverage).toEqual({ judged: 4, without_reference: 0 });
+    expect((await run({ ...thin, reference: { window: '60m', min_count: 60 }, fallback_peers: undefined })).coverage).toEqual({
+      judged: 1,
+      without_reference: 3,
+    });
   });
 
   it('a replica executing 3× slower than its peers, not the peers', async () => {
