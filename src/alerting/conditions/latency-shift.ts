@@ -363,10 +363,9 @@ function referenceOf(
   const fromPeers = () => peersReferenceBucket(peers, h.series, h.sign, binMs(h.axis, L - w), binMs(h.axis, L), quantile, ref.minCount);
   if (ref.kind === 'peers') return fromPeers();
   const b = binMs(h.axis, L - w);
-  // Its own past: the reference window, or for a thin slice without peers to stand in (or unlike
-  // them), up to REFERENCE_GROWTH windows back for its min_count: an entry of a thin model sends ~40
-  // requests an hour (seed 1038's summarizer partner-gateway, whose ingress went from ~10 ms to
-  // 23 s for 39 minutes, was judged against nothing). Peers that are alike come first: thousands of
+  // Its own past: the reference window, or for a thin slice without alike peers up to
+  // REFERENCE_GROWTH windows back for its min_count (seed 1038's summarizer entry, ~40 requests an
+  // hour, ingress 10 ms → 23 s, was judged against nothing). Alike peers come first: thousands of
   // their requests fix a P99 that a thin past's few dozen cannot.
   const own = (windows: number) => {
     for (let g = 1; g <= windows; g++) {
