@@ -28,6 +28,7 @@ import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
   SPREAD_STEP_MS,
+  LIKENESS_HISTORY_MS,
   UNLIKE_PEERS,
   axisFor,
   baselinePhi,
@@ -395,6 +396,3 @@ function referenceOf(
 
 /** How many reference windows a thin slice's own past may reach back for its `min_count`. */
 export const REFERENCE_GROWTH = 3;
-
-/** History a rule with `fallback_peers` reads to tell whether a thin slice is like its peers. */
-export const LIKENESS_HISTORY_MS = 6 * 60 * MINUTE_MS;

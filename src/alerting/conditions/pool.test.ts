@@ -72,6 +72,15 @@ describe('pooled', () => {
     expect(pooled(50, 7_800, [{ k: 4, n: 550 }])).toEqual({ pRef: 50 / 7_800, nRef: 7_800 });
     expect(pooled(0, 500, [{ k: 0, n: 5_000 }])).toEqual({ pRef: 0, nRef: 500 });
   });
+
+  it('tells alike from not over the longer past when it is given (seed 1053: a pinned version at ~2 %, pooled with 0.8 % on one hour)', () => {
+    // The hour: 7 of 550 beside 50 of 7,800 (z = 1.74): pooled. The six hours before, the same
+    // minutes on both sides: 40 of 2,000 (2 %) beside 130 of 25,000 (0.52 %), z = 8.1: its own.
+    const peer = { k: 50, n: 7_800 };
+    expect(pooled(7, 550, [{ ...peer, past: { k: 130, n: 25_000 } }], { k: 40, n: 2_000 })).toEqual({ pRef: 7 / 550, nRef: 550 });
+    // Alike over the six hours too (11 of 2,000 beside 130 of 25,000, z = 0.18): pooled.
+    expect(pooled(7, 550, [{ ...peer, past: { k: 130, n: 25_000 } }], { k: 11, n: 2_000 }).nRef).toBe(8_350);
+  });
 });
 
 describe('CanaryErrorsUp on a thin canary', () => {

@@ -33,6 +33,7 @@ import type { Product, SliceSeries } from '../series.ts';
 import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
 import {
+  LIKENESS_HISTORY_MS,
   shrinkWeight,
   SPREAD_STEP_MS,
   axisFor,
@@ -122,6 +123,8 @@ interface Counts {
   labels: Labels;
   n(a: number, b: number): number;
   k(a: number, b: number): number;
+  /** Requests and bad ones over [fromMs, toMs), which may begin before the axis (a level-0 slice's history). */
+  over(fromMs: number, toMs: number): { n: number; k: number };
 }
 
 function counts(series: ReadonlyMap<string, SliceSeries>, axis: Axis, sig: ReturnType<typeof signalSeries>): Map<string, Counts> {
@@ -130,14 +133,16 @@ function counts(series: ReadonlyMap<string, SliceSeries>, axis: Axis, sig: Retur
   for (const [key, s] of series) {
     const n = s.sumOf(sig.n);
     const ks = sig.k.map((name) => s.sumOf(name));
+    const kOver = (fromMs: number, toMs: number) => {
+      let t = 0;
+      for (const k of ks) t += k(fromMs, toMs);
+      return t;
+    };
     out.set(key, {
       labels: s.labels,
       n: (a, b) => n(ms(a), ms(b)),
-      k: (a, b) => {
-        let t = 0;
-        for (const k of ks) t += k(ms(a), ms(b));
-        return t;
-      },
+      k: (a, b) => kOver(ms(a), ms(b)),
+      over: (fromMs, toMs) => ({ n: n(fromMs, toMs), k: kOver(fromMs, toMs) }),
     });
   }
   return out;
@@ -161,6 +166,7 @@ const total = (g: Counts[]): Counts => ({
   labels: g[0]!.labels,
   n: (a, b) => g.reduce((t, c) => t + c.n(a, b), 0),
   k: (a, b) => g.reduce((t, c) => t + c.k(a, b), 0),
+  over: (fromMs, toMs) => g.reduce((t, c) => ({ n: t.n + c.over(fromMs, toMs).n, k: t.k + c.over(fromMs, toMs).k }), { n: 0, k: 0 }),
 });
 
 export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
@@ -169,10 +175,11 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const axis = axisFor(ctx.nowMs, horizonMs, ref.bins * MINUTE_MS);
   const levels = levelsOf(c);
   const hold = holdMinutes(c.hold);
-  const spanMs = axis.bins * MINUTE_MS;
   const sig = signalSeries(c.signal);
   const perLevel: Map<string, Counts>[] = [];
-  for (const dims of levels) {
+  for (const [level, dims] of levels.entries()) {
+    // The rule's own slices keep the history that tells whether a thin one's rate is its peers'.
+    const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 && c.fallback_peers ? LIKENESS_HISTORY_MS : 0);
     const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: sig.measures, products: sig.products }, ctx.nowMs, spanMs);
     perLevel.push(counts(series, axis, sig));
   }
@@ -207,7 +214,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
       const windows: RateWindow[] = axis.windows.map((w) => {
         const n = s.n(L - w, L);
         const k = s.k(L - w, L);
-        const r = reference(ref, s, parent, peers, siblings, w, L, level > 0, c.fallback_peers !== undefined);
+        const r = reference(ref, s, parent, peers, siblings, w, L, level > 0, c.fallback_peers !== undefined, axis);
         return { n, k, pRef: r.pRef, nRef: r.nRef };
       });
       if (windows.every((w) => !Number.isFinite(w.pRef))) {
@@ -277,6 +284,7 @@ function reference(
   L: number,
   child: boolean,
   fallback: boolean,
+  axis: Axis,
 ): { pRef: number; nRef: number } {
   const fromPeers = () => {
     if (!peers) return { pRef: NaN, nRef: 0 };
@@ -305,14 +313,18 @@ function reference(
     const m = shrinkWeight(nP, nRef);
     return { pRef: (kRef + m * pP) / (nRef + m), nRef: nRef + m };
   }
-  if (nRef >= ref.minCount)
-    return siblings
-      ? pooled(
-          kRef,
-          nRef,
-          siblings.map((x) => ({ k: x.k(a, b), n: x.n(a, b) })),
-        )
-      : { pRef: kRef / nRef, nRef };
+  if (nRef >= ref.minCount) {
+    if (!siblings) return { pRef: kRef / nRef, nRef };
+    // Alike or not is read over LIKENESS_HISTORY_MS before the window, the same minutes on both sides.
+    const toMs = axis.firstMs + b * MINUTE_MS;
+    const fromMs = axis.firstMs + L * MINUTE_MS - LIKENESS_HISTORY_MS;
+    return pooled(
+      kRef,
+      nRef,
+      siblings.map((x) => ({ k: x.k(a, b), n: x.n(a, b), past: x.over(fromMs, toMs) })),
+      s.over(fromMs, toMs),
+    );
+  }
   return fallback ? fromPeers() : { pRef: NaN, nRef: 0 };
 }
 
@@ -331,14 +343,21 @@ export const POOL_Z = 1.96;
  * Worked: 4 of 550 beside 50 of 7,800 (z = 0.24) and 15 of 515 (thinner) → 54 of 8,350 (0.65 %);
  * 12 of 550 beside 50 of 7,800 → z = 4.1: its own 2.2 %.
  */
-export function pooled(k: number, n: number, peers: readonly { k: number; n: number }[]): { pRef: number; nRef: number } {
+export function pooled(
+  k: number,
+  n: number,
+  peers: readonly { k: number; n: number; past?: { k: number; n: number } }[],
+  past?: { k: number; n: number },
+): { pRef: number; nRef: number } {
   let kAll = k;
   let nAll = n;
   for (const x of peers) {
     if (!(x.n > n)) continue;
-    const p = (k + x.k) / (n + x.n);
-    const se = Math.sqrt(p * (1 - p) * (1 / n + 1 / x.n));
-    if (!(se > 0) || Math.abs(k / n - x.k / x.n) / se >= POOL_Z) continue;
+    // The test reads the longer past when there is one (both sides over the same minutes).
+    const [a, o] = past && x.past ? [past, x.past] : [{ k, n }, x];
+    const p = (a.k + o.k) / (a.n + o.n);
+    const se = Math.sqrt(p * (1 - p) * (1 / a.n + 1 / o.n));
+    if (!(se > 0) || Math.abs(a.k / a.n - o.k / o.n) / se >= POOL_Z) continue;
     kAll += x.k;
     nAll += x.n;
   }

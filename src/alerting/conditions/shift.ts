@@ -61,6 +61,12 @@ export function resolveReference(c: RateShiftCondition | LatencyShiftCondition):
 /** A slice whose past lies beyond its peers' this improbably (binomial tail) is not like them. */
 export const UNLIKE_PEERS = 0.01;
 
+/**
+ * History a rule with `fallback_peers` reads to tell whether a thin slice is like its peers: a thin
+ * version's hour is a few dozen requests, too few to tell a rate or a speed of its own from theirs.
+ */
+export const LIKENESS_HISTORY_MS = 6 * 60 * MINUTE_MS;
+
 /** Windows up to this long share the reference that ends this long ago. */
 const SHARED_REFERENCE_MINUTES = 13;
 
