@@ -166,7 +166,14 @@ const total = (g: Counts[]): Counts => ({
   labels: g[0]!.labels,
   n: (a, b) => g.reduce((t, c) => t + c.n(a, b), 0),
   k: (a, b) => g.reduce((t, c) => t + c.k(a, b), 0),
-  over: (fromMs, toMs) => g.reduce((t, c) => ({ n: t.n + c.over(fromMs, toMs).n, k: t.k + c.over(fromMs, toMs).k }), { n: 0, k: 0 }),
+  over: (fromMs, toMs) =>
+    g.reduce(
+      (t, c) => {
+        const o = c.over(fromMs, toMs);
+        return { n: t.n + o.n, k: t.k + o.k };
+      },
+      { n: 0, k: 0 },
+    ),
 });
 
 export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
