@@ -44,6 +44,7 @@ import {
   peerKey,
   resolveReference,
   scopeOf,
+  seriesSpanMs,
   shareFilter,
   shrinkWeight,
   siblingsChanged,
@@ -143,10 +144,9 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
   for (const field of fields) {
     const perLevel: Map<string, Hist>[] = [];
     for (const [level, dims] of levels.entries()) {
-      // The rule's own slices keep the history a thin one's reference reaches back to
-      // (REFERENCE_GROWTH), and that tells whether it is like its peers (LIKENESS_HISTORY_MS).
-      const history = ref.kind === 'self' ? (axis.bins + (REFERENCE_GROWTH - 1) * ref.bins) * MINUTE_MS : 0;
-      const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 ? Math.max(history, c.fallback_peers ? LIKENESS_HISTORY_MS : 0) : 0);
+      // The rule's own slices also keep the history a thin one's reference reaches back to (REFERENCE_GROWTH).
+      const growth = ref.kind === 'self' ? (axis.bins + (REFERENCE_GROWTH - 1) * ref.bins) * MINUTE_MS : 0;
+      const spanMs = seriesSpanMs(axis, level, c.fallback_peers !== undefined, growth);
       const series = await ctx.series.buckets({ kind: 'buckets', filters: c.filters, by: dims, column: field, buckets }, ctx.nowMs, spanMs);
       const m = new Map<string, Hist>();
       for (const [k, s] of series) m.set(k, { labels: s.labels, series: s, axis, sign });

@@ -49,6 +49,7 @@ import {
   peerKey,
   resolveReference,
   scopeOf,
+  seriesSpanMs,
   shareFilter,
   siblingsChanged,
   sliceFilters,
@@ -161,19 +162,11 @@ function peerGroups(all: Map<string, Counts>, dims: readonly string[], dim: stri
   return groups;
 }
 
-/** A peer group's slices summed. */
-const total = (g: Counts[]): Counts => ({
+/** A peer group's slices summed (over the axis: the history is read per member). */
+const total = (g: Counts[]): Omit<Counts, 'over'> => ({
   labels: g[0]!.labels,
   n: (a, b) => g.reduce((t, c) => t + c.n(a, b), 0),
   k: (a, b) => g.reduce((t, c) => t + c.k(a, b), 0),
-  over: (fromMs, toMs) =>
-    g.reduce(
-      (t, c) => {
-        const o = c.over(fromMs, toMs);
-        return { n: t.n + o.n, k: t.k + o.k };
-      },
-      { n: 0, k: 0 },
-    ),
 });
 
 export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext): Promise<Observation[]> {
@@ -185,8 +178,7 @@ export async function evalRateShift(c: RateShiftCondition, ctx: ConditionContext
   const sig = signalSeries(c.signal);
   const perLevel: Map<string, Counts>[] = [];
   for (const [level, dims] of levels.entries()) {
-    // The rule's own slices keep the history that tells whether a thin one's rate is its peers'.
-    const spanMs = Math.max(axis.bins * MINUTE_MS, level === 0 && c.fallback_peers ? LIKENESS_HISTORY_MS : 0);
+    const spanMs = seriesSpanMs(axis, level, c.fallback_peers !== undefined);
     const series = await ctx.series.counts({ kind: 'counts', filters: c.filters, by: dims, measures: sig.measures, products: sig.products }, ctx.nowMs, spanMs);
     perLevel.push(counts(series, axis, sig));
   }
@@ -285,7 +277,7 @@ function reference(
   ref: ResolvedReference,
   s: Counts,
   parent: Counts | undefined,
-  peers: Counts | undefined,
+  peers: Omit<Counts, 'over'> | undefined,
   siblings: Counts[] | undefined,
   w: number,
   L: number,

@@ -67,6 +67,13 @@ export const UNLIKE_PEERS = 0.01;
  */
 export const LIKENESS_HISTORY_MS = 6 * 60 * MINUTE_MS;
 
+/**
+ * How far back a rule reads its series at one level: its axis; its own slices (level 0) also
+ * `historyMs` and, with `fallback_peers`, LIKENESS_HISTORY_MS.
+ */
+export const seriesSpanMs = (axis: Axis, level: number, fallback: boolean, historyMs = 0): number =>
+  level === 0 ? Math.max(axis.bins * MINUTE_MS, historyMs, fallback ? LIKENESS_HISTORY_MS : 0) : axis.bins * MINUTE_MS;
+
 /** Windows up to this long share the reference that ends this long ago. */
 const SHARED_REFERENCE_MINUTES = 13;
 
