@@ -17,7 +17,17 @@
  * `action: { type: scale_out }`. Durations are `30s`, `5m`, `6h`, `3d`.
  */
 import { z } from 'zod';
-import { FAILED_STATUSES, FiltersSchema, GROUP_KEYS, NUMERIC_FIELDS, RATE_FLAGS, SHED_STATUSES, STATUSES, parseDurationMs } from '../schema/index.ts';
+import {
+  DIMENSIONS,
+  FAILED_STATUSES,
+  FiltersSchema,
+  GROUP_KEYS,
+  NUMERIC_FIELDS,
+  RATE_FLAGS,
+  SHED_STATUSES,
+  STATUSES,
+  parseDurationMs,
+} from '../schema/index.ts';
 import { LABEL_NAME_RE } from './labels.ts';
 
 export const SEVERITIES = ['critical', 'warning', 'info'] as const;
@@ -339,8 +349,21 @@ export const DistributionShiftSchema = z
     min_distance: z.number().gt(0).max(1).default(0.1),
     /** Fewest rows in the current window for a verdict. */
     min_count: z.number().int().min(1).default(100),
+    /**
+     * Judge the mix within this dimension's values (a categorical field only): the reference's mix
+     * of each tenant (say), weighted by its share of the current window, is what the window should
+     * answer. A tenant whose own inputs differ sending more is a change of who sends, not of what
+     * the model answers to the same inputs. A slice the mix test raises is judged again so (one read
+     * of its reference and one of its window); a change hidden by who sends moving the other way is
+     * not looked for.
+     */
+    within: z.enum(DIMENSIONS).optional(),
   })
-  .strict();
+  .strict()
+  .refine((c) => c.within === undefined || CATEGORICAL_FIELDS.has(c.field), {
+    path: ['within'],
+    message: `within needs a categorical field (${[...CATEGORICAL_FIELDS].join(', ')})`,
+  });
 
 export const ConditionSchema = z.discriminatedUnion('kind', [
   ThresholdSchema,

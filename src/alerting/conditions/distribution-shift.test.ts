@@ -10,8 +10,10 @@ import { typedReads } from '../../query/index.ts';
 import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { fillStore, lognormal, packCondition, runCondition } from '../alerting.test-support.ts';
+import { ConditionSchema } from '../rule-schema.ts';
 import { createSeriesCache } from '../series.ts';
 import type { SeriesCache } from '../series.ts';
+import { standardisedReference } from './distribution-shift.ts';
 
 const NOW = Date.parse('2025-01-02T12:00:00Z');
 const MIN = 60_000;
@@ -50,6 +52,18 @@ beforeAll(async () => {
     const sparse = Math.max(1, Math.round(lognormal(rnd, at(ts, 40, 0) ? 10 : 20, 0.35)));
     lines.push(JSON.stringify({ ts, request_id: `q${seq++}`, model: 'sparse', model_version: 'v1', output_length: sparse, status: 'ok' }));
   }
+  // mix: tenant a's inputs are answered x 90 % of the time, b's 10 %, a request every 10 s each;
+  // over the last 20 minutes a sends three times as many. mixshift: the same burst, and b's answers
+  // go to x 90 % over those minutes (the model changed for b's inputs).
+  const rm = mulberry32(23);
+  for (let ts = NOW - HISTORY_MS; ts < NOW; ts += 2_500)
+    for (const model of ['mix', 'mixshift']) {
+      const burst = at(ts, 20, 0);
+      const tenant = ts % 10_000 === 0 ? 'b' : 'a';
+      if (tenant === 'a' && !burst && ts % 10_000 !== 5_000) continue;
+      const px = tenant === 'a' || (model === 'mixshift' && burst) ? 0.9 : 0.1;
+      lines.push(JSON.stringify({ ts, request_id: `m${seq++}`, model, model_version: 'v1', tenant, label: rm() < px ? 'x' : 'y', status: 'ok' }));
+    }
   store = await createDuckDBStore({ path: ':memory:' });
   await fillStore(store, lines);
   series = createSeriesCache({ reads: typedReads(store) });
@@ -109,5 +123,67 @@ describe('distribution_shift: an end is not a change', () => {
     // From an hour after its end, every window is clean, and some are judged against an hour that
     // holds it: the hour before that is where the results are back to.
     for (let t = NOW - 40 * MIN; t <= NOW; t += MIN) expect((await run(c, t)).obs).toEqual([]);
+  });
+});
+
+describe('distribution_shift within tenants', () => {
+  const labels = (model: string, within?: string) => ({
+    kind: 'distribution_shift',
+    field: 'label',
+    by: ['model', 'model_version'],
+    filters: { model },
+    ...(within && { within }),
+  });
+
+  it("standardises the reference to the window's tenants, each tenant's mix shrunk toward the whole", () => {
+    // The worked example: A 100 answers (80 x, 20 y), B 100 (20 x, 80 y); a window of A 90, B 10.
+    const ref = new Map([
+      [
+        'A',
+        new Map([
+          ['x', 80],
+          ['y', 20],
+        ]),
+      ],
+      [
+        'B',
+        new Map([
+          ['x', 20],
+          ['y', 80],
+        ]),
+      ],
+    ]);
+    const cur = new Map([
+      ['A', new Map([['x', 90]])],
+      ['B', new Map([['y', 10]])],
+    ]);
+    const got = standardisedReference(ref, cur);
+    expect(got.get('x')).toBeCloseTo(140, 10);
+    expect(got.get('y')).toBeCloseTo(60, 10);
+    // A tenant with no past answers as the whole reference does: 50 / 50.
+    const fresh = standardisedReference(ref, new Map([['C', new Map([['x', 5]])]]));
+    expect(fresh.get('x')).toBeCloseTo(100, 10);
+  });
+
+  it("a tenant whose inputs differ sending more moves the version's mix, but not the mix within tenants", async () => {
+    // The version's x share goes from 50 % to 70 % while a bursts.
+    expect((await run(labels('mix'))).obs.map((o) => o.labels)).toEqual([{ model: 'mix', model_version: 'v1' }]);
+    expect((await run(labels('mix', 'tenant'))).obs).toEqual([]);
+    // The pack's rule judges the mix within tenants.
+    expect((await run({ ...packCondition('OutputDistributionShift'), filters: { model: 'mix' } })).obs).toEqual([]);
+  });
+
+  it("answers that changed for a tenant's inputs are still a change within tenants (90 % x where its tenants' past says 70 %)", async () => {
+    const { obs } = await run(labels('mixshift', 'tenant'));
+    expect(obs.map((o) => o.labels)).toEqual([{ model: 'mixshift', model_version: 'v1' }]);
+    expect((await run({ ...packCondition('OutputDistributionShift'), filters: { model: 'mixshift' } })).obs).toHaveLength(1);
+  });
+
+  it('needs a categorical field, and says which field is wrong', () => {
+    const r = ConditionSchema.safeParse({ kind: 'distribution_shift', field: 'output_length', within: 'tenant' });
+    expect(r.success).toBe(false);
+    expect(r.error!.issues.map((i) => [i.path.join('.'), i.message])).toEqual([
+      ['within', 'within needs a categorical field (label, finish_reason, status, error_type)'],
+    ]);
   });
 });

@@ -19,7 +19,7 @@
  * 13 minutes (500 requests): the distance is 0.18 and the log Bayes factor ~ 50.
  */
 import { evidencePValue, benjaminiHochberg, jensenShannonDistance, multinomialShiftLogBF } from '../../analysis/index.ts';
-import type { NumericField } from '../../schema/index.ts';
+import type { GroupKey, NumericField } from '../../schema/index.ts';
 import { NUMERIC_FIELDS } from '../../schema/index.ts';
 import { ZERO_INDEX } from '../../query/index.ts';
 import type { Labels } from '../labels.ts';
@@ -27,8 +27,9 @@ import type { SliceSeries } from '../series.ts';
 import { CATEGORICAL_FIELDS, durationMs } from '../rule-schema.ts';
 import type { DistributionShiftCondition } from '../rule-schema.ts';
 import { MINUTE_MS } from '../series.ts';
+import { measure, num } from './context.ts';
 import type { ConditionContext, Observation } from './context.ts';
-import { axisFor } from './shift.ts';
+import { axisFor, sliceFilters } from './shift.ts';
 
 /** Most categories compared; the rarest beyond are pooled. */
 const MAX_CATEGORIES = 40;
@@ -143,7 +144,7 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
   const axis = axisFor(ctx.nowMs, durationMs(c.horizon), (1 + END_REFERENCES) * REFERENCE_GROWTH * refBins * MINUTE_MS);
   const cells = await read(c, ctx, axis.bins * MINUTE_MS);
   const L = axis.bins;
-  const tested: { labels: Labels; logBF: number; distance: number; window: number; n: number }[] = [];
+  const tested: Tested[] = [];
   let judged = 0;
   let without = 0;
   for (const s of cells.values()) {
@@ -175,7 +176,7 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       // reference window before it (an incident that ended and now fills the reference hour).
       if (endOfChange(s, cur, (k) => [at(L - w - (k + 1) * rb), at(L - w - k * rb)], c)) continue;
       const logBF = multinomialShiftLogBF(v.ref, v.cur);
-      if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n };
+      if (!best || logBF > best.logBF) best = { labels: s.labels, logBF, distance, window: w, n, ref: [at(L - w - rb), at(L - w)], cur: [at(L - w), at(L)] };
     }
     if (!hadData) continue;
     if (hadReference) judged++;
@@ -185,14 +186,112 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
   ctx.note?.({ judged, without_reference: without });
   const p = tested.map((t) => evidencePValue(t.logBF));
   const q = benjaminiHochberg(p);
+  const decided = tested.flatMap((t, i) => ((q[i] ?? 1) < c.fdr ? [{ ...t, p: p[i]! }] : []));
+  // Benjamini–Hochberg's bar for this evaluation (fdr × discoveries / tests): a slice judged within
+  // strata again must still clear it.
+  const cutoff = (c.fdr * decided.length) / tested.length;
   const out: Observation[] = [];
-  tested.forEach((t, i) => {
-    if ((q[i] ?? 1) < c.fdr)
-      out.push({
-        labels: t.labels,
-        value: t.distance,
-        details: { distance: t.distance, requests: t.n, window_minutes: t.window, log_bayes_factor: t.logBF, p_value: p[i]! },
-      });
-  });
+  for (const t of decided) {
+    const within = c.within ? await withinStrata(c, c.within, ctx, t) : null;
+    if (within && !(within.distance >= c.min_distance && evidencePValue(within.logBF) < cutoff)) continue;
+    out.push({
+      labels: t.labels,
+      value: t.distance,
+      details: { distance: t.distance, requests: t.n, window_minutes: t.window, log_bayes_factor: t.logBF, p_value: t.p },
+    });
+  }
   return out;
+}
+
+/** A slice's best window: its evidence, and the reference and current ranges [fromMs, toMs) behind it. */
+interface Tested {
+  labels: Labels;
+  logBF: number;
+  distance: number;
+  window: number;
+  n: number;
+  ref: [number, number];
+  cur: [number, number];
+}
+
+/** Answers of a stratum's own past worth its share of the slice's whole reference mix (empirical Bayes). */
+export const WITHIN_PRIOR = 20;
+
+/**
+ * The reference mix a window should answer given who sends it now (direct standardisation): each
+ * stratum's reference mix — its own answers shrunk toward the slice's whole reference with
+ * WITHIN_PRIOR answers, so a thin tenant's few do not swing it — weighted by that stratum's answers
+ * in the window, scaled back to the reference's size. Worked: a reference of tenant A 100 answers
+ * (80 x, 20 y) and B 100 (20 x, 80 y); a window of A 90, B 10: A's mix shrunk (80 + 20·0.5) / 120 =
+ * 0.75 x, B's 0.25 x, so 90·0.75 + 10·0.25 = 70 of 100 should be x — where the unstratified
+ * reference says 50.
+ */
+export function standardisedReference(ref: ReadonlyMap<string, Map<string, number>>, cur: ReadonlyMap<string, Map<string, number>>): Map<string, number> {
+  const all = new Map<string, number>();
+  for (const m of ref.values()) for (const [k, n] of m) all.set(k, (all.get(k) ?? 0) + n);
+  const N = total(all);
+  const out = new Map<string, number>();
+  let nCur = 0;
+  for (const [stratum, m] of cur) {
+    const w = total(m);
+    if (w === 0) continue;
+    nCur += w;
+    const own = ref.get(stratum) ?? new Map<string, number>();
+    const n = total(own);
+    for (const [k, x] of all) {
+      const share = ((own.get(k) ?? 0) + (WITHIN_PRIOR * x) / N) / (n + WITHIN_PRIOR);
+      out.set(k, (out.get(k) ?? 0) + w * share);
+    }
+  }
+  if (nCur > 0) for (const [k, x] of out) out.set(k, (x * N) / nCur);
+  return out;
+}
+
+/**
+ * The slice's window judged against its reference standardised to the window's strata (`within`);
+ * null when the slice cannot be read apart (a label that is not a filter). One read of the
+ * reference and one of the window, per decided slice.
+ */
+async function withinStrata(
+  c: DistributionShiftCondition,
+  within: string,
+  ctx: ConditionContext,
+  t: Tested,
+): Promise<{ distance: number; logBF: number } | null> {
+  const filters = sliceFilters(c.filters, t.labels, c.by);
+  if (!filters) return null;
+  const field = c.field as GroupKey;
+  const read = async ([fromMs, toMs]: [number, number]) => {
+    const rows = await ctx.reads.aggregate({
+      fromMs,
+      toMs,
+      filters,
+      groupBy: [within as GroupKey, field],
+      measures: [measure('count')],
+      includeProbes: false,
+      limit: ctx.maxSlices,
+    });
+    const out = new Map<string, Map<string, number>>();
+    for (const row of rows) {
+      const cat = row[field];
+      const n = num(row.count) ?? 0;
+      if (cat === null || cat === undefined || n === 0) continue;
+      const stratum = String(row[within] ?? '');
+      let m = out.get(stratum);
+      if (!m) out.set(stratum, (m = new Map()));
+      m.set(String(cat), n);
+    }
+    return out;
+  };
+  const [ref, cur] = await Promise.all([read(t.ref), read(t.cur)]);
+  const curAll = new Map<string, number>();
+  for (const m of cur.values()) for (const [k, n] of m) curAll.set(k, (curAll.get(k) ?? 0) + n);
+  const v = align(standardisedReference(ref, cur), curAll);
+  return {
+    distance: jensenShannonDistance(
+      v.ref.map((x) => x + 0.5),
+      v.cur.map((x) => x + 0.5),
+    ).statistic,
+    logBF: multinomialShiftLogBF(v.ref, v.cur),
+  };
 }
