@@ -19,7 +19,7 @@
  * 13 minutes (500 requests): the distance is 0.18 and the log Bayes factor ~ 50.
  */
 import { evidencePValue, benjaminiHochberg, jensenShannonDistance, multinomialShiftLogBF } from '../../analysis/index.ts';
-import type { GroupKey, NumericField } from '../../schema/index.ts';
+import type { Dimension, GroupKey, NumericField } from '../../schema/index.ts';
 import { NUMERIC_FIELDS } from '../../schema/index.ts';
 import { ZERO_INDEX } from '../../query/index.ts';
 import type { Labels } from '../labels.ts';
@@ -110,6 +110,20 @@ function align(ref: Map<string, number>, cur: Map<string, number>): { ref: numbe
   return { ref: r, cur: c };
 }
 
+/** Jensen–Shannon distance of aligned counts, each cell smoothed by half an answer (an empty cell is not a certainty). */
+const distanceOf = (v: { ref: number[]; cur: number[] }): number =>
+  jensenShannonDistance(
+    v.ref.map((x) => x + 0.5),
+    v.cur.map((x) => x + 0.5),
+  ).statistic;
+
+/** Counts per category summed over strata. */
+function pooled(strata: ReadonlyMap<string, Map<string, number>>): Map<string, number> {
+  const out = new Map<string, number>();
+  for (const m of strata.values()) for (const [k, n] of m) out.set(k, (out.get(k) ?? 0) + n);
+  return out;
+}
+
 /** Reference windows before the reference that a window's mix may be back to (an end, not a change). */
 const END_REFERENCES = 2;
 
@@ -127,10 +141,7 @@ function endOfChange(
     const past = s.over(...older(k));
     if (total(past) < c.reference.min_count) continue;
     const o = align(past, cur);
-    const distance = jensenShannonDistance(
-      o.ref.map((x) => x + 0.5),
-      o.cur.map((x) => x + 0.5),
-    ).statistic;
+    const distance = distanceOf(o);
     if (!(distance >= c.min_distance) || multinomialShiftLogBF(o.ref, o.cur) < 0) return true;
   }
   return false;
@@ -167,10 +178,7 @@ export async function evalDistributionShift(c: DistributionShiftCondition, ctx: 
       hadReference = true;
       if (n < c.min_count) continue;
       const v = align(ref, cur);
-      const distance = jensenShannonDistance(
-        v.ref.map((x) => x + 0.5),
-        v.cur.map((x) => x + 0.5),
-      ).statistic;
+      const distance = distanceOf(v);
       if (!(distance >= c.min_distance)) continue;
       // An end, not a change: a mix that moved away from its reference but sits where it was in a
       // reference window before it (an incident that ended and now fills the reference hour).
@@ -227,8 +235,7 @@ export const WITHIN_PRIOR = 20;
  * reference says 50.
  */
 export function standardisedReference(ref: ReadonlyMap<string, Map<string, number>>, cur: ReadonlyMap<string, Map<string, number>>): Map<string, number> {
-  const all = new Map<string, number>();
-  for (const m of ref.values()) for (const [k, n] of m) all.set(k, (all.get(k) ?? 0) + n);
+  const all = pooled(ref);
   const N = total(all);
   const out = new Map<string, number>();
   let nCur = 0;
@@ -254,7 +261,7 @@ export function standardisedReference(ref: ReadonlyMap<string, Map<string, numbe
  */
 async function withinStrata(
   c: DistributionShiftCondition,
-  within: string,
+  within: Dimension,
   ctx: ConditionContext,
   t: Tested,
 ): Promise<{ distance: number; logBF: number } | null> {
@@ -266,7 +273,7 @@ async function withinStrata(
       fromMs,
       toMs,
       filters,
-      groupBy: [within as GroupKey, field],
+      groupBy: [within, field],
       measures: [measure('count')],
       includeProbes: false,
       limit: ctx.maxSlices,
@@ -284,14 +291,6 @@ async function withinStrata(
     return out;
   };
   const [ref, cur] = await Promise.all([read(t.ref), read(t.cur)]);
-  const curAll = new Map<string, number>();
-  for (const m of cur.values()) for (const [k, n] of m) curAll.set(k, (curAll.get(k) ?? 0) + n);
-  const v = align(standardisedReference(ref, cur), curAll);
-  return {
-    distance: jensenShannonDistance(
-      v.ref.map((x) => x + 0.5),
-      v.cur.map((x) => x + 0.5),
-    ).statistic,
-    logBF: multinomialShiftLogBF(v.ref, v.cur),
-  };
+  const v = align(standardisedReference(ref, cur), pooled(cur));
+  return { distance: distanceOf(v), logBF: multinomialShiftLogBF(v.ref, v.cur) };
 }
