@@ -68,6 +68,18 @@ function randomSeries(random: () => number, c: number): SliceSeries {
   return series(rows);
 }
 
+describe('referenceBucket far', () => {
+  it('counts the rows above the bucket `far` indices over the threshold, worked by hand', () => {
+    // 100 rows: the P90 bucket is index 3 (50 + 30 + 10 rows at or below it), 10 above it; 6 indices
+    // higher, 9, leaves the 5 + 5 at 10 and 11 above it; 8 higher, 11, none.
+    const h: Histo = { keys: [11, 1, 10, 2, 3], vals: [5, 50, 5, 30, 10] };
+    expect(referenceBucket(h, 0.9)).toEqual({ index: 3, total: 100, above: 10, q: 0.9 });
+    expect(referenceBucket(h, 0.9, 6)).toEqual({ index: 3, total: 100, above: 10, q: 0.9, farAbove: 10 });
+    expect(referenceBucket(h, 0.9, 7)!.farAbove).toBe(5);
+    expect(referenceBucket(h, 0.9, 8)!.farAbove).toBe(0);
+  });
+});
+
 describe('shrunkReferenceBucket', () => {
   it("gives referenceBucket of the child's histogram merged with its parent's past, to the last bit", () => {
     const random = mulberry32(9);
@@ -85,14 +97,16 @@ describe('shrunkReferenceBucket', () => {
           if (pt <= 0) continue;
           const m = histogram(child, sign, a, b);
           merge(m, p, SHRINK_REQUESTS, pt);
-          const want = referenceBucket(m, q);
-          expect(shrunkReferenceBucket(child, sign, a, b, p, pt, SHRINK_REQUESTS, q)).toEqual(want);
-          compared++;
-          if (want && want.total % 1 !== 0) found++;
+          for (const far of [0, 6]) {
+            const want = referenceBucket(m, q, far);
+            expect(shrunkReferenceBucket(child, sign, a, b, p, pt, SHRINK_REQUESTS, q, far)).toEqual(want);
+            compared++;
+            if (want && want.total % 1 !== 0) found++;
+          }
         }
     }
-    expect(compared).toBeGreaterThan(2500);
-    expect(found).toBeGreaterThan(500);
+    expect(compared).toBeGreaterThan(5000);
+    expect(found).toBeGreaterThan(1000);
   });
 });
 
@@ -107,14 +121,16 @@ describe('ownReferenceBucket', () => {
         for (const q of [0.5, 0.9, 0.95, 0.99, 0.999]) {
           const a = Math.floor(random() * 30) * MIN;
           const b = a + Math.floor(random() * 12) * MIN;
-          const want = referenceBucket(histogram(s, sign, a, b), q);
-          expect(ownReferenceBucket(s, sign, a, b, q)).toEqual(want);
-          compared++;
-          if (want) found++;
+          for (const far of [0, 6]) {
+            const want = referenceBucket(histogram(s, sign, a, b), q, far);
+            expect(ownReferenceBucket(s, sign, a, b, q, far)).toEqual(want);
+            compared++;
+            if (want) found++;
+          }
         }
     }
-    expect(compared).toBe(3000);
-    expect(found).toBeGreaterThan(1500);
+    expect(compared).toBe(6000);
+    expect(found).toBeGreaterThan(3000);
   });
 });
 
@@ -133,13 +149,15 @@ describe('peersReferenceBucket', () => {
           const minCount = [1, 30, 200][Math.floor(random() * 3)]!;
           const m = emptyHisto();
           for (const s of members) if (s !== skip) merge(m, histogram(s, sign, a, b));
-          const want = histoTotal(m) >= minCount ? referenceBucket(m, q) : null;
-          expect(peersReferenceBucket(members, skip, sign, a, b, q, minCount)).toEqual(want);
-          compared++;
-          if (want) found++;
+          for (const far of [0, 6]) {
+            const want = histoTotal(m) >= minCount ? referenceBucket(m, q, far) : null;
+            expect(peersReferenceBucket(members, skip, sign, a, b, q, minCount, far)).toEqual(want);
+            compared++;
+            if (want) found++;
+          }
         }
     }
-    expect(compared).toBe(1600);
-    expect(found).toBeGreaterThan(600);
+    expect(compared).toBe(3200);
+    expect(found).toBeGreaterThan(1200);
   });
 });

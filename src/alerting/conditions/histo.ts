@@ -67,11 +67,39 @@ function tailQuantile(q: number, total: number): number {
  * definition: latency_shift reads it through the variants below, which walk the series instead of
  * building the histogram (histo.test.ts holds each to it).
  */
-export function referenceBucket(h: Histo, q: number): { index: number; total: number; above: number; q: number } | null {
+export function referenceBucket(h: Histo, q: number, far = 0): ReferenceBucket | null {
   const total = histoTotal(h);
   const qe = tailQuantile(q, total);
   const b = quantileBucket(h, qe);
-  return b ? { ...b, q: qe } : null;
+  if (!b) return null;
+  if (far <= 0) return { ...b, q: qe };
+  // Ascending keys, as quantileBucket adds them.
+  const order = h.keys.map((_, x) => x).sort((x, y) => h.keys[x]! - h.keys[y]!);
+  let farAbove = 0;
+  for (const x of order) if (h.keys[x]! > b.index + far) farAbove += h.vals[x]!;
+  return { ...b, q: qe, farAbove };
+}
+
+/**
+ * A reference's threshold bucket: its (mirrored) index, the reference's rows, those above the
+ * bucket, the quantile it was taken at, and — asked with `far` > 0 — the rows above the bucket
+ * `far` indices higher (the far tail: `FAR_TAIL_BUCKETS` in latency_shift).
+ */
+export interface ReferenceBucket {
+  index: number;
+  total: number;
+  above: number;
+  q: number;
+  farAbove?: number;
+}
+
+/**
+ * The rows above index + far of a tail walk that visited `keys` (descending) with `before` rows
+ * above each: every key above the far threshold was visited before the bucket's own.
+ */
+function farAboveOf(keys: readonly number[], before: readonly number[], threshold: number): number {
+  for (let j = 0; j < keys.length; j++) if (keys[j]! <= threshold) return before[j]!;
+  return before.length > 0 ? before[before.length - 1]! : 0;
 }
 
 /**
@@ -81,7 +109,7 @@ export function referenceBucket(h: Histo, q: number): { index: number; total: nu
  * numbers. The walk comes in from the tail (above = total − cum), so a P99 visits a few buckets,
  * not all of them. Null when the slice has no row there.
  */
-export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number): ReturnType<typeof referenceBucket> {
+export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: number, toMs: number, q: number, far = 0): ReferenceBucket | null {
   const total = toMs <= fromMs ? 0 : series.total(fromMs, toMs);
   if (total <= 0) return null;
   const qe = tailQuantile(q, total);
@@ -91,15 +119,23 @@ export function ownReferenceBucket(series: SliceSeries, sign: 1 | -1, fromMs: nu
   const n = indices.length;
   let above = 0;
   let found: { index: number; above: number } | null = null;
+  const keys: number[] = [];
+  const before: number[] = [];
   for (let s = 0; s < n; s++) {
     const x = sign === 1 ? n - 1 - s : s;
     const v = count(x);
     if (v === 0) continue;
     if (!(total - above >= qe * total)) break;
     found = { index: sign * indices[x]! + 0, above };
+    if (far > 0) {
+      keys.push(found.index);
+      before.push(above);
+    }
     above += v;
   }
-  return found ? { index: found.index, total, above: found.above, q: qe } : null;
+  if (!found) return null;
+  const b = { index: found.index, total, above: found.above, q: qe };
+  return far > 0 ? { ...b, farAbove: farAboveOf(keys, before, found.index + far) } : b;
 }
 
 /**
@@ -118,7 +154,8 @@ export function peersReferenceBucket(
   toMs: number,
   q: number,
   minCount: number,
-): ReturnType<typeof referenceBucket> {
+  far = 0,
+): ReferenceBucket | null {
   if (toMs <= fromMs) return null;
   const walks: { indices: readonly number[]; count: (x: number) => number; x: number }[] = [];
   let total = 0;
@@ -136,6 +173,8 @@ export function peersReferenceBucket(
   const live = (w: (typeof walks)[number]) => w.x >= 0 && w.x < w.indices.length;
   let above = 0;
   let found: { index: number; above: number } | null = null;
+  const keys: number[] = [];
+  const before: number[] = [];
   for (;;) {
     let key = -Infinity;
     for (const w of walks) if (live(w)) key = Math.max(key, sign * w.indices[w.x]!);
@@ -149,9 +188,15 @@ export function peersReferenceBucket(
     if (v === 0) continue;
     if (!(total - above >= qe * total)) break;
     found = { index: key + 0, above };
+    if (far > 0) {
+      keys.push(found.index);
+      before.push(above);
+    }
     above += v;
   }
-  return found ? { index: found.index, total, above: found.above, q: qe } : null;
+  if (!found) return null;
+  const b = { index: found.index, total, above: found.above, q: qe };
+  return far > 0 ? { ...b, farAbove: farAboveOf(keys, before, found.index + far) } : b;
 }
 
 /**
@@ -170,7 +215,8 @@ export function shrunkReferenceBucket(
   pt: number,
   weight: number,
   q: number,
-): ReturnType<typeof referenceBucket> {
+  far = 0,
+): ReferenceBucket | null {
   // The union of both sides' bucket indices, ascending: own rows, the parent's share, and which side has it.
   const index: number[] = [];
   const value: number[] = [];
@@ -218,9 +264,17 @@ export function shrunkReferenceBucket(
   for (let r = 0; r < n; r++) total += value[at(r)]!;
   if (total <= 0) return null;
   let cum = 0;
+  let found = n - 1;
   for (let r = 0; r < n; r++) {
     cum += value[at(r)]!;
-    if (cum >= qe * total) return { index: sign * index[at(r)]! + 0, total, above: total - cum, q: qe };
+    if (cum >= qe * total) {
+      found = r;
+      break;
+    }
   }
-  return { index: sign * index[at(n - 1)]! + 0, total, above: 0, q: qe };
+  const b = { index: sign * index[at(found)]! + 0, total, above: found === n - 1 && !(cum >= qe * total) ? 0 : total - cum, q: qe };
+  if (far <= 0) return b;
+  let farAbove = 0;
+  for (let r = 0; r < n; r++) if (sign * index[at(r)]! > b.index + far) farAbove += value[at(r)]!;
+  return { ...b, farAbove };
 }
