@@ -216,7 +216,7 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
             else qbs.set(anchor, referenceOf(ref, h, peers, anchor, axis.bins, c.fallback_peers !== undefined, c.quantile, far));
           }
           const qb = qbs.get(anchor)!;
-          if (far > 0 && qb && !farRefs.has(anchor)) farRefs.set(anchor, farReference(h, qb, far, binMs(axis, axis.bins - anchor), ref.bins));
+          if (far > 0 && qb && !farRefs.has(anchor)) farRefs.set(anchor, farReference(h, qb, far, axis.firstMs, binMs(axis, axis.bins - anchor)));
           thresholds.push(qb?.index ?? NaN);
           quantiles.push(qb?.q ?? NaN);
           farThresholds.push(qb && far > 0 ? qb.index + far : NaN);
@@ -385,13 +385,15 @@ function farPhi(h: Hist, farThresholds: readonly number[], from: number, to: num
 }
 
 /**
- * The far tail's reference: rows, and rows above the far threshold, of the slice's own past over
- * REFERENCE_GROWTH reference windows before `toMs` — a rare tail's share is measured on hours, not
- * one (3 of 280 requests in seed 1138's hour: an upper bound of 2.6 %) — or the reference bucket's
- * own when that holds more rows (a new version judged against its peers).
+ * The far tail's reference: rows, and rows above the far threshold, of the slice's own past from
+ * the axis' start (the horizon and a reference window before it: the span every level's series
+ * holds, so a child that is all of its parent is judged as the parent is) — a rare tail's share is
+ * measured on all of it, not on the reference window alone (3 of 280 requests in seed 1138's hour:
+ * an upper bound of 2.6 %) — or the reference bucket's own when that holds more rows (a new
+ * version judged against its peers).
  */
-function farReference(h: Hist, qb: ReferenceBucket, far: number, toMs: number, bins: number): { n: number; k: number } {
-  const long = countBetween(h, toMs - REFERENCE_GROWTH * bins * MINUTE_MS, toMs, qb.index + far);
+function farReference(h: Hist, qb: ReferenceBucket, far: number, fromMs: number, toMs: number): { n: number; k: number } {
+  const long = countBetween(h, fromMs, toMs, qb.index + far);
   return long.n > qb.total ? long : { n: qb.total, k: qb.farAbove ?? 0 };
 }
 
