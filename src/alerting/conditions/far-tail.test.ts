@@ -8,7 +8,7 @@ import { createDuckDBStore } from '../../store/index.ts';
 import type { Store } from '../../store/index.ts';
 import { fillStore, lognormal, runCondition } from '../alerting.test-support.ts';
 import { createSeriesCache } from '../series.ts';
-import { FAR_TAIL_FACTOR } from './latency-shift.ts';
+import { FAR_TAIL_FACTOR } from './latency-slices.ts';
 
 const NOW = Date.parse('2025-03-04T12:00:00Z');
 const MIN = 60_000;
