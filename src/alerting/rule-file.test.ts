@@ -21,6 +21,7 @@ describe('rule files', () => {
       'ReplicaSlow',
       'QueueBacklog',
       'StageSlow',
+      'BatchingSlow',
       'EntryStageSlow',
       'ReplicaNoData',
       'ReplicaRestarting',
