@@ -1,7 +1,7 @@
 // The default pack's BatchingSlow: one entry's batching against its own past, for a model whose
 // other entries are too quiet to compare with (EntryStageSlow's peers); a batcher that fills with
-// the load, under 2×, is not raised (a rise with a burst of the slice's own requests is held 3 minutes,
-// as LatencyTailUp's).
+// the load, by less than 3×, is not raised (a rise with a burst of the slice's own requests is held
+// 3 minutes, as LatencyTailUp's).
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { mulberry32 } from '../../analysis/index.ts';
 import { typedReads } from '../../query/index.ts';
