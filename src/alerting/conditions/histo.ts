@@ -83,7 +83,7 @@ export function referenceBucket(h: Histo, q: number, far = 0): ReferenceBucket |
 /**
  * A reference's threshold bucket: its (mirrored) index, the reference's rows, those above the
  * bucket, the quantile it was taken at, and — asked with `far` > 0 — the rows above the bucket
- * `far` indices higher (the far tail: `FAR_TAIL_BUCKETS` in latency_shift).
+ * `far` indices higher (the far tail: `FAR_TAIL_FACTOR` in latency-slices.ts).
  */
 export interface ReferenceBucket {
   index: number;
