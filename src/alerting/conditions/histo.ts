@@ -98,8 +98,10 @@ export interface ReferenceBucket {
  * above each: every key above the far threshold was visited before the bucket's own.
  */
 function farAboveOf(keys: readonly number[], before: readonly number[], threshold: number): number {
-  for (let j = 0; j < keys.length; j++) if (keys[j]! <= threshold) return before[j]!;
-  return before.length > 0 ? before[before.length - 1]! : 0;
+  // The bucket's own key, the last visited, lies below the threshold: the walk stops there at the latest.
+  let j = 0;
+  while (keys[j]! > threshold) j++;
+  return before[j]!;
 }
 
 /**

@@ -207,7 +207,10 @@ export async function evalLatencyShift(c: LatencyShiftCondition, ctx: ConditionC
         if (far > 0) {
           // Two thresholds judged: each p-value doubled (Bonferroni), the smaller kept — or the one the parent was judged at.
           const pFar = parentFar.get(pKey);
-          const tf = pFar === false ? null : testWindows(farWindows, axis.windows, c, judge(farThresholds), farPhi(h, farThresholds, baseFrom, axis.bins - H));
+          // φ divides every window's log LR alike: whether a window qualifies, and which is best,
+          // does not depend on it, so the far minutes' φ is read only for a slice that has one.
+          const farTest = (phiFar: number) => testWindows(farWindows, axis.windows, c, judge(farThresholds), phiFar);
+          const tf = pFar === false || !farTest(1) ? null : farTest(farPhi(h, farThresholds, baseFrom, axis.bins - H));
           if (tf && (pFar === true || !t || tf.pValue < t.pValue)) {
             t = tf;
             at = farThresholds;
