@@ -60,6 +60,7 @@ describe('summarize', () => {
       recall: 1,
       top1: 1,
       median_delay_intervals: 2,
+      delay_within_target: { within: 1, needed: 1 },
       precision: 0.5,
       false_episodes_incident_runs: 1,
       clean_episodes: 2,
@@ -68,6 +69,6 @@ describe('summarize', () => {
       clean_false_per_hour: 2,
       backtest_s: { median: 15, max: 20 },
     });
-    expect(s.per_kind.latency_tail).toMatchObject({ incidents: 1, recall: 1, median_delay_intervals: 2 });
+    expect(s.per_kind.latency_tail).toMatchObject({ incidents: 1, recall: 1, median_delay_intervals: 2, within_target_delay: 1 });
   });
 });

@@ -120,6 +120,7 @@ export function summarize(
           recall: ratio(d.length, list.length),
           top1: ratio(d.filter((i) => i.top1).length, d.length),
           median_delay_intervals: median(d.map((i) => i.delay_intervals!)),
+          within_target_delay: d.filter((i) => i.delay_intervals! <= TARGETS.median_delay_intervals).length,
           first_alerts: [...new Set(d.map((i) => i.alert!.alertname))],
         },
       ];
@@ -154,6 +155,12 @@ export function summarize(
     recall: ratio(detected.length, all.length),
     top1: ratio(detected.filter((i) => i.top1).length, detected.length),
     median_delay_intervals: median(detected.map((i) => i.delay_intervals!)),
+    // How far the median is from its target: the raised incidents within it, and how many the median
+    // needs there (more than half of those raised).
+    delay_within_target: {
+      within: detected.filter((i) => i.delay_intervals! <= TARGETS.median_delay_intervals).length,
+      needed: Math.floor(detected.length / 2) + 1,
+    },
     p90_delay_intervals: (() => {
       const s = detected.map((i) => i.delay_intervals!).sort((a, b) => a - b);
       return s.length ? s[Math.min(s.length - 1, Math.floor(0.9 * (s.length - 1)))]! : null;

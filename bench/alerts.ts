@@ -85,7 +85,7 @@ async function main(): Promise<void> {
   const detected = Math.round((summary.recall ?? 0) * summary.incidents);
   log('');
   log(
-    `${summary.seeds.count} seeds from ${summary.seeds.from}, ${HOURS} h each + clean twins: recall ${pct(summary.recall)} (${detected}/${summary.incidents}), top-1 ${pct(summary.top1)}, median delay ${summary.median_delay_intervals?.toFixed(2)} intervals, precision ${pct(summary.precision)}, clean episodes ${summary.clean_episodes} (${summary.clean_fired_episodes} fired) in ${summary.clean_hours.toFixed(1)} h, backtest median ${summary.backtest_s.median?.toFixed(1)} s (max ${summary.backtest_s.max.toFixed(1)} s), peak RSS ${summary.peak_rss_mb.toFixed(0)} MB`,
+    `${summary.seeds.count} seeds from ${summary.seeds.from}, ${HOURS} h each + clean twins: recall ${pct(summary.recall)} (${detected}/${summary.incidents}), top-1 ${pct(summary.top1)}, median delay ${summary.median_delay_intervals?.toFixed(2)} intervals (${summary.delay_within_target.within} raised within ${summary.targets.median_delay_intervals}, ${summary.delay_within_target.needed} needed), precision ${pct(summary.precision)}, clean episodes ${summary.clean_episodes} (${summary.clean_fired_episodes} fired) in ${summary.clean_hours.toFixed(1)} h, backtest median ${summary.backtest_s.median?.toFixed(1)} s (max ${summary.backtest_s.max.toFixed(1)} s), peak RSS ${summary.peak_rss_mb.toFixed(0)} MB`,
   );
   for (const [k, v] of Object.entries(summary.per_kind))
     log(
