@@ -155,8 +155,8 @@ export function summarize(
     recall: ratio(detected.length, all.length),
     top1: ratio(detected.filter((i) => i.top1).length, detected.length),
     median_delay_intervals: median(detected.map((i) => i.delay_intervals!)),
-    // How far the median is from its target: the raised incidents within it, and how many the median
-    // needs there (more than half of those raised).
+    // How far the median is from its target: the raised incidents within it, and how many make sure
+    // of it (more than half of those raised; with an even count, half can do if the next is close).
     delay_within_target: {
       within: detected.filter((i) => i.delay_intervals! <= TARGETS.median_delay_intervals).length,
       needed: Math.floor(detected.length / 2) + 1,
