@@ -73,7 +73,7 @@ export function referenceBucket(h: Histo, q: number, far = 0): ReferenceBucket |
   const b = quantileBucket(h, qe);
   if (!b) return null;
   if (far <= 0) return { ...b, q: qe };
-  // Ascending keys, as quantileBucket adds them.
+  // Summed in ascending key order, as shrunkReferenceBucket sums it: the same value to the last bit.
   const order = h.keys.map((_, x) => x).sort((x, y) => h.keys[x]! - h.keys[y]!);
   let farAbove = 0;
   for (const x of order) if (h.keys[x]! > b.index + far) farAbove += h.vals[x]!;
@@ -274,7 +274,8 @@ export function shrunkReferenceBucket(
       break;
     }
   }
-  const b = { index: sign * index[at(found)]! + 0, total, above: found === n - 1 && !(cum >= qe * total) ? 0 : total - cum, q: qe };
+  // Without a break cum sums every value in the order total did: above is 0.
+  const b = { index: sign * index[at(found)]! + 0, total, above: total - cum, q: qe };
   if (far <= 0) return b;
   let farAbove = 0;
   for (let r = 0; r < n; r++) if (sign * index[at(r)]! > b.index + far) farAbove += value[at(r)]!;
